@@ -1,0 +1,42 @@
+# The P4 data-plane tester. `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV     ?= .venv
+PYTHON   := $(VENV)/bin/python
+BUILD    := p4src/build
+
+.PHONY: help setup build p4info-check test unit ptf lint bench bench-dataplane clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
+
+setup:  ## install Debian and Python dependencies (venv in .venv); P4 toolchain: see README
+	bash scripts/setup.sh $(VENV)
+
+build:  ## compile p4src into the committed BMv2 JSON and P4Info (needs p4c)
+	bash scripts/p4-compile.sh $(BUILD)
+
+p4info-check:  ## recompile and fail if the committed build outputs are stale
+	bash scripts/p4info-check.sh
+
+test: unit p4info-check ptf  ## everything that can run here: unit tests, build freshness, PTF on BMv2
+
+unit:  ## unit tests of the controller (no switch needed)
+	$(PYTHON) -m pytest -q control/tests
+
+ptf:  ## PTF suite on BMv2 (skipped, saying so, when the toolchain is absent)
+	bash scripts/run-ptf.sh $(VENV)
+
+lint:  ## ruff and mypy --strict on the controller
+	$(VENV)/bin/ruff check control ptf-tests scripts
+	$(PYTHON) -m mypy --strict control/p4tester
+
+bench: bench-dataplane  ## benchmarks: print measured ratios
+
+bench-dataplane:  ## BMv2: checker vs plain forwarding rate; generator rate accuracy
+	bash scripts/run-bench-dataplane.sh $(VENV)
+
+clean:  ## remove caches and run leftovers (not the committed build outputs)
+	rm -rf .pytest_cache .mypy_cache .ruff_cache ptf.log ptf.pcap results/tmp
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""P4 data-plane tester: controller package."""

@@ -1,0 +1,1 @@
+"""Benchmarks run by `make bench`: measured figures printed as ratios."""

@@ -1,0 +1,87 @@
+"""Raw access to a veth end for the benches: a paced frame sender and a receiver
+that records kernel receive timestamps ("on the wire")."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+ETH_P_ALL = 0x0003
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+_TIMESPEC = struct.Struct("@qq")
+
+
+def open_raw(iface: str) -> socket.socket:
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    sock.bind((iface, 0))
+    return sock
+
+
+def send_paced(iface: str, frames: Sequence[bytes], rate_pps: float, duration_s: float) -> int:
+    """Send frames round-robin at rate_pps for duration_s; returns how many were sent."""
+    sock = open_raw(iface)
+    sent = 0
+    start = time.perf_counter()
+    deadline = start + duration_s
+    batch = 32
+    try:
+        while (now := time.perf_counter()) < deadline:
+            due = int((now - start) * rate_pps)
+            if sent >= due:
+                time.sleep(min(0.001, batch / rate_pps))
+                continue
+            for _ in range(min(batch, due - sent)):
+                sock.send(frames[sent % len(frames)])
+                sent += 1
+    finally:
+        sock.close()
+    return sent
+
+
+@dataclass
+class Receiver:
+    """Collects (kernel timestamp, frame length) of frames arriving on a veth end."""
+
+    iface: str
+    stamps: list[float] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._sock = open_raw(self.iface)
+        self._sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        self._sock.settimeout(0.1)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 * 1024 * 1024)
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        space = socket.CMSG_SPACE(_TIMESPEC.size)
+        while not self._stop.is_set():
+            try:
+                data, ancillary, _flags, addr = self._sock.recvmsg(65535, space)
+            except TimeoutError:
+                continue
+            if addr[2] == socket.PACKET_OUTGOING:
+                continue
+            stamp = time.time()
+            for level, kind, payload in ancillary:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                    sec, nsec = _TIMESPEC.unpack(payload[: _TIMESPEC.size])
+                    stamp = sec + nsec * 1e-9
+            self.stamps.append(stamp)
+            self.lengths.append(len(data))
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+        self._sock.close()
+
+    def count_between(self, start: float, end: float) -> int:
+        return sum(1 for t in self.stamps if start <= t < end)

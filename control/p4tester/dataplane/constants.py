@@ -1,0 +1,38 @@
+"""Mirror of p4src/common/constants.p4 and p4src/v1model/platform.p4.
+
+control/tests/test_dataplane_constants.py parses the P4 sources and fails when a
+value here drifts from the program.
+"""
+
+from typing import Final
+
+MAX_STREAMS: Final = 64
+HIST_CELLS_LOG2: Final = 5
+HIST_CELLS_PER_STREAM: Final = 1 << HIST_CELLS_LOG2
+HIST_OUTSIDE_BIN: Final = HIST_CELLS_PER_STREAM - 1
+MAX_HIST_BINS: Final = HIST_OUTSIDE_BIN  # bins 0..30; cell 31 counts values outside them
+
+TESTER_UDP_DST_PORT: Final = 0x5054
+TESTER_SIGNATURE: Final = 0x503454
+TESTER_HEADER_BYTES: Final = 18
+TESTER_FLAG_DUT_STAMPED: Final = 0x01
+
+CTRL_OP_SEED: Final = 1
+CTRL_OP_CLEAR: Final = 2
+CTRL_OP_READ: Final = 3
+PUNT_REASON_FOREIGN: Final = 4
+
+RX_KIND_STREAM: Final = 0
+RX_KIND_FOREIGN: Final = 1
+RX_KIND_TRUNCATED: Final = 2
+RX_KIND_BAD_SIGNATURE: Final = 3
+RX_KIND_BAD_STREAM: Final = 4
+RX_KIND_COUNT: Final = 5
+
+MCAST_GROUP_BASE: Final = 1
+REPLICA_TX: Final = 1
+REPLICA_TOKEN: Final = 2
+
+# BMv2 (v1model) platform
+CPU_PORT: Final = 510
+PACER_PORT_BASE: Final = 256

@@ -1,0 +1,91 @@
+"""Byte layouts of the tester header and of the in-band stream-state reply.
+
+Both mirror p4src/common/headers.p4 (tester_h, stream_stats_h).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from p4tester.dataplane.constants import TESTER_HEADER_BYTES, TESTER_SIGNATURE
+
+# signature(3) flags(1) stream(2) seq(4) tx_ts(4) dut_qdepth(2) dut_qdelay(2)
+_TESTER = struct.Struct("!3sBHIIHH")
+# stream(2) next_expected(4) last_seq(4) samples(8) lost(8) lat_min(4) lat_max(4)
+# lat_sum(8) jitter_sum(8) last_latency(4) generated(4) tx_next_seq(4) switch_time(4)
+_STATS = struct.Struct("!HIIQQIIQQIIII")
+assert _TESTER.size == TESTER_HEADER_BYTES
+
+STREAM_STATS_BYTES = _STATS.size
+
+
+@dataclass(frozen=True, slots=True)
+class TesterHeader:
+    """The 18 bytes at the start of a test frame's UDP payload."""
+
+    stream_id: int
+    seq: int = 0
+    tx_ts: int = 0
+    flags: int = 0
+    dut_qdepth: int = 0
+    dut_qdelay: int = 0
+    signature: int = TESTER_SIGNATURE
+
+    def pack(self) -> bytes:
+        return _TESTER.pack(
+            self.signature.to_bytes(3, "big"),
+            self.flags,
+            self.stream_id,
+            self.seq,
+            self.tx_ts,
+            self.dut_qdepth,
+            self.dut_qdelay,
+        )
+
+    @classmethod
+    def unpack(cls, data: bytes) -> TesterHeader:
+        if len(data) < TESTER_HEADER_BYTES:
+            raise ValueError(
+                f"tester header needs {TESTER_HEADER_BYTES} bytes, got {len(data)}"
+            )
+        sig, flags, stream, seq, tx_ts, qdepth, qdelay = _TESTER.unpack_from(data)
+        return cls(
+            stream_id=stream,
+            seq=seq,
+            tx_ts=tx_ts,
+            flags=flags,
+            dut_qdepth=qdepth,
+            dut_qdelay=qdelay,
+            signature=int.from_bytes(sig, "big"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRegisters:
+    """One stream's register state, as the CTRL_OP_READ reply carries it.
+
+    Times are in switch clock units (BMv2: microseconds).
+    """
+
+    stream_id: int
+    rx_next_expected: int
+    rx_last_seq: int
+    rx_samples: int
+    rx_lost: int
+    latency_min: int
+    latency_max: int
+    latency_sum: int
+    jitter_sum: int
+    last_latency: int
+    generated: int
+    tx_next_seq: int
+    switch_time: int
+
+    @classmethod
+    def unpack(cls, data: bytes) -> StreamRegisters:
+        if len(data) < STREAM_STATS_BYTES:
+            raise ValueError(
+                f"stream state reply needs {STREAM_STATS_BYTES} bytes, got {len(data)}"
+            )
+        return cls(*_STATS.unpack_from(data))

@@ -1,0 +1,46 @@
+"""Names of the tester program's P4Runtime objects, in one place.
+
+Aliases (the short names P4Info carries) are used where they are unique.
+"""
+
+from typing import Final
+
+# Tables
+GEN_STREAMS: Final = "TesterIngress.generator.gen_streams"
+LATENCY_BINS: Final = "TesterIngress.checker.bins.latency_bins"
+QDEPTH_BINS: Final = "TesterIngress.checker.bins.qdepth_bins"
+FOREIGN_TRAFFIC: Final = "TesterIngress.foreign.foreign_traffic"
+
+# Actions
+GEN_RUN: Final = "TesterIngress.generator.run"
+GEN_STOPPED: Final = "TesterIngress.generator.stopped"
+SET_LATENCY_BIN: Final = "TesterIngress.checker.bins.set_latency_bin"
+SET_QDEPTH_BIN: Final = "TesterIngress.checker.bins.set_qdepth_bin"
+DROP_FOREIGN: Final = "TesterIngress.foreign.drop_foreign"
+PUNT_FOREIGN: Final = "TesterIngress.foreign.punt_foreign"
+FORWARD_FOREIGN: Final = "TesterIngress.foreign.forward_foreign"
+
+# Counters
+RX_KIND: Final = "TesterIngress.rx_kind"
+RX_STREAM: Final = "TesterIngress.checker.rx_stream"
+RX_GAP_EVENTS: Final = "TesterIngress.checker.rx_gap_events"
+RX_REORDERED: Final = "TesterIngress.checker.rx_reordered"
+RX_DUPLICATE: Final = "TesterIngress.checker.rx_duplicate"
+LATENCY_HIST: Final = "TesterIngress.checker.latency_hist"
+QDEPTH_HIST: Final = "TesterIngress.checker.qdepth_hist"
+TX_STREAM: Final = "TesterEgress.generator.tx_stream"
+
+ALL_COUNTERS: Final = (
+    RX_KIND,
+    RX_STREAM,
+    RX_GAP_EVENTS,
+    RX_REORDERED,
+    RX_DUPLICATE,
+    LATENCY_HIST,
+    QDEPTH_HIST,
+    TX_STREAM,
+)
+
+# Reference DUT program
+DUT_PORT_FORWARD: Final = "DutIngress.port_forward"
+DUT_FORWARD: Final = "DutIngress.forward"

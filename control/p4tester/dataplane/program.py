@@ -1,0 +1,277 @@
+"""The tester program's operations, over P4Runtime and in-band controller packets.
+
+This is the one place that knows how a stream is started, stopped, cleared and
+read on the data plane; experiments and the PTF suite both go through it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from p4tester.dataplane import names
+from p4tester.dataplane.constants import (
+    CTRL_OP_CLEAR,
+    CTRL_OP_READ,
+    CTRL_OP_SEED,
+    HIST_CELLS_PER_STREAM,
+    MAX_HIST_BINS,
+    MAX_STREAMS,
+    MCAST_GROUP_BASE,
+    PACER_PORT_BASE,
+    REPLICA_TOKEN,
+    REPLICA_TX,
+)
+from p4tester.dataplane.headers import StreamRegisters
+from p4tester.p4rt import (
+    CounterValue,
+    Exact,
+    P4InfoSchema,
+    P4RuntimeClient,
+    Range,
+    Ternary,
+    WriteError,
+    build_default_action,
+    build_multicast_group,
+    build_packet_out,
+    build_table_entry,
+    decode_packet_in,
+)
+
+STREAM_KEY_MASK = 0xFFFF
+# Per-stream bin entries override the wildcard ones.
+PRIORITY_WILDCARD_STREAM = 1
+PRIORITY_ONE_STREAM = 2
+
+
+class DataplaneError(RuntimeError):
+    """The data plane did not answer as the program promises."""
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignPolicy:
+    """What the tester does with foreign frames arriving on a port (None = all ports)."""
+
+    action: str  # "drop" | "punt" | "forward"
+    ingress_port: int | None = None
+    forward_port: int | None = None
+
+
+def pacer_port(stream_id: int) -> int:
+    """The BMv2 port whose egress queue rate paces stream_id's generator loop."""
+    check_stream_id(stream_id)
+    return PACER_PORT_BASE + stream_id
+
+
+def check_stream_id(stream_id: int) -> None:
+    if not 0 <= stream_id < MAX_STREAMS:
+        raise ValueError(
+            f"stream id {stream_id} is out of range: the data plane has streams "
+            f"0..{MAX_STREAMS - 1} (MAX_STREAMS in p4src/common/constants.p4)"
+        )
+
+
+def bin_ranges(edges: Sequence[int]) -> list[tuple[int, int]]:
+    """Bin i covers [edges[i], edges[i+1] - 1]; n+1 increasing edges make n bins."""
+    if len(edges) < 2:
+        raise ValueError("histogram edges: give at least two edges (one bin)")
+    if len(edges) - 1 > MAX_HIST_BINS:
+        raise ValueError(
+            f"histogram edges: {len(edges) - 1} bins asked, the data plane has {MAX_HIST_BINS}"
+        )
+    if any(b <= a for a, b in pairwise(edges)):
+        raise ValueError(f"histogram edges must increase strictly: {list(edges)}")
+    if edges[0] < 0:
+        raise ValueError("histogram edges must not be negative")
+    return [(low, high - 1) for low, high in pairwise(edges)]
+
+
+class TesterDataplane:
+    """Operations of the tester program on one switch."""
+
+    def __init__(self, client: P4RuntimeClient, schema: P4InfoSchema) -> None:
+        self.client = client
+        self.schema = schema
+
+    # ---- generator -------------------------------------------------------
+    def configure_stream(self, stream_id: int, tx_port: int) -> None:
+        """Create (or re-create) the stream's replication: pacing loop + TX port."""
+        check_stream_id(stream_id)
+        group = build_multicast_group(
+            MCAST_GROUP_BASE + stream_id,
+            [(pacer_port(stream_id), REPLICA_TOKEN), (tx_port, REPLICA_TX)],
+        )
+        self._upsert(group)
+
+    def remove_stream(self, stream_id: int) -> None:
+        check_stream_id(stream_id)
+        self.client.delete(build_multicast_group(MCAST_GROUP_BASE + stream_id, []))
+
+    def start_stream(self, stream_id: int, packet_budget: int) -> None:
+        """Arm the stream: the next seeds generate up to packet_budget TX frames."""
+        check_stream_id(stream_id)
+        if not 0 < packet_budget < 2**32:
+            raise ValueError(f"packet budget {packet_budget} must be in 1..{2**32 - 1}")
+        entry = build_table_entry(
+            self.schema, names.GEN_STREAMS, {"stream": Exact(stream_id)},
+            names.GEN_RUN, {"packet_budget": packet_budget},
+        )
+        self._upsert(entry)
+
+    def stop_stream(self, stream_id: int) -> None:
+        """Seeds of the stream die at their next pass through ingress."""
+        check_stream_id(stream_id)
+        entry = build_table_entry(
+            self.schema, names.GEN_STREAMS, {"stream": Exact(stream_id)}, names.GEN_STOPPED, {}
+        )
+        try:
+            self.client.modify(entry)
+        except WriteError as exc:
+            if not _only_code(exc, "NOT_FOUND"):
+                raise  # a stream never started has no entry: nothing to stop
+
+    def seed_stream(self, stream_id: int, template: bytes, seeds: int) -> None:
+        """Put `seeds` copies of the template into the stream's pacing loop."""
+        check_stream_id(stream_id)
+        msg = build_packet_out(
+            self.schema, template,
+            {"opcode": CTRL_OP_SEED, "stream_id": stream_id, "initial_seq": 0},
+        )
+        for _ in range(seeds):
+            self.client.packet_out(msg)
+
+    def _upsert(self, entity: object) -> None:
+        """Insert, or modify what an earlier trial left."""
+        try:
+            self.client.insert(entity)
+        except WriteError as exc:
+            if not _only_code(exc, "ALREADY_EXISTS"):
+                raise
+            self.client.modify(entity)
+
+    # ---- in-band state ---------------------------------------------------
+    def clear_stream(self, stream_id: int, initial_seq: int = 0, timeout_s: float = 2.0) -> None:
+        """Reset the stream's generator and checker registers; waits for the ack."""
+        check_stream_id(stream_id)
+        self._request(CTRL_OP_CLEAR, stream_id, initial_seq, timeout_s)
+
+    def read_stream_registers(self, stream_id: int, timeout_s: float = 2.0) -> StreamRegisters:
+        check_stream_id(stream_id)
+        payload = self._request(CTRL_OP_READ, stream_id, 0, timeout_s)
+        state = StreamRegisters.unpack(payload)
+        if state.stream_id != stream_id:
+            raise DataplaneError(f"asked for stream {stream_id}, the reply is of {state.stream_id}")
+        return state
+
+    def _request(self, opcode: int, stream_id: int, initial_seq: int, timeout_s: float) -> bytes:
+        msg = build_packet_out(
+            self.schema, b"",
+            {"opcode": opcode, "stream_id": stream_id, "initial_seq": initial_seq},
+        )
+        self.client.packet_out(msg)
+        deadline = time.monotonic() + timeout_s
+        while (left := deadline - time.monotonic()) > 0:
+            raw = self.client.packet_in(left)
+            if raw is None:
+                break
+            received = decode_packet_in(self.schema, raw)
+            if received.metadata.get("reason") != opcode:
+                continue  # a punted foreign frame, not our reply
+            if opcode == CTRL_OP_READ and int.from_bytes(received.payload[:2], "big") != stream_id:
+                continue  # a late reply to an earlier read
+            return received.payload
+        raise DataplaneError(
+            f"no reply from the switch to opcode {opcode} for stream {stream_id} within "
+            f"{timeout_s} s: is the tester program loaded and --cpu-port set?"
+        )
+
+    # ---- histograms ------------------------------------------------------
+    def set_latency_bins(self, edges: Sequence[int], stream_id: int | None = None) -> None:
+        self._set_bins(names.LATENCY_BINS, names.SET_LATENCY_BIN, "latency", edges, stream_id)
+
+    def set_qdepth_bins(self, edges: Sequence[int], stream_id: int | None = None) -> None:
+        self._set_bins(names.QDEPTH_BINS, names.SET_QDEPTH_BIN, "qdepth", edges, stream_id)
+
+    def _set_bins(
+        self, table: str, action: str, field: str, edges: Sequence[int], stream_id: int | None
+    ) -> None:
+        """Replace the bins of one stream (or of the wildcard) with these edges."""
+        ranges = bin_ranges(edges)
+        if stream_id is None:
+            stream_match = Ternary(0, 0)
+            priority = PRIORITY_WILDCARD_STREAM
+        else:
+            check_stream_id(stream_id)
+            stream_match = Ternary(stream_id, STREAM_KEY_MASK)
+            priority = PRIORITY_ONE_STREAM
+        for entry in self.client.read_table(self.schema, table):
+            if entry.priority == priority and _entry_stream(entry) == (
+                None if stream_id is None else stream_id
+            ):
+                self.client.delete(entry)
+        for index, (low, high) in enumerate(ranges):
+            self.client.insert(
+                build_table_entry(
+                    self.schema, table,
+                    {"stream": stream_match, field: Range(low, high)},
+                    action, {"bin": index}, priority=priority,
+                )
+            )
+
+    # ---- foreign traffic -------------------------------------------------
+    def set_foreign_policy(self, policy: ForeignPolicy) -> None:
+        params: dict[str, int]
+        if policy.action == "drop":
+            action, params = names.DROP_FOREIGN, {}
+        elif policy.action == "punt":
+            action, params = names.PUNT_FOREIGN, {}
+        elif policy.action == "forward":
+            if policy.forward_port is None:
+                raise ValueError("foreign policy 'forward' needs forward_port")
+            action, params = names.FORWARD_FOREIGN, {"port": policy.forward_port}
+        else:
+            raise ValueError(
+                f"foreign policy {policy.action!r}: choose 'drop', 'punt' or 'forward'"
+            )
+        if policy.ingress_port is None:
+            default = build_default_action(self.schema, names.FOREIGN_TRAFFIC, action, params)
+            self.client.modify(default)
+            return
+        entry = build_table_entry(
+            self.schema, names.FOREIGN_TRAFFIC,
+            {"ingress_port": Ternary(policy.ingress_port, 0x1FF)}, action, params, priority=1,
+        )
+        self._upsert(entry)
+
+    # ---- counters --------------------------------------------------------
+    def read_counter(self, name: str) -> dict[int, CounterValue]:
+        return self.client.read_counter(self.schema, name)
+
+    def reset_counters(self) -> None:
+        for name in names.ALL_COUNTERS:
+            self.client.reset_counter(self.schema, name)
+
+    def stream_histogram(self, counter: str, stream_id: int) -> list[int]:
+        """Packets per cell of one stream; the last cell counts values outside all bins."""
+        check_stream_id(stream_id)
+        cells = self.read_counter(counter)
+        base = stream_id * HIST_CELLS_PER_STREAM
+        return [
+            cells[base + i].packets if base + i in cells else 0
+            for i in range(HIST_CELLS_PER_STREAM)
+        ]
+
+
+def _only_code(error: WriteError, code: str) -> bool:
+    """True when the switch rejected every update of the write with this code."""
+    return bool(error.failures) and all(f.code == code for f in error.failures)
+
+
+def _entry_stream(entry: object) -> int | None:
+    """Stream of a bin entry read back (None = wildcard): its ternary 'stream' key."""
+    for match in getattr(entry, "match", []):
+        if match.HasField("ternary"):
+            return int.from_bytes(match.ternary.value, "big")
+    return None

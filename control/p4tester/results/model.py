@@ -1,0 +1,109 @@
+"""Typed results of a trial. Every experiment, report and search works on these.
+
+Units are in the names: *_us for microseconds (BMv2 clock), *_pps for frames per
+second, frame sizes in bytes including FCS (RFC 2544).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Histogram:
+    """Counts per bin; bin i covers [edges[i], edges[i+1]); `outside` counts the rest."""
+
+    edges: tuple[int, ...]
+    counts: tuple[int, ...]
+    outside: int = 0
+
+    def __post_init__(self) -> None:
+        if len(self.edges) != len(self.counts) + 1:
+            raise ValueError(
+                f"histogram: {len(self.counts)} bins need {len(self.counts) + 1} edges, "
+                f"got {len(self.edges)}"
+            )
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts) + self.outside
+
+
+@dataclass(frozen=True, slots=True)
+class LatencyStats:
+    """One stream's latency over a trial (switch clock units, BMv2: microseconds)."""
+
+    samples: int
+    min_us: float
+    max_us: float
+    avg_us: float
+    jitter_us: float  # mean |latency difference| of consecutive frames (RFC 3393 IPDV)
+    p50_us: float | None = None  # from the histogram (RFC 8219 median); None without bins
+    p99_us: float | None = None
+    p999_us: float | None = None
+    histogram: Histogram | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StreamStats:
+    """One stream's figures over a trial."""
+
+    stream_id: int
+    frame_size: int
+    tx_frames: int
+    rx_frames: int
+    rx_bytes: int
+    gap_events: int
+    lost_in_gaps: int  # sum of sequence gaps at arrival (not netted by late frames)
+    reordered: int  # RFC 4737: sequence below the next expected
+    duplicates: int
+    latency: LatencyStats | None = None
+    queue_depth: Histogram | None = None
+
+    @property
+    def lost(self) -> int:
+        """Authoritative loss: TX - RX after the trial drained (negative = duplicates)."""
+        return self.tx_frames - self.rx_frames
+
+    @property
+    def loss_ratio(self) -> float:
+        return self.lost / self.tx_frames if self.tx_frames else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class TrialResult:
+    """One trial: streams at one offered load for one duration, drained and read.
+
+    `valid` is False when the trial could not be completed (switch died, read
+    failed): `error` says why, and searches must not use its figures.
+    """
+
+    experiment: str
+    trial_index: int
+    offered_fraction: float  # of the line rate of the TX ports, 0..1
+    offered_pps: float  # all streams together
+    duration_s: float
+    frame_size: int
+    streams: tuple[StreamStats, ...] = ()
+    started_at: float = 0.0  # Unix time
+    valid: bool = True
+    error: str | None = None
+    # Experiment parameters of this trial, e.g. (("buffer_pct", "40"),).
+    labels: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    @property
+    def tx_frames(self) -> int:
+        return sum(s.tx_frames for s in self.streams)
+
+    @property
+    def rx_frames(self) -> int:
+        return sum(s.rx_frames for s in self.streams)
+
+    @property
+    def lost(self) -> int:
+        return self.tx_frames - self.rx_frames
+
+    @property
+    def loss_ratio(self) -> float:
+        tx = self.tx_frames
+        return max(self.lost, 0) / tx if tx else 0.0

@@ -1,0 +1,1 @@
+"""Stream definitions and the frames (templates) the generator replicates."""

@@ -1,0 +1,1 @@
+"""Target drivers: what differs between switches beyond P4Runtime."""

@@ -1,0 +1,54 @@
+"""The controller's mirror of the P4 constants must equal the P4 sources."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from p4tester.dataplane import constants
+
+P4SRC = Path(__file__).resolve().parents[2] / "p4src"
+CONST = re.compile(r"^const\s+\w+(?:<\d+>)?\s+(\w+)\s*=\s*([^;]+);", re.M)
+DEFINE = re.compile(r"^#define\s+(\w+)\s+(\d+)\s*$", re.M)
+
+
+def p4_values(*files: str) -> dict[str, int]:
+    values: dict[str, int] = {}
+    for name in files:
+        text = (P4SRC / name).read_text()
+        for key, raw in DEFINE.findall(text):
+            values[key] = int(raw)
+        for key, raw in CONST.findall(text):
+            expr = raw.strip()
+            if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", expr):
+                values[key] = int(expr, 0)
+    return values
+
+
+P4 = p4_values("common/constants.p4", "v1model/platform.p4")
+
+MIRRORED = [
+    "MAX_STREAMS", "HIST_CELLS_LOG2", "HIST_CELLS_PER_STREAM", "HIST_OUTSIDE_BIN",
+    "TESTER_UDP_DST_PORT", "TESTER_SIGNATURE", "TESTER_FLAG_DUT_STAMPED",
+    "CTRL_OP_SEED", "CTRL_OP_CLEAR", "CTRL_OP_READ", "PUNT_REASON_FOREIGN",
+    "RX_KIND_STREAM", "RX_KIND_FOREIGN", "RX_KIND_TRUNCATED", "RX_KIND_BAD_SIGNATURE",
+    "RX_KIND_BAD_STREAM", "RX_KIND_COUNT", "MCAST_GROUP_BASE", "REPLICA_TX", "REPLICA_TOKEN",
+    "CPU_PORT", "PACER_PORT_BASE",
+]
+
+
+@pytest.mark.parametrize("name", MIRRORED)
+def test_python_constant_equals_p4(name: str) -> None:
+    assert name in P4, f"{name} is not a plain constant in p4src any more"
+    assert getattr(constants, name) == P4[name]
+
+
+def test_tester_header_bytes_match_p4() -> None:
+    assert P4["TESTER_HEADER_BYTES"] == constants.TESTER_HEADER_BYTES == 18
+
+
+def test_histogram_cells_total_fits_every_stream() -> None:
+    assert P4["HIST_CELLS_TOTAL"] == P4["MAX_STREAMS"] * P4["HIST_CELLS_PER_STREAM"]
+    assert P4["HIST_CELLS_PER_STREAM"] == 1 << P4["HIST_CELLS_LOG2"]

@@ -1,0 +1,83 @@
+/* Target-neutral constants of the tester. Every size the data plane is built
+ * with is set here, so that the BMv2 and Tofino programs agree. */
+#ifndef TESTER_COMMON_CONSTANTS_P4
+#define TESTER_COMMON_CONSTANTS_P4
+
+/* ---- Sizes (change here only) ------------------------------------------ */
+/* Streams the generator and the checker keep state for. */
+#define MAX_STREAMS 64
+/* Histogram cells per stream = 2^HIST_CELLS_LOG2: HIST_OUTSIDE_BIN is the last
+ * cell (a sample outside every bin the controller set); the cells below it are
+ * bins whose edges the controller writes into the *_bins tables. */
+#define HIST_CELLS_LOG2 5
+#define HIST_CELLS_PER_STREAM 32
+#define HIST_CELLS_TOTAL 2048
+/* Entries of each bin table: one set of bins for all streams (wildcard stream)
+ * plus per-stream overrides. */
+#define BIN_TABLE_SIZE 1024
+
+typedef bit<16> stream_id_t;
+typedef bit<32> seq_t;
+/* Timestamps are the low 32 bits of the switch clock (BMv2: us, Tofino: ns);
+ * latency is computed modulo 2^32, exact for latencies below the wrap time. */
+typedef bit<32> timestamp_t;
+typedef bit<8>  hist_bin_t;
+
+const bit<32> MAX_STREAMS_32 = MAX_STREAMS;
+const hist_bin_t HIST_OUTSIDE_BIN = 31;
+
+/* ---- Protocol numbers ---------------------------------------------------- */
+const bit<16> ETHERTYPE_IPV4 = 0x0800;
+const bit<16> ETHERTYPE_IPV6 = 0x86DD;
+const bit<16> ETHERTYPE_VLAN = 0x8100;
+const bit<8>  IP_PROTO_UDP   = 17;
+const bit<4>  IPV4_IHL_NO_OPTIONS = 5;
+
+/* ---- Tester header --------------------------------------------------------
+ * Test frames are UDP datagrams to TESTER_UDP_DST_PORT whose payload starts with
+ * the 18-byte tester header (headers.p4). The source port is free, so streams
+ * can vary it for ECMP/RSS entropy. */
+const bit<16> TESTER_UDP_DST_PORT = 0x5054;
+const bit<24> TESTER_SIGNATURE    = 0x503454;   /* "P4T" */
+const bit<16> UDP_HEADER_BYTES    = 8;
+const bit<16> TESTER_HEADER_BYTES = 18;
+/* A UDP length below this cannot hold a tester header: the frame was cut. */
+const bit<16> MIN_TESTER_UDP_LENGTH = UDP_HEADER_BYTES + TESTER_HEADER_BYTES;
+/* flags: set by a cooperating DUT once it wrote dut_qdepth / dut_qdelay. */
+const bit<8>  TESTER_FLAG_DUT_STAMPED = 0x01;
+const bit<16> SATURATED_16 = 0xFFFF;
+
+/* ---- Controller packets (PacketOut opcode, PacketIn reason) --------------- */
+const bit<8> CTRL_OP_NONE  = 0;
+/* The payload is a stream template: put it into the stream's pacing loop. */
+const bit<8> CTRL_OP_SEED  = 1;
+/* Reset the stream's generator and checker state; the reply is a PacketIn. */
+const bit<8> CTRL_OP_CLEAR = 2;
+/* Read the stream's register state into a stats header; reply is a PacketIn. */
+const bit<8> CTRL_OP_READ  = 3;
+/* PacketIn reason of foreign traffic that the controller asked to receive. */
+const bit<8> PUNT_REASON_FOREIGN = 4;
+
+/* ---- Receive-side classification (index of the rx_kind counter) ---------- */
+const bit<8> RX_KIND_STREAM        = 0;  /* valid tester packet of a stream */
+const bit<8> RX_KIND_FOREIGN       = 1;  /* not addressed to the tester port */
+const bit<8> RX_KIND_TRUNCATED     = 2;  /* tester port, header cut short */
+const bit<8> RX_KIND_BAD_SIGNATURE = 3;  /* tester port, wrong signature */
+const bit<8> RX_KIND_BAD_STREAM    = 4;  /* stream id >= MAX_STREAMS */
+#define RX_KIND_COUNT 5
+
+/* ---- Sequence verdicts (RFC 4737 terms) ---------------------------------- */
+const bit<8> SEQ_IN_ORDER  = 0;  /* seq == next expected */
+const bit<8> SEQ_GAP       = 1;  /* seq >  next expected: (seq - next) lost so far */
+const bit<8> SEQ_REORDERED = 2;  /* seq <  next expected (RFC 4737 reordered) */
+const bit<8> SEQ_DUPLICATE = 3;  /* seq == seq of the previous packet received */
+
+/* ---- Generator replication ----------------------------------------------
+ * The controller creates multicast group MCAST_GROUP_BASE + stream with two
+ * replicas: (pacing port, REPLICA_TOKEN) keeps the loop going, (TX port,
+ * REPLICA_TX) is the packet that leaves the tester. */
+const bit<16> MCAST_GROUP_BASE = 1;
+const bit<16> REPLICA_TX    = 1;
+const bit<16> REPLICA_TOKEN = 2;
+
+#endif

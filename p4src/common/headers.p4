@@ -1,0 +1,126 @@
+/* Target-neutral header and metadata types of the tester and the reference DUT. */
+#ifndef TESTER_COMMON_HEADERS_P4
+#define TESTER_COMMON_HEADERS_P4
+
+#include "constants.p4"
+
+header ethernet_h {
+    bit<48> dst_addr;
+    bit<48> src_addr;
+    bit<16> ether_type;
+}
+
+header vlan_h {
+    bit<3>  pcp;
+    bit<1>  dei;
+    bit<12> vid;
+    bit<16> ether_type;
+}
+
+header ipv4_h {
+    bit<4>  version;
+    bit<4>  ihl;
+    bit<8>  dscp_ecn;
+    bit<16> total_len;
+    bit<16> identification;
+    bit<3>  flags;
+    bit<13> frag_offset;
+    bit<8>  ttl;
+    bit<8>  protocol;
+    bit<16> hdr_checksum;
+    bit<32> src_addr;
+    bit<32> dst_addr;
+}
+
+header ipv6_h {
+    bit<4>   version;
+    bit<8>   traffic_class;
+    bit<20>  flow_label;
+    bit<16>  payload_len;
+    bit<8>   next_hdr;
+    bit<8>   hop_limit;
+    bit<128> src_addr;
+    bit<128> dst_addr;
+}
+
+header udp_h {
+    bit<16> src_port;
+    bit<16> dst_port;
+    bit<16> length;
+    bit<16> checksum;
+}
+
+/* The tester header: first 18 bytes of the UDP payload, so that a 64-byte
+ * IPv4/UDP frame holds it (64 - 4 FCS - 14 Ethernet - 20 IPv4 - 8 UDP = 18).
+ * Minimum frame sizes (incl. FCS): IPv4 64, VLAN+IPv4 68, IPv6 84, VLAN+IPv6 88. */
+header tester_h {
+    bit<24>     signature;    /* TESTER_SIGNATURE */
+    bit<8>      flags;        /* TESTER_FLAG_* */
+    stream_id_t stream_id;
+    seq_t       seq;          /* stamped in egress, contiguous from the initial seq */
+    timestamp_t tx_ts;        /* stamped in egress: low 32 bits of the switch clock */
+    bit<16>     dut_qdepth;   /* written by a cooperating DUT (packets, saturating) */
+    bit<16>     dut_qdelay;   /* written by a cooperating DUT (its clock units, saturating) */
+}
+
+/* Controller -> switch. What the controller sends is described per opcode in
+ * constants.p4 (CTRL_OP_*). */
+@controller_header("packet_out")
+header packet_out_h {
+    bit<8>      opcode;
+    stream_id_t stream_id;
+    seq_t       initial_seq;  /* CTRL_OP_CLEAR: first sequence number of the trial */
+}
+
+/* Switch -> controller. */
+@controller_header("packet_in")
+header packet_in_h {
+    bit<8>  reason;        /* CTRL_OP_CLEAR / CTRL_OP_READ reply, or PUNT_REASON_FOREIGN */
+    bit<16> ingress_port;
+}
+
+/* Reply to CTRL_OP_READ: one stream's register state, gathered in-band because
+ * BMv2 does not serve registers over P4Runtime (and in-band works on every target). */
+header stream_stats_h {
+    stream_id_t stream_id;
+    seq_t       rx_next_expected;
+    seq_t       rx_last_seq;
+    bit<64>     rx_samples;        /* packets that gave a latency sample */
+    bit<64>     rx_lost;           /* sum of sequence gaps */
+    timestamp_t latency_min;
+    timestamp_t latency_max;
+    bit<64>     latency_sum;
+    bit<64>     jitter_sum;        /* sum of |latency difference| of consecutive packets */
+    timestamp_t last_latency;
+    bit<32>     generated;         /* token passes that made a TX copy */
+    seq_t       tx_next_seq;
+    timestamp_t switch_time;       /* switch clock when the read passed ingress */
+}
+
+struct headers_t {
+    packet_out_h   packet_out;
+    packet_in_h    packet_in;
+    stream_stats_h stats;
+    ethernet_h     ethernet;
+    vlan_h         vlan;
+    ipv4_h         ipv4;
+    ipv6_h         ipv6;
+    udp_h          udp;
+    tester_h       tester;
+}
+
+/* What the frame parser learned beyond header validity. */
+struct frame_metadata_t {
+    bool tester_port_seen;   /* UDP to TESTER_UDP_DST_PORT: should carry a tester header */
+}
+
+struct local_metadata_t {
+    frame_metadata_t frame;
+    bit<8>      ctrl_op;        /* opcode of a controller packet, CTRL_OP_NONE otherwise */
+    stream_id_t stream;
+    seq_t       initial_seq;
+    bit<8>      rx_kind;
+    bool        stamped_tx;     /* egress stamped seq/tx_ts: the UDP checksum needs care */
+}
+
+#endif

@@ -1,0 +1,104 @@
+/* Generator on BMv2: a paced loop per stream.
+ *
+ * A seed (the stream's template, sent by the controller as a PacketOut) is put
+ * into the egress queue of the stream's pacing port, whose rate the controller
+ * sets. Each time the queue releases it, the packet recirculates; in ingress it
+ * is replicated (multicast group MCAST_GROUP_BASE + stream) into one copy for
+ * the pacing queue (the loop goes on) and one for the TX port. So the TX rate
+ * is the pacing queue's rate, as long as enough seeds keep that queue busy.
+ * Egress numbers and timestamps only the copies that leave the TX port. */
+#ifndef TESTER_V1MODEL_GENERATOR_P4
+#define TESTER_V1MODEL_GENERATOR_P4
+
+#include "platform.p4"
+#include "../common/headers.p4"
+#include "../common/stream_template.p4"
+
+control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
+                         inout standard_metadata_t smeta) {
+    /* TX copies made in this trial; the budget check keeps it exact. */
+    register<bit<32>>(MAX_STREAMS) generated;
+
+    bit<32> budget = 0;
+    bool running = false;
+
+    action run(bit<32> packet_budget) {
+        budget = packet_budget;
+        running = true;
+    }
+
+    action stopped() {
+        running = false;
+    }
+
+    /* Controller writes: stream -> run(budget) to start; modify to stopped()
+     * (or delete) to stop: the stream's seeds die at their next pass. */
+    table gen_streams {
+        key = { hdr.tester.stream_id : exact @name("stream"); }
+        actions = { run; stopped; }
+        default_action = stopped();
+        size = MAX_STREAMS;
+    }
+
+    apply {
+        if (meta.ctrl_op == CTRL_OP_CLEAR) {
+            generated.write((bit<32>) meta.stream, 0);
+        } else if (meta.ctrl_op == CTRL_OP_READ) {
+            generated.read(hdr.stats.generated, (bit<32>) meta.stream);
+        } else if (meta.ctrl_op == CTRL_OP_SEED) {
+            if (is_stream_template(hdr)) {
+                smeta.egress_spec = PACER_PORT_BASE + (port_t) hdr.tester.stream_id;
+            } else {
+                mark_to_drop(smeta);
+            }
+        } else if (smeta.instance_type == PKT_INSTANCE_TYPE_RECIRC) {
+            if (is_stream_template(hdr)) {
+                gen_streams.apply();
+                bit<32> done;
+                generated.read(done, (bit<32>) hdr.tester.stream_id);
+                if (running && done < budget) {
+                    generated.write((bit<32>) hdr.tester.stream_id, done + 1);
+                    smeta.mcast_grp = MCAST_GROUP_BASE + hdr.tester.stream_id;
+                } else {
+                    mark_to_drop(smeta);
+                }
+            } else {
+                mark_to_drop(smeta);
+            }
+        }
+    }
+}
+
+control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
+                        inout standard_metadata_t smeta) {
+    register<seq_t>(MAX_STREAMS) tx_next_seq;
+    /* Frames that left the tester, per stream (bytes without FCS). */
+    counter(MAX_STREAMS, CounterType.packets_and_bytes) tx_stream;
+
+    action stamp_tx_frame() {
+        seq_t seq;
+        tx_next_seq.read(seq, (bit<32>) hdr.tester.stream_id);
+        tx_next_seq.write((bit<32>) hdr.tester.stream_id, seq + 1);
+        hdr.tester.seq = seq;
+        hdr.tester.tx_ts = (timestamp_t) smeta.egress_global_timestamp;
+        tx_stream.count((bit<32>) hdr.tester.stream_id);
+        meta.stamped_tx = true;
+    }
+
+    apply {
+        if (meta.ctrl_op == CTRL_OP_CLEAR) {
+            tx_next_seq.write((bit<32>) meta.stream, meta.initial_seq);
+        } else if (meta.ctrl_op == CTRL_OP_READ) {
+            tx_next_seq.read(hdr.stats.tx_next_seq, (bit<32>) meta.stream);
+        } else if (smeta.egress_port >= PACER_PORT_BASE && smeta.egress_port <= PACER_PORT_LAST) {
+            recirculate_preserving_field_list(RECIRC_FIELDS_NONE);
+        } else if (smeta.egress_rid == REPLICA_TX && hdr.tester.isValid()) {
+            stamp_tx_frame();
+            if (hdr.ipv4.isValid()) {
+                hdr.udp.checksum = 0;
+            }
+        }
+    }
+}
+
+#endif

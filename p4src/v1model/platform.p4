@@ -1,0 +1,24 @@
+/* BMv2 (v1model) facts the tester depends on. */
+#ifndef TESTER_V1MODEL_PLATFORM_P4
+#define TESTER_V1MODEL_PLATFORM_P4
+
+#include <core.p4>
+#include <v1model.p4>
+#include "../common/constants.p4"
+
+typedef bit<9> port_t;
+
+/* Must match simple_switch_grpc --cpu-port. */
+const port_t CPU_PORT = 510;
+/* Stream s paces its generator loop through the egress queue of port
+ * PACER_PORT_BASE + s: the controller sets that queue's rate (pps) over thrift.
+ * These ports have no interface: what leaves their queue is recirculated. */
+const port_t PACER_PORT_BASE = 256;
+const port_t PACER_PORT_LAST = PACER_PORT_BASE + MAX_STREAMS - 1;
+
+/* standard_metadata.instance_type of a recirculated packet in simple_switch. */
+const bit<32> PKT_INSTANCE_TYPE_RECIRC = 4;
+/* Field list index that recirculation preserves: none (the template carries all). */
+const bit<8> RECIRC_FIELDS_NONE = 0;
+
+#endif

@@ -1,0 +1,88 @@
+/* The tester for BMv2 simple_switch_grpc (v1model): generator and checker in one
+ * program. This file only includes and wires; the logic is in common/ and in the
+ * v1model adapters beside it. */
+#include <core.p4>
+#include <v1model.p4>
+
+#include "platform.p4"
+#include "../common/headers.p4"
+#include "../common/rx_classifier.p4"
+#include "parser.p4"
+#include "checksums.p4"
+#include "generator.p4"
+#include "checker.p4"
+#include "foreign.p4"
+
+control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
+                      inout standard_metadata_t smeta) {
+    /* Frames by RX_KIND_* (index); bytes without FCS. */
+    counter(RX_KIND_COUNT, CounterType.packets_and_bytes) rx_kind;
+
+    RxClassifier() classifier;
+    GeneratorIngress() generator;
+    StreamChecker() checker;
+    ForeignTraffic() foreign;
+
+    apply {
+        bool from_controller = hdr.packet_out.isValid();
+        bool recirculated = smeta.instance_type == PKT_INSTANCE_TYPE_RECIRC;
+        bool received = !from_controller && !recirculated;
+        if (from_controller) {
+            meta.ctrl_op = hdr.packet_out.opcode;
+            meta.stream = hdr.packet_out.stream_id;
+            meta.initial_seq = hdr.packet_out.initial_seq;
+            hdr.packet_out.setInvalid();
+        }
+        if (received) {
+            classifier.apply(hdr, meta.frame, smeta.parser_error == error.NoError, meta.rx_kind);
+            rx_kind.count((bit<32>) meta.rx_kind);
+        }
+
+        /* Each control is applied at one place only: BMv2 allows a table one
+         * call site, so the branches are decided by flags. */
+        if (from_controller && (bit<32>) meta.stream >= MAX_STREAMS_32) {
+            mark_to_drop(smeta);
+        } else {
+            if (from_controller || recirculated) {
+                generator.apply(hdr, meta, smeta);
+            }
+            if (from_controller || (received && meta.rx_kind == RX_KIND_STREAM)) {
+                if (meta.ctrl_op == CTRL_OP_READ) {
+                    hdr.stats.setValid();
+                }
+                checker.apply(hdr, meta, (timestamp_t) smeta.ingress_global_timestamp);
+            }
+            if (received) {
+                if (meta.rx_kind == RX_KIND_FOREIGN) {
+                    foreign.apply(smeta);
+                } else {
+                    mark_to_drop(smeta);
+                }
+            }
+            if (meta.ctrl_op == CTRL_OP_CLEAR || meta.ctrl_op == CTRL_OP_READ) {
+                smeta.egress_spec = CPU_PORT;
+            }
+        }
+    }
+}
+
+control TesterEgress(inout headers_t hdr, inout local_metadata_t meta,
+                     inout standard_metadata_t smeta) {
+    GeneratorEgress() generator;
+
+    apply {
+        generator.apply(hdr, meta, smeta);
+        if (smeta.egress_port == CPU_PORT) {
+            hdr.packet_in.setValid();
+            hdr.packet_in.ingress_port = (bit<16>) smeta.ingress_port;
+            if (meta.ctrl_op == CTRL_OP_CLEAR || meta.ctrl_op == CTRL_OP_READ) {
+                hdr.packet_in.reason = meta.ctrl_op;
+            } else {
+                hdr.packet_in.reason = PUNT_REASON_FOREIGN;
+            }
+        }
+    }
+}
+
+V1Switch(TesterParser(), NoChecksumVerify(), TesterIngress(), TesterEgress(),
+         TesterHeaderChecksums(), TesterDeparser()) main;

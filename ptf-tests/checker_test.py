@@ -1,0 +1,160 @@
+"""Checker: one test per figure, each with the exact value the frames imply."""
+
+from __future__ import annotations
+
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+
+from p4tester.dataplane import names
+from p4tester.dataplane.constants import (
+    PUNT_REASON_FOREIGN,
+    RX_KIND_BAD_SIGNATURE,
+    RX_KIND_BAD_STREAM,
+    RX_KIND_FOREIGN,
+    RX_KIND_STREAM,
+    RX_KIND_TRUNCATED,
+    TESTER_UDP_DST_PORT,
+)
+from p4tester.dataplane.headers import TesterHeader
+from p4tester.dataplane.program import ForeignPolicy
+from p4tester.p4rt import decode_packet_in
+
+from checker_base import CheckerTest
+from tester_base import PORT_C
+
+
+class InOrder(CheckerTest):
+    def runTest(self) -> None:
+        self.tester.clear_stream(4)
+        self.send_seqs(4, range(10), frame_size=100)
+        self.assert_stream_figures(4, received=10, next_expected=10, lost=0, gap_events=0,
+                                   reordered=0, duplicates=0)
+        self.assertEqual(self.tester.read_counter(names.RX_STREAM)[4].bytes, 10 * 96)
+        self.assertEqual(self.rx_kinds(), [10, 0, 0, 0, 0])
+
+
+class GapOfK(CheckerTest):
+    def runTest(self) -> None:
+        self.tester.clear_stream(1)
+        self.send_seqs(1, [0, 1, 2, 10, 11])  # 3..9 missing: k = 7
+        self.assert_stream_figures(1, received=5, next_expected=12, lost=7, gap_events=1,
+                                   reordered=0, duplicates=0)
+
+
+class SwapIsReordering(CheckerTest):
+    """0 1 3 2 4: 3 opens a gap of 1 (kept: gaps are not netted), 2 is reordered."""
+
+    def runTest(self) -> None:
+        self.tester.clear_stream(2)
+        self.send_seqs(2, [0, 1, 3, 2, 4])
+        self.assert_stream_figures(2, received=5, next_expected=5, lost=1, gap_events=1,
+                                   reordered=1, duplicates=0)
+
+
+class Duplicate(CheckerTest):
+    def runTest(self) -> None:
+        self.tester.clear_stream(3)
+        self.send_seqs(3, [0, 1, 1, 2])
+        self.assert_stream_figures(3, received=4, next_expected=3, lost=0, gap_events=0,
+                                   reordered=0, duplicates=1)
+        self.assertEqual(self.registers(3).rx_last_seq, 2)
+
+
+class WrapAround(CheckerTest):
+    """In-order across 2^32 is in order; a gap across 2^32 counts exactly."""
+
+    def runTest(self) -> None:
+        self.tester.clear_stream(5, initial_seq=2**32 - 2)
+        self.send_seqs(5, [2**32 - 2, 2**32 - 1, 0, 1])
+        self.assert_stream_figures(5, received=4, next_expected=2, lost=0, gap_events=0,
+                                   reordered=0, duplicates=0)
+        self.tester.clear_stream(6, initial_seq=2**32 - 2)
+        self.send_seqs(6, [2**32 - 2, 1, 2**32 - 1])  # 2^32-1 and 0 missing; then a late one
+        self.assert_stream_figures(6, received=3, next_expected=2, lost=2, gap_events=1,
+                                   reordered=1, duplicates=0)
+
+
+class ForeignFrame(CheckerTest):
+    """Non-tester frames are counted apart, dropped by default, and touch no stream."""
+
+    def runTest(self) -> None:
+        self.send_frames([
+            Ether() / IP(dst="198.51.100.7") / UDP(dport=53) / Raw(bytes(30)),
+            Ether(type=0x88B5) / Raw(bytes(50)),
+        ])
+        self.assertEqual(self.rx_kinds()[RX_KIND_FOREIGN], 2)
+        self.assertEqual(sum(self.rx_kinds()), 2)
+        self.assert_no_stream_touched()
+        self.assert_no_more_frames(PORT_C)
+
+
+class ForeignFramePolicies(CheckerTest):
+    """The controller chooses: forward to a port, or punt to the controller."""
+
+    def runTest(self) -> None:
+        frame = Ether(src="02:00:00:00:00:09") / IP() / UDP(dport=4789) / Raw(bytes(40))
+        self.tester.set_foreign_policy(ForeignPolicy("forward", self.rx_port, PORT_C))
+        self.send_frames([frame])
+        received = self.receive_frames(PORT_C, 1)
+        self.assertEqual(received, [bytes(frame)])
+        self.tester.set_foreign_policy(ForeignPolicy("punt"))
+        self.client.drain_packet_ins()
+        self.tester.set_foreign_policy(ForeignPolicy("drop", self.rx_port))
+        self.tester.set_foreign_policy(ForeignPolicy("punt", self.rx_port))
+        self.send_frames([frame])
+        punted = self.client.packet_in(2.0)
+        self.assertIsNotNone(punted)
+        assert punted is not None
+        got = decode_packet_in(self.schema, punted)
+        self.assertEqual(got.metadata["reason"], PUNT_REASON_FOREIGN)
+        self.assertEqual(got.metadata["ingress_port"], self.rx_port)
+        self.assertEqual(got.payload, bytes(frame))
+        self.assertEqual(self.rx_kinds()[RX_KIND_FOREIGN], 2)
+        self.assert_no_stream_touched()
+
+
+class TruncatedFrame(CheckerTest):
+    """Cut inside the tester header (short frame), or cut with Ethernet padding
+    hiding it (UDP length too small): both are truncated, neither touches a stream."""
+
+    def runTest(self) -> None:
+        base = Ether() / IP() / UDP(dport=TESTER_UDP_DST_PORT, chksum=0)
+        header = TesterHeader(stream_id=1, seq=0).pack()
+        short = base / Raw(header[:10])
+        padded = Ether() / IP(len=20 + 8 + 10) / UDP(dport=TESTER_UDP_DST_PORT, len=8 + 10,
+                                                      chksum=0) / Raw(header + bytes(8))
+        self.send_frames([short, padded])
+        self.assertEqual(self.rx_kinds(), [0, 0, 2, 0, 0])
+        self.assertEqual(self.rx_kinds()[RX_KIND_TRUNCATED], 2)
+        self.assert_no_stream_touched()
+
+
+class BadSignature(CheckerTest):
+    def runTest(self) -> None:
+        self.send_frames([self.tester_frame(TesterHeader(stream_id=1, signature=0x503455))])
+        self.assertEqual(self.rx_kinds()[RX_KIND_BAD_SIGNATURE], 1)
+        self.assertEqual(sum(self.rx_kinds()), 1)
+        self.assert_no_stream_touched()
+
+
+class StreamIdOutOfRange(CheckerTest):
+    def runTest(self) -> None:
+        self.send_frames([self.tester_frame(TesterHeader(stream_id=64)),
+                          self.tester_frame(TesterHeader(stream_id=0xFFFF))])
+        self.assertEqual(self.rx_kinds()[RX_KIND_BAD_STREAM], 2)
+        self.assertEqual(self.rx_kinds()[RX_KIND_STREAM], 0)
+        self.assert_no_stream_touched()
+
+
+class MalformedDoesNotDisturbAStream(CheckerTest):
+    """Malformed and foreign frames between a stream's frames change none of its figures."""
+
+    def runTest(self) -> None:
+        self.tester.clear_stream(8)
+        bad = [self.tester_frame(TesterHeader(stream_id=8, seq=1, signature=0x111111)),
+               Ether() / IP() / UDP(dport=TESTER_UDP_DST_PORT) / Raw(b"xy")]
+        good = [self.tester_frame(TesterHeader(stream_id=8, seq=s)) for s in range(3)]
+        self.send_frames([good[0], bad[0], good[1], bad[1], good[2]])
+        self.assert_stream_figures(8, received=3, next_expected=3, lost=0, gap_events=0,
+                                   reordered=0, duplicates=0)

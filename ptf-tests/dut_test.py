@@ -1,0 +1,61 @@
+"""Reference DUT program: port-to-port forwarding, and queue depth / delay
+stamping into passing tester headers."""
+
+from __future__ import annotations
+
+import ptf.testutils as tu
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+
+from p4tester.dataplane import names
+from p4tester.dataplane.constants import TESTER_FLAG_DUT_STAMPED
+from p4tester.dataplane.headers import TesterHeader
+from p4tester.p4rt import Exact, build_table_entry
+
+from tester_base import PORT_A, PORT_B, TesterBaseTest
+
+SATURATED = 0xFFFF
+
+
+class DutTest(TesterBaseTest):
+    p4info_param = "dut_p4info"
+    json_param = "dut_json"
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.client.insert(build_table_entry(
+            self.schema, names.DUT_PORT_FORWARD, {"ingress_port": Exact(PORT_A)},
+            names.DUT_FORWARD, {"port": PORT_B}))
+
+
+class ForwardsAndStampsIdleQueue(DutTest):
+    def runTest(self) -> None:
+        foreign = Ether() / IP() / UDP(dport=53) / Raw(bytes(30))
+        tu.send_packet(self, PORT_A, foreign)
+        self.assertEqual(self.receive_frames(PORT_B, 1), [bytes(foreign)])
+        tu.send_packet(self, PORT_A, self.tester_frame(TesterHeader(stream_id=3, seq=9)))
+        (frame,) = self.receive_frames(PORT_B, 1)
+        header = self.header_of(frame)
+        self.assertEqual((header.stream_id, header.seq), (3, 9))
+        self.assertEqual(header.flags, TESTER_FLAG_DUT_STAMPED)
+        self.assertEqual(header.dut_qdepth, 0)
+        self.assertLess(header.dut_qdelay, 10_000)  # an idle queue: microseconds
+        self.assert_no_more_frames(PORT_B)
+
+
+class StampsQueueDepthBehindABottleneck(DutTest):
+    """Egress at 10 pps: the first frame leaves at once, the next ones queue behind
+    the second; depths at enqueue are 0, 0, 1, 2 and the queued frames wait
+    longer than the 16-bit delay field holds (100 ms > 65.535 ms): saturated."""
+
+    def runTest(self) -> None:
+        self.set_queue_rate(PORT_B, 10)
+        for seq in range(4):
+            tu.send_packet(self, PORT_A, self.tester_frame(TesterHeader(stream_id=1, seq=seq)))
+        frames = self.receive_frames(PORT_B, 4, timeout_s=3.0)
+        headers = [self.header_of(f) for f in frames]
+        self.assertEqual([h.seq for h in headers], [0, 1, 2, 3])
+        self.assertEqual([h.dut_qdepth for h in headers], [0, 0, 1, 2])
+        self.assertLess(headers[0].dut_qdelay, 10_000)
+        self.assertEqual([h.dut_qdelay for h in headers[1:]], [SATURATED] * 3)

@@ -1,0 +1,103 @@
+"""Generator: replication count and frame size per stream, contiguous sequence
+numbers from the initial one, TX timestamps, exact budgets, stop."""
+
+from __future__ import annotations
+
+import time
+from itertools import pairwise
+
+from p4tester.dataplane import names
+from p4tester.dataplane.program import pacer_port
+from p4tester.streams.template import FrameSpec, build_template
+
+from tester_base import PORT_A, PORT_B, PORT_C, TesterBaseTest
+
+SEEDS = 4
+
+
+class GeneratorTest(TesterBaseTest):
+    """Runs streams through the paced loop and collects what leaves the TX port."""
+
+    def start(self, stream_id: int, tx_port: int, frame_size: int, budget: int,
+              rate_pps: int, initial_seq: int = 0) -> None:
+        self.tester.configure_stream(stream_id, tx_port)
+        self.set_queue_rate(pacer_port(stream_id), rate_pps)
+        self.tester.clear_stream(stream_id, initial_seq)
+        self.tester.start_stream(stream_id, budget)
+        template = build_template(FrameSpec(stream_id=stream_id, frame_size=frame_size))
+        self.tester.seed_stream(stream_id, template, SEEDS)
+
+    def run_stream(self, stream_id: int, tx_port: int, frame_size: int, budget: int,
+                   rate_pps: int = 500, initial_seq: int = 0) -> list[bytes]:
+        self.start(stream_id, tx_port, frame_size, budget, rate_pps, initial_seq)
+        frames = self.receive_frames(tx_port, budget, timeout_s=2.0 + 2.0 * budget / rate_pps)
+        self.assert_no_more_frames(tx_port)
+        return frames
+
+
+class ReplicationCountAndSize(GeneratorTest):
+    """Each stream sends exactly its budget, at its own frame size, on its own port."""
+
+    def runTest(self) -> None:
+        streams = [(0, PORT_A, 64, 20), (5, PORT_B, 1518, 12), (63, PORT_C, 9216, 3)]
+        for stream_id, port, size, budget in streams:
+            self.start(stream_id, port, size, budget, rate_pps=400)
+        for stream_id, port, size, budget in streams:
+            frames = self.receive_frames(port, budget, timeout_s=5.0)
+            self.assert_no_more_frames(port)
+            self.assertEqual(len(frames), budget, f"stream {stream_id}")
+            self.assertEqual({len(f) for f in frames}, {size - 4}, f"stream {stream_id}")
+            self.assertEqual({self.header_of(f).stream_id for f in frames}, {stream_id})
+        tx = self.tester.read_counter(names.TX_STREAM)
+        for stream_id, _port, size, budget in streams:
+            self.assertEqual(tx[stream_id].packets, budget)
+            self.assertEqual(tx[stream_id].bytes, budget * (size - 4))
+            state = self.tester.read_stream_registers(stream_id)
+            self.assertEqual(state.generated, budget)
+            self.assertEqual(state.tx_next_seq, budget)
+
+
+class SequenceContiguousFromZero(GeneratorTest):
+    def runTest(self) -> None:
+        frames = self.run_stream(stream_id=7, tx_port=PORT_A, frame_size=128, budget=40)
+        self.assertEqual([self.header_of(f).seq for f in frames], list(range(40)))
+
+
+class SequenceWrapsAt32Bits(GeneratorTest):
+    """A trial may start anywhere in the sequence space; numbers wrap at 2^32."""
+
+    def runTest(self) -> None:
+        frames = self.run_stream(stream_id=2, tx_port=PORT_B, frame_size=64, budget=4,
+                                 initial_seq=2**32 - 2)
+        self.assertEqual([self.header_of(f).seq for f in frames], [2**32 - 2, 2**32 - 1, 0, 1])
+
+
+class TxTimestampsFollowTheRate(GeneratorTest):
+    """TX timestamps never go backwards and are spaced by the paced rate."""
+
+    def runTest(self) -> None:
+        rate = 200
+        frames = self.run_stream(stream_id=3, tx_port=PORT_A, frame_size=64, budget=30,
+                                 rate_pps=rate)
+        stamps = [self.header_of(f).tx_ts for f in frames]
+        self.assertEqual(len(stamps), 30)
+        gaps = [b - a for a, b in pairwise(stamps)]
+        self.assertTrue(all(g >= 0 for g in gaps), f"timestamps went backwards: {stamps}")
+        mean_gap_us = (stamps[-1] - stamps[0]) / (len(stamps) - 1)
+        self.assertAlmostEqual(mean_gap_us, 1e6 / rate, delta=0.05 * 1e6 / rate)
+
+
+class StopEndsTheStream(GeneratorTest):
+    """After stop, nothing more leaves; every frame that left was counted once."""
+
+    def runTest(self) -> None:
+        self.start(stream_id=9, tx_port=PORT_C, frame_size=64, budget=1_000_000, rate_pps=100)
+        time.sleep(0.5)
+        self.tester.stop_stream(9)
+        frames = self.receive_frames(PORT_C, 1_000, timeout_s=1.5)
+        self.assert_no_more_frames(PORT_C)
+        self.assertGreater(len(frames), 10)
+        self.assertLess(len(frames), 200)
+        self.assertEqual([self.header_of(f).seq for f in frames], list(range(len(frames))))
+        self.assertEqual(self.tester.read_counter(names.TX_STREAM)[9].packets, len(frames))
+        self.assertEqual(self.tester.read_stream_registers(9).generated, len(frames))

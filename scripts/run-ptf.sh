@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs the PTF suite on BMv2: veth pairs, a simple_switch_grpc, ptf; cleans up
+# whatever happens. Skips, saying so in one line, when the toolchain is absent.
+set -euo pipefail
+venv=${1:-.venv}
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+source scripts/lib-bmv2.sh
+
+if ! have_p4_toolchain; then
+  echo "PTF suite SKIPPED: p4c-bm2-ss and simple_switch_grpc are not installed (README, 'P4 toolchain')"
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "ptf: needs root (veth pairs, raw sockets); run: sudo make ptf" >&2
+  exit 1
+fi
+
+prefix=ptft
+ports=4
+rundir=$here/run/ptf
+grpc_port=${P4T_PTF_GRPC_PORT:-59559}
+thrift_port=${P4T_PTF_THRIFT_PORT:-59090}
+cleanup() { switch_stop "$rundir"; veth_down "$prefix" "$ports"; }
+trap cleanup EXIT
+
+veth_up "$prefix" "$ports"
+switch_ifaces=() ptf_ifaces=()
+for ((i = 1; i <= ports; i++)); do
+  switch_ifaces+=("$i@${prefix}${i}s")
+  ptf_ifaces+=(--interface "0-$i@${prefix}${i}h")
+done
+switch_start "$rundir" "$grpc_port" "$thrift_port" "${switch_ifaces[@]}"
+
+params="grpcaddr='127.0.0.1:$grpc_port';thrift_port=$thrift_port"
+params+=";tester_p4info='p4src/build/tester.p4info.txt';tester_json='p4src/build/tester.json'"
+params+=";dut_p4info='p4src/build/dut.p4info.txt';dut_json='p4src/build/dut.json'"
+set +e
+"$venv/bin/ptf" --test-dir ptf-tests --pypath "$here/control" --pypath "$here/ptf-tests" \
+  "${ptf_ifaces[@]}" --log-file "$rundir/ptf.log" --pcap "$rundir/ptf.pcap" \
+  --test-params="$params" "${@:2}" 2>&1 | tee "$rundir/ptf.out"
+status=${PIPESTATUS[0]}
+set -e
+# One summary line in the form CI reads ("N passed, N failed").
+ran=$(sed -nE 's/^Ran ([0-9]+) tests?.*/\1/p' "$rundir/ptf.out" | tail -n1)
+failed=$(grep -oE '(failures|errors)=[0-9]+' "$rundir/ptf.out" | awk -F= '{n += $2} END {print n + 0}')
+ran=${ran:-0}; failed=${failed:-0}
+echo "ptf: $((ran - failed)) passed, $failed failed"
+if [ "$ran" -eq 0 ]; then echo "ptf: no test ran" >&2; exit 1; fi
+exit "$status"
