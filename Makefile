@@ -6,7 +6,7 @@ VENV     ?= .venv
 PYTHON   := $(VENV)/bin/python
 BUILD    := p4src/build
 
-.PHONY: help setup build p4info-check test unit ptf lint bench bench-dataplane clean
+.PHONY: help setup build p4info-check test unit ptf lint bench bench-search bench-dataplane clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -32,7 +32,10 @@ lint:  ## ruff and mypy --strict on the controller
 	$(VENV)/bin/ruff check control ptf-tests scripts
 	$(PYTHON) -m mypy --strict control/p4tester
 
-bench: bench-dataplane  ## benchmarks: print measured ratios
+bench: bench-search bench-dataplane  ## benchmarks: print measured ratios
+
+bench-search:  ## trial-seconds of MLRsearch vs the RFC 2544 binary search on simulated DUTs
+	$(PYTHON) -m p4tester.bench.search
 
 bench-dataplane:  ## BMv2: checker vs plain forwarding rate; generator rate accuracy
 	bash scripts/run-bench-dataplane.sh $(VENV)

@@ -12,13 +12,8 @@ from scapy.layers.l2 import Dot1Q, Ether
 
 from p4tester.dataplane.constants import TESTER_SIGNATURE, TESTER_UDP_DST_PORT
 from p4tester.dataplane.headers import StreamRegisters, TesterHeader
-from p4tester.streams.template import (
-    Encapsulation,
-    FrameSizeError,
-    FrameSpec,
-    build_template,
-    offset_of_tester_header,
-)
+from p4tester.streams.frame_sizes import Encapsulation, FrameSizeError
+from p4tester.streams.template import FrameSpec, build_template, offset_of_tester_header
 
 
 @pytest.mark.parametrize("size", [64, 65, 128, 1518, 9216])

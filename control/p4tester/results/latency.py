@@ -1,0 +1,174 @@
+"""Latency figures from the checker's registers and histogram.
+
+- Percentiles come from the histogram (RFC 8219 section 7.3: typical latency = median,
+  worst-case latency = 99.9th percentile), interpolating linearly inside the bin where
+  the rank falls, i.e. assuming samples spread evenly over a bin.
+- The data plane has one `outside` cell for everything not in a bin. Bin edges start at
+  0 (the generators below make sure), so nothing is below the first edge and `outside`
+  counts samples at or above the last edge. A percentile whose rank lands there is only
+  known to be >= the last edge: it is returned as None ("beyond the histogram"), never as
+  a made-up number. Widen the range (a higher last edge) to get it.
+- Jitter is the mean absolute IPDV of consecutive frames (RFC 3393): the data plane
+  sums |latency(i) - latency(i-1)|, which has samples - 1 terms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Final
+
+from p4tester.dataplane.constants import MAX_HIST_BINS
+from p4tester.results.model import Histogram, LatencyStats
+
+P50: Final = 0.5
+P99: Final = 0.99
+P999: Final = 0.999
+
+
+def percentile(histogram: Histogram, quantile: float) -> float | None:
+    """The value below which `quantile` (0 < q <= 1) of the samples lie.
+
+    None when the histogram is empty or the rank falls among the `outside` samples.
+    """
+    if not 0.0 < quantile <= 1.0:
+        raise ValueError(f"quantile must be in (0, 1], got {quantile} (p99.9 is 0.999)")
+    total = histogram.total
+    if total == 0:
+        return None
+    rank = quantile * total
+    below = 0  # samples in the bins before the current one
+    for index, count in enumerate(histogram.counts):
+        if count and below + count >= rank:
+            low, high = histogram.edges[index], histogram.edges[index + 1]
+            return low + (rank - below) / count * (high - low)
+        below += count
+    return None  # rank is among the samples above the last edge
+
+
+def latency_stats(
+    samples: int,
+    min_us: float,
+    max_us: float,
+    sum_us: float,
+    jitter_sum_us: float,
+    histogram: Histogram | None = None,
+) -> LatencyStats:
+    """LatencyStats from the checker's per-stream sums; percentiles need the histogram.
+
+    Percentile estimates are clamped to [min_us, max_us]: the true value lies there,
+    while interpolation in a wide first or last bin can land outside it.
+    """
+    if samples < 1:
+        raise ValueError(
+            f"latency needs at least one sample, got {samples}: a stream that received "
+            "nothing has latency=None"
+        )
+    if not min_us <= max_us:
+        raise ValueError(f"latency min {min_us} us is above max {max_us} us: registers misread?")
+    if jitter_sum_us < 0:
+        raise ValueError(f"jitter sum {jitter_sum_us} us is negative: it sums absolute values")
+
+    p50, p99, p999 = _clamped_percentiles(histogram, min_us, max_us)
+    return LatencyStats(
+        samples=samples,
+        min_us=min_us,
+        max_us=max_us,
+        avg_us=sum_us / samples,
+        jitter_us=jitter_sum_us / (samples - 1) if samples > 1 else 0.0,
+        p50_us=p50,
+        p99_us=p99,
+        p999_us=p999,
+        histogram=histogram,
+    )
+
+
+def _clamped_percentiles(
+    histogram: Histogram | None, min_us: float, max_us: float
+) -> tuple[float | None, float | None, float | None]:
+    def clamped(quantile: float) -> float | None:
+        value = None if histogram is None else percentile(histogram, quantile)
+        return None if value is None else min(max(value, min_us), max_us)
+
+    return clamped(P50), clamped(P99), clamped(P999)
+
+
+def merge_latency(stats: Sequence[LatencyStats]) -> LatencyStats | None:
+    """Several streams' latency as one (e.g. a trial's): min of mins, max of maxes,
+    sample-weighted mean; jitter weighted by consecutive pairs. Histograms are added when
+    all have the same edges (then percentiles are recomputed), otherwise dropped.
+    None when there is nothing to merge."""
+    stats = [s for s in stats if s.samples > 0]
+    if not stats:
+        return None
+    if len(stats) == 1:
+        return stats[0]  # as measured: recomputing could only lose what it holds
+    samples = sum(s.samples for s in stats)
+    pairs = sum(s.samples - 1 for s in stats)
+    histogram: Histogram | None = None
+    edges = {s.histogram.edges if s.histogram is not None else None for s in stats}
+    if len(edges) == 1 and (only := edges.pop()) is not None:
+        histograms = [s.histogram for s in stats if s.histogram is not None]
+        histogram = Histogram(
+            edges=only,
+            counts=tuple(
+                sum(column) for column in zip(*(h.counts for h in histograms), strict=True)
+            ),
+            outside=sum(h.outside for h in histograms),
+        )
+    min_us = min(s.min_us for s in stats)
+    max_us = max(s.max_us for s in stats)
+    p50, p99, p999 = _clamped_percentiles(histogram, min_us, max_us)
+    return LatencyStats(
+        samples=samples,
+        min_us=min_us,
+        max_us=max_us,
+        avg_us=sum(s.avg_us * s.samples for s in stats) / samples,
+        # Each stream has samples - 1 consecutive pairs; pairs across streams do not exist.
+        jitter_us=sum(s.jitter_us * (s.samples - 1) for s in stats) / pairs if pairs else 0.0,
+        p50_us=p50,
+        p99_us=p99,
+        p999_us=p999,
+        histogram=histogram,
+    )
+
+
+def _check_bins(low: int, high: int, bins: int) -> None:
+    if not 1 <= bins <= MAX_HIST_BINS:
+        raise ValueError(
+            f"{bins} histogram bins: the data plane has 1..{MAX_HIST_BINS} bins per stream "
+            "(one more cell counts values outside them)"
+        )
+    if low < 0 or high - low < bins:
+        raise ValueError(
+            f"bin range {low}..{high} cannot hold {bins} integer-wide bins: need "
+            "0 <= low and high - low >= bins (latency is in whole clock ticks)"
+        )
+
+
+def linear_bin_edges(high: int, bins: int = MAX_HIST_BINS, low: int = 0) -> tuple[int, ...]:
+    """bins + 1 integer edges evenly from low to high (queue depths, narrow ranges)."""
+    _check_bins(low, high, bins)
+    return tuple(low + round((high - low) * i / bins) for i in range(bins + 1))
+
+
+def log_bin_edges(high: int, bins: int = MAX_HIST_BINS, low: int = 0) -> tuple[int, ...]:
+    """bins + 1 integer edges from low to high, narrow at the bottom, wide at the top.
+
+    Latency spans orders of magnitude (a few us idle, ms with a full queue): equal
+    ratios between edges keep the relative resolution the same over the range. The
+    spacing is geometric in (x - low + 1), so low may be 0, and every bin is at least one
+    tick wide.
+    """
+    _check_bins(low, high, bins)
+    span = high - low + 1
+    edges = [low]
+    for i in range(1, bins + 1):
+        ideal = low - 1 + span ** (i / bins)
+        # Where the geometric step is below one tick, step one tick; the geometric curve
+        # lies below its chord, so the forced steps never push past `high`.
+        edges.append(max(edges[-1] + 1, round(ideal)))
+    edges[-1] = high  # exact, whatever the float powers did
+    if any(a >= b for a, b in pairwise(edges)):
+        raise AssertionError(f"log_bin_edges({high}, {bins}, {low}) built {edges}")
+    return tuple(edges)

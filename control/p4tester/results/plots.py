@@ -1,0 +1,267 @@
+"""PNG plots of results, drawn with matplotlib's Agg renderer.
+
+Each function takes typed results and a path, writes one PNG and returns the path.
+Figures are built on their own Agg canvas instead of through pyplot, so nothing opens a
+window, no global backend is switched and no figure lingers in pyplot's registry; the
+same input gives the same file (fixed size and dpi, no timestamps). Invalid trials
+(valid=False) are left out: their figures are not measurements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from p4tester.results.model import StreamStats, TrialResult
+from p4tester.results.tables import ThroughputPoint
+
+_FIGSIZE_IN: Final = (8.0, 5.0)
+_DPI: Final = 100
+_GRID_ALPHA: Final = 0.3
+# Tester histograms have at most 31 bins; one subplot row per stream stays readable up
+# to about this many streams.
+_MAX_HISTOGRAM_PANELS: Final = 16
+
+
+class PlotError(ValueError):
+    """Nothing to plot, or inputs that cannot make the asked-for plot."""
+
+
+@dataclass(frozen=True, slots=True)
+class BufferLatencyPoint:
+    """Latency at one DUT buffer threshold (seed 004: latency vs queue length)."""
+
+    buffer_pct: float  # DUT buffer threshold, % of its maximum
+    min_us: float
+    avg_us: float
+    max_us: float
+
+
+@dataclass(frozen=True, slots=True)
+class LinearFit:
+    """y = slope * x + intercept by least squares; r_squared = 1 - SS_res / SS_tot."""
+
+    slope: float
+    intercept: float
+    r_squared: float
+
+
+def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
+    """Ordinary least squares. A constant y fits perfectly (R^2 = 1): a flat minimum
+    latency is the expected shape, not a failed fit."""
+    if len(xs) != len(ys):
+        raise PlotError(f"linear fit needs as many x as y values, got {len(xs)} and {len(ys)}")
+    if len(set(xs)) < 2:
+        raise PlotError("linear fit needs at least two distinct x values")
+    n = len(xs)
+    mean_x = sum(xs) / n
+    mean_y = sum(ys) / n
+    sxx = sum((x - mean_x) ** 2 for x in xs)
+    sxy = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True))
+    slope = sxy / sxx
+    intercept = mean_y - slope * mean_x
+    ss_tot = sum((y - mean_y) ** 2 for y in ys)
+    ss_res = sum((y - (slope * x + intercept)) ** 2 for x, y in zip(xs, ys, strict=True))
+    r_squared = 1.0 if ss_tot == 0 else 1.0 - ss_res / ss_tot
+    return LinearFit(slope, intercept, r_squared)
+
+
+def _figure(rows: int = 1) -> tuple[Figure, list[Axes]]:
+    figure = Figure(figsize=(_FIGSIZE_IN[0], _FIGSIZE_IN[1] * max(1.0, rows / 2)), dpi=_DPI)
+    FigureCanvasAgg(figure)  # attaches itself to the figure: Agg, no display needed
+    axes = [figure.add_subplot(rows, 1, row + 1) for row in range(rows)]
+    return figure, axes
+
+
+def _save(figure: Figure, path: Path | str) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.tight_layout()
+    figure.savefig(path, format="png", dpi=_DPI)
+    return path
+
+
+def _valid(trials: Iterable[TrialResult]) -> list[TrialResult]:
+    kept = [trial for trial in trials if trial.valid]
+    if not kept:
+        raise PlotError("no valid trials to plot (every trial given has valid=False or none)")
+    return kept
+
+
+def plot_throughput(
+    points: Sequence[ThroughputPoint],
+    path: Path | str,
+    title: str = "Throughput (RFC 2544)",
+    pdr_label: str = "PDR",
+) -> Path:
+    """NDR and PDR (% of line rate) vs frame size; a size whose goal was not found has
+    no point."""
+    if not points:
+        raise PlotError("no throughput points to plot")
+    figure, (axes,) = _figure()
+    ordered = sorted(points, key=lambda p: p.frame_size)
+    for label, marker, fractions in (
+        ("NDR", "o", [p.ndr_fraction for p in ordered]),
+        (pdr_label, "s", [p.pdr_fraction for p in ordered]),
+    ):
+        xs = [p.frame_size for p, f in zip(ordered, fractions, strict=True) if f is not None]
+        ys = [f * 100.0 for f in fractions if f is not None]
+        if xs:
+            axes.plot(xs, ys, marker=marker, label=label)
+    # Frame sizes double from 64 B up: a base-2 log axis spaces them evenly.
+    axes.set_xscale("log", base=2)
+    sizes = [p.frame_size for p in ordered]
+    axes.set_xticks(sizes, [str(size) for size in sizes])
+    axes.minorticks_off()
+    axes.set_ylim(0, 105)
+    axes.set_xlabel("frame size incl. FCS [B]")
+    axes.set_ylabel("throughput [% of line rate]")
+    axes.set_title(title)
+    axes.grid(True, alpha=_GRID_ALPHA)
+    axes.legend()
+    return _save(figure, path)
+
+
+def plot_frame_loss_rate(
+    trials: Iterable[TrialResult],
+    path: Path | str,
+    title: str = "Frame loss rate (RFC 2544)",
+) -> Path:
+    """Loss % vs offered load % of line rate, one curve per frame size."""
+    figure, (axes,) = _figure()
+    by_size: dict[int, list[TrialResult]] = {}
+    for trial in _valid(trials):
+        by_size.setdefault(trial.frame_size, []).append(trial)
+    for size in sorted(by_size):
+        curve = sorted(by_size[size], key=lambda t: t.offered_fraction)
+        axes.plot(
+            [t.offered_fraction * 100.0 for t in curve],
+            [t.loss_ratio * 100.0 for t in curve],
+            marker="o",
+            label=f"{size} B",
+        )
+    axes.set_xlabel("offered load [% of line rate]")
+    axes.set_ylabel("frame loss [%]")
+    axes.set_title(title)
+    axes.grid(True, alpha=_GRID_ALPHA)
+    axes.legend(title="frame size")
+    return _save(figure, path)
+
+
+def plot_latency_histograms(
+    streams: Sequence[StreamStats],
+    path: Path | str,
+    title: str = "Latency histogram",
+) -> Path:
+    """One panel per stream with a latency histogram: frames per bin.
+
+    Bins are drawn equally wide (they are usually log-spaced, so a true-width drawing
+    would squash the narrow low bins); each bar is labelled with its lower edge. The
+    last bar (grey) counts frames outside the bins.
+    """
+    with_histogram = [
+        (s, s.latency.histogram)
+        for s in streams
+        if s.latency is not None and s.latency.histogram is not None
+    ]
+    if not with_histogram:
+        raise PlotError("none of the streams has a latency histogram to plot")
+    if len(with_histogram) > _MAX_HISTOGRAM_PANELS:
+        raise PlotError(
+            f"{len(with_histogram)} streams have histograms; plot at most "
+            f"{_MAX_HISTOGRAM_PANELS} at a time (pass a slice of the streams)"
+        )
+    figure, panels = _figure(len(with_histogram))
+    for axes, (stream, histogram) in zip(panels, with_histogram, strict=True):
+        bins = len(histogram.counts)
+        edges = histogram.edges
+        axes.bar(range(bins), histogram.counts, width=0.9, align="edge", label="in bins")
+        axes.bar(
+            [bins],
+            [histogram.outside],
+            width=0.9,
+            align="edge",
+            color="grey",
+            label=f"outside {edges[0]}..{edges[-1]} us",
+        )
+        axes.set_xticks([*range(bins), bins], [*(str(edge) for edge in edges[:-1]), "out"])
+        axes.tick_params(axis="x", labelrotation=90, labelsize="small")
+        axes.set_ylabel("frames")
+        axes.set_title(f"{title}: stream {stream.stream_id} ({stream.frame_size} B)")
+        axes.grid(True, axis="y", alpha=_GRID_ALPHA)
+        axes.legend(fontsize="small")
+    panels[-1].set_xlabel("bin lower edge [us]")
+    return _save(figure, path)
+
+
+def plot_latency_vs_buffer(
+    points: Sequence[BufferLatencyPoint],
+    path: Path | str,
+    title: str = "Latency vs DUT buffer threshold",
+) -> Path:
+    """Min/avg/max latency vs buffer %, each with its least-squares line; slope,
+    intercept and R^2 go into the legend (seed 004: min flat, avg/max linear)."""
+    if len({p.buffer_pct for p in points}) < 2:
+        raise PlotError("latency vs buffer needs points at two or more buffer thresholds")
+    figure, (axes,) = _figure()
+    ordered = sorted(points, key=lambda p: p.buffer_pct)
+    xs = [p.buffer_pct for p in ordered]
+    for name, marker, ys in (
+        ("min", "v", [p.min_us for p in ordered]),
+        ("avg", "o", [p.avg_us for p in ordered]),
+        ("max", "^", [p.max_us for p in ordered]),
+    ):
+        fit = linear_fit(xs, ys)
+        (line,) = axes.plot(xs, ys, marker=marker, linestyle="none", label=name)
+        axes.plot(
+            [xs[0], xs[-1]],
+            [fit.slope * xs[0] + fit.intercept, fit.slope * xs[-1] + fit.intercept],
+            color=line.get_color(),
+            label=(
+                f"{name} fit: {fit.slope:.3g} us/% + {fit.intercept:.3g} us, "
+                f"R$^2$={fit.r_squared:.3f}"
+            ),
+        )
+    axes.set_xlabel("DUT buffer threshold [%]")
+    axes.set_ylabel("latency [us]")
+    axes.set_title(title)
+    axes.grid(True, alpha=_GRID_ALPHA)
+    axes.legend(fontsize="small")
+    return _save(figure, path)
+
+
+def plot_loss_vs_frame_size(
+    trials: Iterable[TrialResult],
+    path: Path | str,
+    title: str = "Frame loss vs frame size",
+) -> Path:
+    """Loss % vs frame size (a frame-size scan), one curve per offered load.
+
+    Linear x axis and every measured size marked, so loss that comes back in a size
+    range (seed 000: 230-278 B) shows as the bump it is.
+    """
+    figure, (axes,) = _figure()
+    by_load: dict[float, list[TrialResult]] = {}
+    for trial in _valid(trials):
+        # Round so 0.1 + 0.2-style float noise does not split one load into two curves.
+        by_load.setdefault(round(trial.offered_fraction, 9), []).append(trial)
+    for load in sorted(by_load):
+        curve = sorted(by_load[load], key=lambda t: t.frame_size)
+        axes.plot(
+            [t.frame_size for t in curve],
+            [t.loss_ratio * 100.0 for t in curve],
+            marker=".",
+            label=f"{load * 100.0:g}% of line rate",
+        )
+    axes.set_xlabel("frame size incl. FCS [B]")
+    axes.set_ylabel("frame loss [%]")
+    axes.set_title(title)
+    axes.grid(True, alpha=_GRID_ALPHA)
+    axes.legend(title="offered load")
+    return _save(figure, path)

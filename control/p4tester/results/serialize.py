@@ -1,0 +1,344 @@
+"""TrialResult <-> JSON-compatible dict, exactly and with a schema version.
+
+The dict uses the model's field names as keys, lists for tuples and null for None.
+Non-finite floats (an infinite latency bound, say) become the strings "inf", "-inf",
+"nan", so the output stays strict JSON that any tool (jq, pandas) reads. Loading checks
+every key and type and names the exact place of a problem, e.g.
+`trial.streams[2].latency.min_us: expected a number, got 'x'`.
+
+Bump SCHEMA_VERSION when a field changes meaning or is added/removed; the loader
+refuses other versions rather than guess.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final, TypeAlias
+
+from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
+
+SCHEMA_VERSION: Final = 1
+VERSION_KEY: Final = "schema_version"
+
+JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
+JsonObject: TypeAlias = dict[str, JsonValue]
+
+_NON_FINITE: Final = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+class SerializeError(ValueError):
+    """A dict that is not a trial record of this schema version."""
+
+
+# ---- writing ---------------------------------------------------------------------------
+
+
+def _float_out(value: float) -> float | str:
+    value = float(value)
+    if math.isfinite(value):
+        return value
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
+def _opt_float_out(value: float | None) -> float | str | None:
+    return None if value is None else _float_out(value)
+
+
+def _histogram_out(histogram: Histogram | None) -> JsonObject | None:
+    if histogram is None:
+        return None
+    return {
+        "edges": list(histogram.edges),
+        "counts": list(histogram.counts),
+        "outside": histogram.outside,
+    }
+
+
+def _latency_out(latency: LatencyStats | None) -> JsonObject | None:
+    if latency is None:
+        return None
+    return {
+        "samples": latency.samples,
+        "min_us": _float_out(latency.min_us),
+        "max_us": _float_out(latency.max_us),
+        "avg_us": _float_out(latency.avg_us),
+        "jitter_us": _float_out(latency.jitter_us),
+        "p50_us": _opt_float_out(latency.p50_us),
+        "p99_us": _opt_float_out(latency.p99_us),
+        "p999_us": _opt_float_out(latency.p999_us),
+        "histogram": _histogram_out(latency.histogram),
+    }
+
+
+def _stream_out(stream: StreamStats) -> JsonObject:
+    return {
+        "stream_id": stream.stream_id,
+        "frame_size": stream.frame_size,
+        "tx_frames": stream.tx_frames,
+        "rx_frames": stream.rx_frames,
+        "rx_bytes": stream.rx_bytes,
+        "gap_events": stream.gap_events,
+        "lost_in_gaps": stream.lost_in_gaps,
+        "reordered": stream.reordered,
+        "duplicates": stream.duplicates,
+        "latency": _latency_out(stream.latency),
+        "queue_depth": _histogram_out(stream.queue_depth),
+    }
+
+
+def trial_to_dict(trial: TrialResult) -> JsonObject:
+    """A JSON-compatible dict of the trial, with VERSION_KEY first."""
+    return {
+        VERSION_KEY: SCHEMA_VERSION,
+        "experiment": trial.experiment,
+        "trial_index": trial.trial_index,
+        "offered_fraction": _float_out(trial.offered_fraction),
+        "offered_pps": _float_out(trial.offered_pps),
+        "duration_s": _float_out(trial.duration_s),
+        "frame_size": trial.frame_size,
+        "streams": [_stream_out(stream) for stream in trial.streams],
+        "started_at": _float_out(trial.started_at),
+        "valid": trial.valid,
+        "error": trial.error,
+        "labels": [[key, value] for key, value in trial.labels],
+    }
+
+
+# ---- reading ---------------------------------------------------------------------------
+
+
+class _Fields:
+    """The keys of one JSON object, read with type checks; errors name the path."""
+
+    __slots__ = ("_data", "_where")
+
+    def __init__(self, value: object, where: str, keys: tuple[str, ...]) -> None:
+        if not isinstance(value, dict):
+            raise SerializeError(f"{where}: expected an object, got {_show(value)}")
+        missing = [key for key in keys if key not in value]
+        unknown = sorted(str(key) for key in value if key not in keys)
+        problems = []
+        if missing:
+            problems.append(f"missing {', '.join(missing)}")
+        if unknown:
+            problems.append(f"unknown {', '.join(unknown)}")
+        if problems:
+            raise SerializeError(
+                f"{where}: {'; '.join(problems)} "
+                f"(schema version {SCHEMA_VERSION} has exactly: {', '.join(keys)})"
+            )
+        self._data: dict[str, object] = value
+        self._where = where
+
+    def path(self, key: str) -> str:
+        return f"{self._where}.{key}"
+
+    def raw(self, key: str) -> object:
+        return self._data[key]
+
+    def integer(self, key: str) -> int:
+        return _int(self._data[key], self.path(key))
+
+    def number(self, key: str) -> float:
+        return _float(self._data[key], self.path(key))
+
+    def opt_number(self, key: str) -> float | None:
+        value = self._data[key]
+        return None if value is None else _float(value, self.path(key))
+
+    def text(self, key: str) -> str:
+        value = self._data[key]
+        if not isinstance(value, str):
+            raise SerializeError(f"{self.path(key)}: expected a string, got {_show(value)}")
+        return value
+
+    def opt_text(self, key: str) -> str | None:
+        return None if self._data[key] is None else self.text(key)
+
+    def flag(self, key: str) -> bool:
+        value = self._data[key]
+        if not isinstance(value, bool):
+            raise SerializeError(f"{self.path(key)}: expected true or false, got {_show(value)}")
+        return value
+
+    def items(self, key: str) -> list[object]:
+        return _list(self._data[key], self.path(key))
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _int(value: object, where: str) -> int:
+    # bool is an int in Python but never a count here.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SerializeError(f"{where}: expected an integer, got {_show(value)}")
+    return value
+
+
+def _float(value: object, where: str) -> float:
+    if isinstance(value, str) and value in _NON_FINITE:
+        return _NON_FINITE[value]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SerializeError(f"{where}: expected a number, got {_show(value)}")
+    return float(value)
+
+
+def _list(value: object, where: str) -> list[object]:
+    if not isinstance(value, list):
+        raise SerializeError(f"{where}: expected a list, got {_show(value)}")
+    return value
+
+
+def _histogram_in(value: object, where: str) -> Histogram | None:
+    if value is None:
+        return None
+    fields = _Fields(value, where, ("edges", "counts", "outside"))
+    edges = fields.items("edges")
+    counts = fields.items("counts")
+    try:
+        return Histogram(
+            edges=tuple(_int(v, f"{where}.edges[{i}]") for i, v in enumerate(edges)),
+            counts=tuple(_int(v, f"{where}.counts[{i}]") for i, v in enumerate(counts)),
+            outside=fields.integer("outside"),
+        )
+    except SerializeError:
+        raise
+    except ValueError as error:
+        raise SerializeError(f"{where}: {error}") from None
+
+
+def _latency_in(value: object, where: str) -> LatencyStats | None:
+    if value is None:
+        return None
+    fields = _Fields(
+        value,
+        where,
+        (
+            "samples",
+            "min_us",
+            "max_us",
+            "avg_us",
+            "jitter_us",
+            "p50_us",
+            "p99_us",
+            "p999_us",
+            "histogram",
+        ),
+    )
+    return LatencyStats(
+        samples=fields.integer("samples"),
+        min_us=fields.number("min_us"),
+        max_us=fields.number("max_us"),
+        avg_us=fields.number("avg_us"),
+        jitter_us=fields.number("jitter_us"),
+        p50_us=fields.opt_number("p50_us"),
+        p99_us=fields.opt_number("p99_us"),
+        p999_us=fields.opt_number("p999_us"),
+        histogram=_histogram_in(fields.raw("histogram"), fields.path("histogram")),
+    )
+
+
+def _stream_in(value: object, where: str) -> StreamStats:
+    fields = _Fields(
+        value,
+        where,
+        (
+            "stream_id",
+            "frame_size",
+            "tx_frames",
+            "rx_frames",
+            "rx_bytes",
+            "gap_events",
+            "lost_in_gaps",
+            "reordered",
+            "duplicates",
+            "latency",
+            "queue_depth",
+        ),
+    )
+    return StreamStats(
+        stream_id=fields.integer("stream_id"),
+        frame_size=fields.integer("frame_size"),
+        tx_frames=fields.integer("tx_frames"),
+        rx_frames=fields.integer("rx_frames"),
+        rx_bytes=fields.integer("rx_bytes"),
+        gap_events=fields.integer("gap_events"),
+        lost_in_gaps=fields.integer("lost_in_gaps"),
+        reordered=fields.integer("reordered"),
+        duplicates=fields.integer("duplicates"),
+        latency=_latency_in(fields.raw("latency"), fields.path("latency")),
+        queue_depth=_histogram_in(fields.raw("queue_depth"), fields.path("queue_depth")),
+    )
+
+
+def _label_in(value: object, where: str) -> tuple[str, str]:
+    pair = _list(value, where)
+    if len(pair) != 2 or not all(isinstance(part, str) for part in pair):
+        raise SerializeError(
+            f"{where}: expected a [name, value] pair of strings, got {_show(value)}"
+        )
+    return str(pair[0]), str(pair[1])
+
+
+def check_schema_version(data: object, where: str = "trial") -> None:
+    """Raise SerializeError unless `data` is an object of this SCHEMA_VERSION."""
+    if not isinstance(data, dict):
+        raise SerializeError(f"{where}: expected an object, got {_show(data)}")
+    if VERSION_KEY not in data:
+        raise SerializeError(
+            f"{where}: no {VERSION_KEY!r} key: this is not a p4tester trial record"
+        )
+    version = data[VERSION_KEY]
+    if isinstance(version, bool) or version != SCHEMA_VERSION:
+        newer = isinstance(version, int) and version > SCHEMA_VERSION
+        hint = (
+            "written by a newer p4tester: upgrade p4tester to read it"
+            if newer
+            else "convert the file or read it with the p4tester version that wrote it"
+        )
+        raise SerializeError(
+            f"{where}: unknown schema version {_show(version)}; this p4tester reads "
+            f"version {SCHEMA_VERSION} ({hint})"
+        )
+
+
+def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
+    """The TrialResult that trial_to_dict wrote; SerializeError names what is wrong."""
+    check_schema_version(data, where)
+    fields = _Fields(
+        data,
+        where,
+        (
+            VERSION_KEY,
+            "experiment",
+            "trial_index",
+            "offered_fraction",
+            "offered_pps",
+            "duration_s",
+            "frame_size",
+            "streams",
+            "started_at",
+            "valid",
+            "error",
+            "labels",
+        ),
+    )
+    streams = fields.items("streams")
+    labels = fields.items("labels")
+    return TrialResult(
+        experiment=fields.text("experiment"),
+        trial_index=fields.integer("trial_index"),
+        offered_fraction=fields.number("offered_fraction"),
+        offered_pps=fields.number("offered_pps"),
+        duration_s=fields.number("duration_s"),
+        frame_size=fields.integer("frame_size"),
+        streams=tuple(
+            _stream_in(value, f"{where}.streams[{i}]") for i, value in enumerate(streams)
+        ),
+        started_at=fields.number("started_at"),
+        valid=fields.flag("valid"),
+        error=fields.opt_text("error"),
+        labels=tuple(_label_in(value, f"{where}.labels[{i}]") for i, value in enumerate(labels)),
+    )

@@ -1,0 +1,360 @@
+"""CSV files and terminal tables of trial results. Units are in every column name.
+
+CSV: one row per trial (`write_trials_csv`), one row per stream per trial
+(`write_streams_csv`), one row per frame size of a throughput search
+(`write_throughput_csv`). Empty cell = no value (e.g. no latency samples). Floats are
+written with repr, which reads back to the same float.
+
+Terminal: `render_table` lays out fixed-width columns; `throughput_table` and
+`trials_table` build on it.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from p4tester.results.latency import merge_latency
+from p4tester.results.model import LatencyStats, StreamStats, TrialResult
+from p4tester.streams.rates import Rate, ResolvedRate, l1_frame_bits, l2_frame_bits
+
+Cell = str | int | float | bool | None
+
+TRIAL_COLUMNS: Final = (
+    "experiment",
+    "trial_index",
+    "started_at_unix_s",
+    "duration_s",
+    "frame_size_B",
+    "offered_line_rate_pct",
+    "offered_pps",
+    "offered_l1_bps",
+    "offered_l2_bps",
+    "streams",
+    "tx_frames",
+    "rx_frames",
+    "lost_frames",
+    "loss_pct",
+    "latency_min_us",
+    "latency_avg_us",
+    "latency_max_us",
+    "latency_jitter_us",
+    "latency_p50_us",
+    "latency_p99_us",
+    "latency_p999_us",
+    "valid",
+    "error",
+)
+STREAM_COLUMNS: Final = (
+    "experiment",
+    "trial_index",
+    "stream_id",
+    "frame_size_B",
+    "tx_frames",
+    "rx_frames",
+    "rx_bytes",
+    "lost_frames",
+    "loss_pct",
+    "gap_events",
+    "lost_in_gaps_frames",
+    "reordered_frames",
+    "duplicate_frames",
+    "latency_samples",
+    "latency_min_us",
+    "latency_avg_us",
+    "latency_max_us",
+    "latency_jitter_us",
+    "latency_p50_us",
+    "latency_p99_us",
+    "latency_p999_us",
+    "latency_outside_bins_frames",
+)
+THROUGHPUT_COLUMNS: Final = (
+    "frame_size_B",
+    "line_rate_bps",
+    "ndr_line_rate_pct",
+    "ndr_pps",
+    "ndr_l1_bps",
+    "ndr_l2_bps",
+    "pdr_line_rate_pct",
+    "pdr_pps",
+    "pdr_l1_bps",
+    "pdr_l2_bps",
+)
+LABEL_PREFIX: Final = "label_"  # trial labels get one column each: label_buffer_pct, ...
+
+
+@dataclass(frozen=True, slots=True)
+class ThroughputPoint:
+    """Throughput search result for one frame size (RFC 2544 section 26.1)."""
+
+    frame_size: int  # bytes incl. FCS
+    line_rate_bps: float  # L1 line rate the fractions refer to (all TX ports together)
+    ndr_fraction: float | None  # of line rate, 0..1; None = loss even at the lowest load
+    pdr_fraction: float | None
+
+    def __post_init__(self) -> None:
+        for name in ("ndr_fraction", "pdr_fraction"):
+            value = getattr(self, name)
+            if value is not None and not 0.0 < value <= 1.0:
+                raise ValueError(
+                    f"{name} {value} of frame size {self.frame_size} B must be in (0, 1] "
+                    "(a share of line rate) or None when not found"
+                )
+
+    def ndr(self) -> ResolvedRate | None:
+        return self._resolve(self.ndr_fraction)
+
+    def pdr(self) -> ResolvedRate | None:
+        return self._resolve(self.pdr_fraction)
+
+    def _resolve(self, fraction: float | None) -> ResolvedRate | None:
+        if fraction is None:
+            return None
+        return Rate.from_percent(fraction * 100.0).resolve(self.frame_size, self.line_rate_bps)
+
+
+# ---- CSV -------------------------------------------------------------------------------
+
+
+def _csv_cell(value: Cell) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _write_csv(path: Path | str, header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as stream:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(header)
+        for row in rows:
+            writer.writerow([_csv_cell(value) for value in row])
+    return path
+
+
+def _latency_cells(latency: LatencyStats | None) -> list[Cell]:
+    if latency is None:
+        return [None] * 7
+    return [
+        latency.min_us,
+        latency.avg_us,
+        latency.max_us,
+        latency.jitter_us,
+        latency.p50_us,
+        latency.p99_us,
+        latency.p999_us,
+    ]
+
+
+def trial_latency(trial: TrialResult) -> LatencyStats | None:
+    """All streams' latency of a trial merged (see latency.merge_latency)."""
+    return merge_latency([s.latency for s in trial.streams if s.latency is not None])
+
+
+def _label_keys(trials: Sequence[TrialResult]) -> list[str]:
+    keys: dict[str, None] = {}  # ordered set: columns in order of first appearance
+    for trial in trials:
+        for key, _ in trial.labels:
+            keys.setdefault(key, None)
+    return list(keys)
+
+
+def write_trials_csv(trials: Iterable[TrialResult], path: Path | str) -> Path:
+    """One row per trial, TRIAL_COLUMNS then one label_<name> column per label name."""
+    trials = list(trials)
+    label_keys = _label_keys(trials)
+    rows: list[list[Cell]] = []
+    for trial in trials:
+        labels = dict(trial.labels)
+        rows.append(
+            [
+                trial.experiment,
+                trial.trial_index,
+                trial.started_at,
+                trial.duration_s,
+                trial.frame_size,
+                trial.offered_fraction * 100.0,
+                trial.offered_pps,
+                trial.offered_pps * l1_frame_bits(trial.frame_size),
+                trial.offered_pps * l2_frame_bits(trial.frame_size),
+                len(trial.streams),
+                trial.tx_frames,
+                trial.rx_frames,
+                trial.lost,
+                trial.loss_ratio * 100.0,
+                *_latency_cells(trial_latency(trial)),
+                trial.valid,
+                trial.error,
+                *(labels.get(key) for key in label_keys),
+            ]
+        )
+    header = [*TRIAL_COLUMNS, *(LABEL_PREFIX + key for key in label_keys)]
+    return _write_csv(path, header, rows)
+
+
+def _stream_row(trial: TrialResult, stream: StreamStats) -> list[Cell]:
+    latency = stream.latency
+    histogram = latency.histogram if latency is not None else None
+    return [
+        trial.experiment,
+        trial.trial_index,
+        stream.stream_id,
+        stream.frame_size,
+        stream.tx_frames,
+        stream.rx_frames,
+        stream.rx_bytes,
+        stream.lost,
+        stream.loss_ratio * 100.0,
+        stream.gap_events,
+        stream.lost_in_gaps,
+        stream.reordered,
+        stream.duplicates,
+        latency.samples if latency is not None else None,
+        *_latency_cells(latency),
+        histogram.outside if histogram is not None else None,
+    ]
+
+
+def write_streams_csv(trials: Iterable[TrialResult], path: Path | str) -> Path:
+    """One row per stream per trial (STREAM_COLUMNS)."""
+    rows = [_stream_row(trial, stream) for trial in trials for stream in trial.streams]
+    return _write_csv(path, STREAM_COLUMNS, rows)
+
+
+def _rate_cells(rate: ResolvedRate | None) -> list[Cell]:
+    if rate is None:
+        return [None] * 4
+    return [rate.percent, rate.pps, rate.l1_bps, rate.l2_bps]
+
+
+def write_throughput_csv(points: Iterable[ThroughputPoint], path: Path | str) -> Path:
+    """One row per frame size: NDR and PDR in % of line rate, pps, L1 and L2 bit/s."""
+    rows = [
+        [p.frame_size, p.line_rate_bps, *_rate_cells(p.ndr()), *_rate_cells(p.pdr())]
+        for p in points
+    ]
+    return _write_csv(path, THROUGHPUT_COLUMNS, rows)
+
+
+# ---- terminal --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A column of a text table; numbers read best right-aligned, names left-aligned."""
+
+    title: str
+    left: bool = False
+
+
+def render_table(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> str:
+    """Fixed-width text: header, a dashed rule, the rows; two spaces between columns."""
+    for number, row in enumerate(rows, start=1):
+        if len(row) != len(columns):
+            raise ValueError(
+                f"table row {number} has {len(row)} cells for {len(columns)} columns: {row!r}"
+            )
+    widths = [
+        max([len(column.title), *(len(row[i]) for row in rows)]) for i, column in enumerate(columns)
+    ]
+
+    def line(cells: Sequence[str]) -> str:
+        text = "  ".join(
+            cell.ljust(width) if column.left else cell.rjust(width)
+            for cell, width, column in zip(cells, widths, columns, strict=True)
+        )
+        return text.rstrip()
+
+    rule = "  ".join("-" * width for width in widths)
+    return "\n".join([line([c.title for c in columns]), rule, *(line(row) for row in rows)])
+
+
+_MISSING: Final = "-"
+
+
+def _fixed(value: float | None, digits: int) -> str:
+    return _MISSING if value is None else f"{value:.{digits}f}"
+
+
+def _percentile_text(latency: LatencyStats | None, value: float | None) -> str:
+    """A percentile, or '>edge' when it lies beyond the histogram's last edge."""
+    if value is not None or latency is None:
+        return _fixed(value, 1)
+    histogram = latency.histogram
+    if histogram is not None and histogram.outside:
+        return f">{histogram.edges[-1]}"
+    return _MISSING
+
+
+def _rate_text(rate: ResolvedRate | None) -> list[str]:
+    if rate is None:
+        return [_MISSING] * 4
+    return [
+        f"{rate.percent:.2f}",
+        f"{rate.pps:.0f}",
+        f"{rate.l1_bps / 1e9:.3f}",
+        f"{rate.l2_bps / 1e9:.3f}",
+    ]
+
+
+def throughput_table(points: Iterable[ThroughputPoint]) -> str:
+    """Frame size, then NDR and PDR each as % line rate, pps, L1 and L2 Gbit/s."""
+    columns = [Column("frame B")]
+    for goal in ("NDR", "PDR"):
+        columns += [
+            Column(f"{goal} %"),
+            Column(f"{goal} pps"),
+            Column(f"{goal} L1 Gbit/s"),
+            Column(f"{goal} L2 Gbit/s"),
+        ]
+    rows = [[str(p.frame_size), *_rate_text(p.ndr()), *_rate_text(p.pdr())] for p in points]
+    return render_table(columns, rows)
+
+
+def trials_table(trials: Iterable[TrialResult]) -> str:
+    """One line per trial: load, counts, loss, merged latency and whether it is valid."""
+    columns = [
+        Column("#"),
+        Column("frame B"),
+        Column("offered %"),
+        Column("offered pps"),
+        Column("tx frames"),
+        Column("rx frames"),
+        Column("lost"),
+        Column("loss %"),
+        Column("lat min us"),
+        Column("lat avg us"),
+        Column("lat max us"),
+        Column("p99 us"),
+        Column("status", left=True),
+    ]
+    rows = []
+    for trial in trials:
+        latency = trial_latency(trial)
+        rows.append(
+            [
+                str(trial.trial_index),
+                str(trial.frame_size),
+                f"{trial.offered_fraction * 100.0:.2f}",
+                f"{trial.offered_pps:.0f}",
+                str(trial.tx_frames),
+                str(trial.rx_frames),
+                str(trial.lost),
+                f"{trial.loss_ratio * 100.0:.4f}",
+                _fixed(latency.min_us if latency else None, 1),
+                _fixed(latency.avg_us if latency else None, 1),
+                _fixed(latency.max_us if latency else None, 1),
+                _percentile_text(latency, latency.p99_us if latency else None),
+                "ok" if trial.valid else f"invalid: {trial.error or 'no reason given'}",
+            ]
+        )
+    return render_table(columns, rows)

@@ -1,0 +1,73 @@
+"""The plain RFC 2544 throughput search (section 26.1), kept as the compliance baseline.
+
+One goal at a time, every trial at the goal's full final duration, starting at line
+rate and halving the interval between the highest passing and the lowest failing load
+until it is as narrow as the goal asks. Nothing is shared between goals: that is what
+the MLRsearch adapter is compared against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .goals import DEFAULT_MIN_FRACTION, SearchGoal, SearchResult, relative_width
+from .measurer import Measurer
+from .trials import DEFAULT_MAX_TRIALS, TrialRecorder
+
+# RFC 2544 starts at the maximum frame rate of the medium.
+_LINE_RATE = 1.0
+
+
+def binary_search(
+    measurer: Measurer,
+    goals: Sequence[SearchGoal],
+    *,
+    min_fraction: float = DEFAULT_MIN_FRACTION,
+    max_trials: int = DEFAULT_MAX_TRIALS,
+) -> tuple[SearchResult, ...]:
+    """Search each goal on its own; one SearchResult per goal, in the goals' order.
+
+    A trial meets a goal when its loss ratio is at most the goal's. `max_trials` caps
+    each goal's search (TrialBudgetError past it); an invalid trial is repeated once,
+    then InvalidTrialError. When even `min_fraction` fails, the result has no lower
+    bound.
+    """
+    if not goals:
+        raise ValueError("binary_search: no goals given (e.g. [NDR, PDR])")
+    if not 0.0 < min_fraction < _LINE_RATE:
+        raise ValueError(
+            f"binary_search: min_fraction must be in (0, 1) of line rate, got {min_fraction}"
+        )
+    return tuple(_search_goal(measurer, goal, min_fraction, max_trials) for goal in goals)
+
+
+def _search_goal(
+    measurer: Measurer, goal: SearchGoal, min_fraction: float, max_trials: int
+) -> SearchResult:
+    recorder = TrialRecorder(measurer, max_trials)
+    lower: float | None = None
+    upper: float | None = None
+    load = _LINE_RATE
+    while True:
+        trial = recorder.measure(goal.final_trial_duration_s, load)
+        if goal.is_met_by(trial):
+            lower = load
+        else:
+            upper = load
+        if upper is None:
+            break  # line rate meets the goal: nothing above it to find
+        if relative_width(lower, upper) <= goal.relative_width:
+            break
+        if lower is None and upper <= min_fraction:
+            break  # not even the minimum load meets the goal
+        # Once a load has passed, every midpoint lies above min_fraction; the clamp only
+        # acts while nothing has passed yet.
+        floor = 0.0 if lower is None else lower
+        load = max((floor + upper) / 2.0, min_fraction)
+    return SearchResult(
+        goal=goal,
+        lower_bound_fraction=lower,
+        upper_bound_fraction=upper,
+        trials=recorder.trials,
+        trial_seconds=recorder.trial_seconds,
+    )

@@ -1,0 +1,190 @@
+"""What a throughput search looks for (SearchGoal) and what it found (SearchResult).
+
+Loads are fractions of the TX ports' line rate, in (0, 1]; durations are seconds.
+Definitions follow design.md section 4: NDR is the highest load with zero loss, PDR
+the highest load with a loss ratio at or below a set ratio; RFC 2544 trials last 60 s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from p4tester.results.model import TrialResult
+
+# RFC 2544 section 24: a throughput trial lasts at least 60 s.
+RFC2544_TRIAL_DURATION_S = 60.0
+# 0.5 %: the width FD.io CSIT asks of its NDR/PDR searches, and our default.
+DEFAULT_RELATIVE_WIDTH = 0.005
+# PDR as used by FD.io CSIT and design.md: at most 0.5 % of the frames lost.
+DEFAULT_PDR_LOSS_RATIO = 0.005
+# MLRsearch's first, short trials only steer the search; 1 s is its own default.
+DEFAULT_INITIAL_TRIAL_DURATION_S = 1.0
+# Below 0.1 % of line rate a DUT is broken rather than slow: searches stop there.
+DEFAULT_MIN_FRACTION = 0.001
+
+
+def relative_width(lower: float | None, upper: float | None) -> float:
+    """(upper - lower) / upper, the width measure of RFC 9971 and of SearchGoal.
+
+    A missing upper bound means line rate passed: the limit is known exactly (0.0).
+    A missing lower bound means nothing passed: the interval is (0, upper] (1.0).
+    """
+    if upper is None:
+        return 0.0
+    return (upper - (lower or 0.0)) / upper
+
+
+@dataclass(frozen=True, slots=True)
+class SearchGoal:
+    """One conditional-throughput goal.
+
+    Every search uses `loss_ratio`, `relative_width` and `final_trial_duration_s`.
+    The rest only shapes the MLRsearch adapter (RFC 9971 terms): its early trials last
+    `initial_trial_duration_s`, a load is classified once trials at the final duration
+    sum to `duration_sum_s` (None: one final trial), and up to `exceed_ratio` of that
+    sum may fail the loss ratio. The RFC 2544 binary search runs exactly one final
+    trial per load, i.e. exceed_ratio 0 and one trial, whatever these say.
+    """
+
+    name: str
+    loss_ratio: float
+    relative_width: float = DEFAULT_RELATIVE_WIDTH
+    final_trial_duration_s: float = RFC2544_TRIAL_DURATION_S
+    initial_trial_duration_s: float = DEFAULT_INITIAL_TRIAL_DURATION_S
+    exceed_ratio: float = 0.0
+    duration_sum_s: float | None = None
+    preceding_targets: int = 2  # MLRsearch: coarser short-trial phases before the final one
+
+    def __post_init__(self) -> None:
+        problem = self._problem()
+        if problem is not None:
+            raise ValueError(f"search goal {self.name!r}: {problem}")
+
+    def _problem(self) -> str | None:
+        """The first thing wrong with the goal, as a message, or None."""
+        if not self.name:
+            return "name must not be empty"
+        if not 0.0 <= self.loss_ratio < 1.0:
+            return (
+                f"loss_ratio must be in [0, 1) (0 for NDR, e.g. 0.005 for PDR), "
+                f"got {self.loss_ratio}"
+            )
+        if not 0.0 < self.relative_width < 1.0:
+            return (
+                f"relative_width must be in (0, 1) (e.g. 0.005 for 0.5 %), "
+                f"got {self.relative_width}"
+            )
+        if not self.final_trial_duration_s > 0.0:
+            return f"final_trial_duration_s must be positive, got {self.final_trial_duration_s}"
+        if not 0.0 < self.initial_trial_duration_s <= self.final_trial_duration_s:
+            return (
+                f"initial_trial_duration_s must be in (0, final_trial_duration_s="
+                f"{self.final_trial_duration_s}], got {self.initial_trial_duration_s}"
+            )
+        if not 0.0 <= self.exceed_ratio < 1.0:
+            return f"exceed_ratio must be in [0, 1), got {self.exceed_ratio}"
+        if self.duration_sum_s is not None and self.duration_sum_s < self.final_trial_duration_s:
+            return (
+                f"duration_sum_s ({self.duration_sum_s}) must be at least "
+                f"final_trial_duration_s ({self.final_trial_duration_s})"
+            )
+        if self.preceding_targets < 0:
+            return f"preceding_targets must not be negative, got {self.preceding_targets}"
+        # MLRsearch needs a short-trial phase to start from unless the first trial
+        # already reaches the duration sum.
+        if self.preceding_targets == 0 and self.initial_trial_duration_s < self.min_duration_sum_s:
+            return (
+                "preceding_targets must be at least 1 when initial trials are shorter "
+                "than the duration sum"
+            )
+        return None
+
+    @property
+    def min_duration_sum_s(self) -> float:
+        """Seconds of final-duration trials needed to classify a load."""
+        if self.duration_sum_s is None:
+            return self.final_trial_duration_s
+        return self.duration_sum_s
+
+    def is_met_by(self, trial: TrialResult) -> bool:
+        """Whether one (valid) trial meets the goal's loss ratio."""
+        return trial.loss_ratio <= self.loss_ratio
+
+    @classmethod
+    def ndr(
+        cls,
+        *,
+        relative_width: float = DEFAULT_RELATIVE_WIDTH,
+        final_trial_duration_s: float = RFC2544_TRIAL_DURATION_S,
+        initial_trial_duration_s: float = DEFAULT_INITIAL_TRIAL_DURATION_S,
+    ) -> SearchGoal:
+        """Non-drop rate: the highest load without any loss."""
+        return cls(
+            "NDR",
+            0.0,
+            relative_width=relative_width,
+            final_trial_duration_s=final_trial_duration_s,
+            initial_trial_duration_s=initial_trial_duration_s,
+        )
+
+    @classmethod
+    def pdr(
+        cls,
+        loss_ratio: float = DEFAULT_PDR_LOSS_RATIO,
+        *,
+        relative_width: float = DEFAULT_RELATIVE_WIDTH,
+        final_trial_duration_s: float = RFC2544_TRIAL_DURATION_S,
+        initial_trial_duration_s: float = DEFAULT_INITIAL_TRIAL_DURATION_S,
+    ) -> SearchGoal:
+        """Partial drop rate: the highest load losing at most `loss_ratio` of frames."""
+        return cls(
+            "PDR",
+            loss_ratio,
+            relative_width=relative_width,
+            final_trial_duration_s=final_trial_duration_s,
+            initial_trial_duration_s=initial_trial_duration_s,
+        )
+
+
+NDR = SearchGoal.ndr()
+PDR = SearchGoal.pdr()
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """Where one goal's limit lies, as fractions of line rate.
+
+    `lower_bound_fraction`: the highest load known to meet the goal; None when not even
+    the search's minimum load did. `upper_bound_fraction`: the lowest load known to
+    fail it; None when line rate itself meets the goal (then the lower bound is 1.0).
+    `trials` are the trials the search ran for this result, invalid ones included,
+    and `trial_seconds` their summed durations: the search's cost in traffic time.
+    """
+
+    goal: SearchGoal
+    lower_bound_fraction: float | None
+    upper_bound_fraction: float | None
+    trials: tuple[TrialResult, ...]
+    trial_seconds: float
+
+    def __post_init__(self) -> None:
+        lower, upper = self.lower_bound_fraction, self.upper_bound_fraction
+        for label, bound in (("lower", lower), ("upper", upper)):
+            if bound is not None and not 0.0 < bound <= 1.0:
+                raise ValueError(
+                    f"{self.goal.name} result: {label} bound must be in (0, 1] of line rate, "
+                    f"got {bound}"
+                )
+        if lower is not None and upper is not None and not lower < upper:
+            raise ValueError(
+                f"{self.goal.name} result: lower bound {lower} must be below upper bound {upper}"
+            )
+
+    @property
+    def relative_width(self) -> float:
+        """See the module function `relative_width`."""
+        return relative_width(self.lower_bound_fraction, self.upper_bound_fraction)
+
+    @property
+    def within_goal_width(self) -> bool:
+        return self.relative_width <= self.goal.relative_width

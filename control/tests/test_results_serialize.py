@@ -1,0 +1,170 @@
+"""TrialResult <-> dict: exact round trip through JSON, version check, precise errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from typing import Any
+
+import pytest
+
+from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
+from p4tester.results.serialize import (
+    SCHEMA_VERSION,
+    SerializeError,
+    trial_from_dict,
+    trial_to_dict,
+)
+
+
+def full_trial() -> TrialResult:
+    """Every field set to a non-default value, including None, inf and nested tuples."""
+    histogram = Histogram(edges=(0, 2, 4, 8, 16), counts=(1, 500, 480, 9), outside=2)
+    latency = LatencyStats(
+        samples=992,
+        min_us=1.5,
+        max_us=math.inf,
+        avg_us=3.141592653589793,
+        jitter_us=0.1 + 0.2,  # not exactly representable: must survive bit for bit
+        p50_us=3.9,
+        p99_us=7.75,
+        p999_us=None,
+        histogram=histogram,
+    )
+    streams = (
+        StreamStats(
+            stream_id=7,
+            frame_size=64,
+            tx_frames=1000,
+            rx_frames=992,
+            rx_bytes=992 * 64,
+            gap_events=3,
+            lost_in_gaps=9,
+            reordered=1,
+            duplicates=1,
+            latency=latency,
+            queue_depth=Histogram(edges=(0, 1, 64), counts=(900, 92), outside=0),
+        ),
+        StreamStats(7 + 1, 1518, 10, 0, 0, 0, 0, 0, 0),
+    )
+    return TrialResult(
+        experiment="throughput",
+        trial_index=12,
+        offered_fraction=0.734375,
+        offered_pps=10929.1234,
+        duration_s=2.5,
+        frame_size=64,
+        streams=streams,
+        started_at=1_700_000_000.123456,
+        valid=False,
+        error="switch read failed: 'UNAVAILABLE'",
+        labels=(("buffer_pct", "40"), ("dut", "bmv2 \u00e9")),
+    )
+
+
+def round_trip(trial: TrialResult) -> TrialResult:
+    text = json.dumps(trial_to_dict(trial), allow_nan=False)  # strict JSON
+    return trial_from_dict(json.loads(text))
+
+
+def test_round_trip_is_exact() -> None:
+    trial = full_trial()
+    assert round_trip(trial) == trial
+    assert round_trip(TrialResult("x", 0, 0.5, 100.0, 1.0, 64)) == TrialResult(
+        "x", 0, 0.5, 100.0, 1.0, 64
+    )
+
+
+def as_json(trial: TrialResult) -> Any:
+    """The dict as a JSON reader sees it (Any: tests index into it freely)."""
+    return json.loads(json.dumps(trial_to_dict(trial)))
+
+
+def test_non_finite_floats_are_strict_json_strings() -> None:
+    latency = as_json(full_trial())["streams"][0]["latency"]
+    assert latency["max_us"] == "inf"
+    assert latency["p999_us"] is None
+    nan_trial = dataclasses.replace(full_trial(), offered_pps=math.nan)
+    assert math.isnan(round_trip(nan_trial).offered_pps)
+
+
+def test_dict_shape() -> None:
+    data = as_json(full_trial())
+    assert next(iter(data)) == "schema_version"
+    assert data["schema_version"] == SCHEMA_VERSION == 1
+    assert data["labels"] == [["buffer_pct", "40"], ["dut", "bmv2 \u00e9"]]
+    assert data["streams"][1]["latency"] is None
+
+
+def test_every_model_field_is_written() -> None:
+    """Fails when a field is added to the model but not to the serializer."""
+    data = as_json(full_trial())
+    stream = data["streams"][0]
+    pairs: list[tuple[type[Any], Any]] = [
+        (TrialResult, data),
+        (StreamStats, stream),
+        (LatencyStats, stream["latency"]),
+        (Histogram, stream["latency"]["histogram"]),
+    ]
+    for cls, written in pairs:
+        expected = {f.name for f in dataclasses.fields(cls)}
+        if cls is TrialResult:
+            expected.add("schema_version")
+        assert set(written) == expected, cls.__name__
+
+
+def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
+    data: dict[str, Any] = as_json(full_trial())
+    target: Any = data
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return data
+
+
+def test_unknown_version_is_rejected() -> None:
+    with pytest.raises(SerializeError) as caught:
+        trial_from_dict(_mutated(("schema_version",), 2))
+    assert str(caught.value) == (
+        "trial: unknown schema version 2; this p4tester reads version 1 "
+        "(written by a newer p4tester: upgrade p4tester to read it)"
+    )
+    with pytest.raises(SerializeError, match=r"unknown schema version '1'"):
+        trial_from_dict(_mutated(("schema_version",), "1"))
+    data = _mutated(("schema_version",), 1)
+    del data["schema_version"]
+    with pytest.raises(SerializeError, match=r"no 'schema_version' key"):
+        trial_from_dict(data)
+
+
+def test_errors_name_the_exact_place() -> None:
+    with pytest.raises(
+        SerializeError, match=r"^trial\.streams\[0\]\.latency\.min_us: expected a number, got 'x'$"
+    ):
+        trial_from_dict(_mutated(("streams", 0, "latency", "min_us"), "x"))
+    with pytest.raises(
+        SerializeError, match=r"trial\.streams\[1\]\.tx_frames: expected an integer"
+    ):
+        trial_from_dict(_mutated(("streams", 1, "tx_frames"), True))
+    with pytest.raises(SerializeError, match=r"trial\.labels\[0\]: expected a \[name, value\]"):
+        trial_from_dict(_mutated(("labels", 0), ["only-one"]))
+    with pytest.raises(
+        SerializeError,
+        match=r"trial\.streams\[0\]\.latency\.histogram: histogram: 4 bins need 5 edges",
+    ):
+        trial_from_dict(_mutated(("streams", 0, "latency", "histogram", "edges"), [0, 1]))
+
+
+def test_unknown_and_missing_keys_are_rejected() -> None:
+    data = _mutated(("colour",), "blue")
+    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 1 has"):
+        trial_from_dict(data)
+    data = _mutated(("streams", 0, "latency"), {"samples": 1})
+    with pytest.raises(SerializeError, match=r"latency: missing min_us, max_us"):
+        trial_from_dict(data)
+
+
+def test_not_an_object() -> None:
+    with pytest.raises(SerializeError, match=r"trial: expected an object, got \[1, 2\]"):
+        trial_from_dict([1, 2])

@@ -1,0 +1,154 @@
+"""CSV writers (exact header and rows, units in column names) and terminal tables."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
+from p4tester.results.tables import (
+    Column,
+    ThroughputPoint,
+    render_table,
+    throughput_table,
+    trials_table,
+    write_streams_csv,
+    write_throughput_csv,
+    write_trials_csv,
+)
+
+LATENCY = LatencyStats(
+    samples=1990,
+    min_us=2.0,
+    max_us=10.0,
+    avg_us=4.0,
+    jitter_us=0.5,
+    p50_us=3.0,
+    p99_us=9.0,
+    p999_us=None,
+    histogram=Histogram(edges=(0, 5, 20), counts=(1000, 980), outside=10),
+)
+GOOD = TrialResult(
+    experiment="t",
+    trial_index=3,
+    offered_fraction=0.5,
+    offered_pps=1000.0,
+    duration_s=2.0,
+    frame_size=64,
+    streams=(StreamStats(1, 64, 2000, 1990, 127360, 2, 10, 1, 0, LATENCY),),
+    started_at=1_700_000_000.5,
+    labels=(("buffer_pct", "40"),),
+)
+BAD = TrialResult(
+    experiment="t",
+    trial_index=4,
+    offered_fraction=0.25,
+    offered_pps=100.0,
+    duration_s=1.0,
+    frame_size=1518,
+    started_at=1_700_000_010.0,
+    valid=False,
+    error="switch died, restarted",
+)
+
+
+def test_trials_csv_exact(tmp_path: Path) -> None:
+    path = write_trials_csv([GOOD, BAD], tmp_path / "out" / "trials.csv")
+    assert path.read_text().splitlines() == [
+        "experiment,trial_index,started_at_unix_s,duration_s,frame_size_B,"
+        "offered_line_rate_pct,offered_pps,offered_l1_bps,offered_l2_bps,streams,tx_frames,"
+        "rx_frames,lost_frames,loss_pct,latency_min_us,latency_avg_us,latency_max_us,"
+        "latency_jitter_us,latency_p50_us,latency_p99_us,latency_p999_us,valid,error,"
+        "label_buffer_pct",
+        # 1000 pps of 64 B: 1000 * 84 * 8 L1 bit/s, 1000 * 64 * 8 L2 bit/s
+        "t,3,1700000000.5,2.0,64,50.0,1000.0,672000.0,512000.0,1,2000,1990,10,0.5,"
+        "2.0,4.0,10.0,0.5,3.0,9.0,,true,,40",
+        # 100 pps of 1518 B: 100 * 1538 * 8 and 100 * 1518 * 8
+        "t,4,1700000010.0,1.0,1518,25.0,100.0,1230400.0,1214400.0,0,0,0,0,0.0,"
+        ',,,,,,,false,"switch died, restarted",',
+    ]
+
+
+def test_streams_csv_exact(tmp_path: Path) -> None:
+    path = write_streams_csv([GOOD, BAD], tmp_path / "streams.csv")
+    assert path.read_text().splitlines() == [
+        "experiment,trial_index,stream_id,frame_size_B,tx_frames,rx_frames,rx_bytes,"
+        "lost_frames,loss_pct,gap_events,lost_in_gaps_frames,reordered_frames,"
+        "duplicate_frames,latency_samples,latency_min_us,latency_avg_us,latency_max_us,"
+        "latency_jitter_us,latency_p50_us,latency_p99_us,latency_p999_us,"
+        "latency_outside_bins_frames",
+        "t,3,1,64,2000,1990,127360,10,0.5,2,10,1,0,1990,2.0,4.0,10.0,0.5,3.0,9.0,,10",
+    ]
+
+
+POINTS = [
+    ThroughputPoint(frame_size=64, line_rate_bps=10e9, ndr_fraction=0.5, pdr_fraction=0.75),
+    ThroughputPoint(frame_size=1518, line_rate_bps=10e9, ndr_fraction=1.0, pdr_fraction=None),
+]
+
+
+def test_throughput_csv(tmp_path: Path) -> None:
+    path = write_throughput_csv(POINTS, tmp_path / "throughput.csv")
+    with path.open(newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert list(rows[0]) == [
+        "frame_size_B",
+        "line_rate_bps",
+        "ndr_line_rate_pct",
+        "ndr_pps",
+        "ndr_l1_bps",
+        "ndr_l2_bps",
+        "pdr_line_rate_pct",
+        "pdr_pps",
+        "pdr_l1_bps",
+        "pdr_l2_bps",
+    ]
+    first, second = rows
+    assert float(first["ndr_pps"]) == pytest.approx(7_440_476.19, abs=0.01)
+    assert float(first["ndr_l1_bps"]) == 5e9
+    assert float(first["pdr_pps"]) == pytest.approx(11_160_714.29, abs=0.01)
+    assert float(first["pdr_l2_bps"]) == pytest.approx(11_160_714.29 * 512, rel=1e-9)
+    assert float(second["ndr_pps"]) == pytest.approx(812_743.8, abs=0.05)
+    assert (second["pdr_line_rate_pct"], second["pdr_pps"]) == ("", "")
+
+
+def test_render_table_fixed_width() -> None:
+    text = render_table([Column("name", left=True), Column("pps")], [["a", "1"], ["bbb", "1000"]])
+    assert text == "name   pps\n----  ----\na        1\nbbb   1000"
+    with pytest.raises(ValueError, match=r"table row 1 has 1 cells for 2 columns"):
+        render_table([Column("a"), Column("b")], [["x"]])
+
+
+def test_throughput_table() -> None:
+    lines = throughput_table(POINTS).splitlines()
+    assert lines[0].split("  ")[0] == "frame B"
+    assert "NDR L1 Gbit/s" in lines[0] and "PDR L2 Gbit/s" in lines[0]
+    assert lines[2].split() == [
+        "64", "50.00", "7440476", "5.000", "3.810", "75.00", "11160714", "7.500", "5.714"
+    ]  # fmt: skip
+    assert lines[3].split() == ["1518", "100.00", "812744", "10.000", "9.870", "-", "-", "-", "-"]
+    assert len({len(line) for line in lines[:3]}) == 1  # fixed width
+
+
+def test_trials_table() -> None:
+    beyond = LatencyStats(10, 1.0, 40.0, 5.0, 1.0, 3.0, None, None, Histogram((0, 20), (9,), 1))
+    trial = TrialResult(
+        "t", 5, 0.1, 10.0, 1.0, 64, (StreamStats(2, 64, 10, 10, 640, 0, 0, 0, 0, beyond),)
+    )
+    lines = trials_table([GOOD, BAD, trial]).splitlines()
+    assert lines[0].split("  ")[0] == "#"
+    assert lines[2].split() == [
+        "3", "64", "50.00", "1000", "2000", "1990", "10", "0.5000",
+        "2.0", "4.0", "10.0", "9.0", "ok",
+    ]  # fmt: skip
+    assert lines[3].endswith("-  invalid: switch died, restarted")
+    assert lines[4].split()[-2:] == [">20", "ok"]  # p99 lies beyond the last edge
+
+
+def test_throughput_point_validation() -> None:
+    with pytest.raises(ValueError, match=r"ndr_fraction 0\.0 of frame size 64 B must be in"):
+        ThroughputPoint(64, 10e9, 0.0, None)
+    with pytest.raises(ValueError, match=r"pdr_fraction 1\.5"):
+        ThroughputPoint(64, 10e9, None, 1.5)

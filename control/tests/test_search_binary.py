@@ -1,0 +1,224 @@
+"""RFC 2544 binary search against simulated DUTs with known limits, plus the goal and
+result types it shares with the MLRsearch adapter."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+
+from p4tester.search import (
+    NDR,
+    PDR,
+    InvalidTrialError,
+    SearchGoal,
+    SearchResult,
+    TrialBudgetError,
+    binary_search,
+)
+from p4tester.search.simulated import CleanDut, FlakyMeasurer, NoisyDut
+
+
+def brackets(result: SearchResult, limit: float) -> bool:
+    lower = result.lower_bound_fraction or 0.0
+    upper = 1.0 if result.upper_bound_fraction is None else result.upper_bound_fraction
+    return lower <= limit <= upper
+
+
+# --- goals and results -------------------------------------------------------------
+
+
+def test_ndr_and_pdr_constants() -> None:
+    assert (NDR.name, NDR.loss_ratio, NDR.relative_width) == ("NDR", 0.0, 0.005)
+    assert (PDR.name, PDR.loss_ratio) == ("PDR", 0.005)
+    assert NDR.final_trial_duration_s == 60.0  # RFC 2544 trial length
+    assert SearchGoal.pdr(0.01, relative_width=0.01).loss_ratio == 0.01
+    assert NDR.min_duration_sum_s == 60.0
+
+
+@pytest.mark.parametrize(
+    ("fields", "fragment"),
+    [
+        ({"loss_ratio": -0.1}, "search goal 'G': loss_ratio must be in [0, 1)"),
+        ({"loss_ratio": 1.0}, "loss_ratio must be in [0, 1)"),
+        ({"relative_width": 0.0}, "relative_width must be in (0, 1)"),
+        ({"relative_width": 1.0}, "relative_width must be in (0, 1)"),
+        ({"final_trial_duration_s": 0.0}, "final_trial_duration_s must be positive"),
+        ({"initial_trial_duration_s": 90.0}, "initial_trial_duration_s must be in (0, final"),
+        ({"exceed_ratio": 1.0}, "exceed_ratio must be in [0, 1)"),
+        ({"duration_sum_s": 30.0}, "duration_sum_s (30.0) must be at least final"),
+        ({"preceding_targets": -1}, "preceding_targets must not be negative"),
+        ({"preceding_targets": 0}, "preceding_targets must be at least 1"),
+        ({"name": ""}, "name must not be empty"),
+    ],
+)
+def test_goal_validation_names_the_problem(fields: dict[str, object], fragment: str) -> None:
+    kwargs: dict[str, object] = {"name": "G", "loss_ratio": 0.0, **fields}
+    with pytest.raises(ValueError, match=re.escape(fragment)):
+        SearchGoal(**kwargs)  # type: ignore[arg-type]
+
+
+def test_result_width_and_validation() -> None:
+    result = SearchResult(NDR, 0.5, 0.502, (), 0.0)
+    assert result.relative_width == pytest.approx(0.002 / 0.502)
+    assert result.within_goal_width
+    assert SearchResult(NDR, 1.0, None, (), 0.0).relative_width == 0.0  # line rate passed
+    assert SearchResult(NDR, None, 0.001, (), 0.0).relative_width == 1.0  # nothing passed
+    with pytest.raises(ValueError, match=r"NDR result: lower bound 0.6 must be below upper"):
+        SearchResult(NDR, 0.6, 0.5, (), 0.0)
+    with pytest.raises(ValueError, match=re.escape("upper bound must be in (0, 1]")):
+        SearchResult(NDR, 0.5, 1.5, (), 0.0)
+
+
+# --- the search --------------------------------------------------------------------
+
+
+def test_exact_trial_sequence_on_a_clean_dut() -> None:
+    (ndr,) = binary_search(CleanDut(0.6), [NDR])
+    loads = [trial.offered_fraction for trial in ndr.trials]
+    # Start at line rate, then halve the interval between highest pass and lowest fail.
+    assert loads == [
+        1.0,
+        0.5,
+        0.75,
+        0.625,
+        0.5625,
+        0.59375,
+        0.609375,
+        0.6015625,
+        0.59765625,
+        0.599609375,
+    ]
+    assert (ndr.lower_bound_fraction, ndr.upper_bound_fraction) == (0.599609375, 0.6015625)
+    assert all(trial.duration_s == 60.0 for trial in ndr.trials)
+    assert ndr.trial_seconds == 600.0
+
+
+@pytest.mark.parametrize("capacity", [0.0123, 0.1, 0.37, 0.5, 0.6, 0.97, 0.999])
+@pytest.mark.parametrize("goal", [NDR, PDR, SearchGoal.pdr(0.05, relative_width=0.01)])
+def test_bounds_bracket_the_true_limit_within_the_width(capacity: float, goal: SearchGoal) -> None:
+    dut = CleanDut(capacity)
+    (result,) = binary_search(dut, [goal])
+    limit = dut.limit_fraction(goal.loss_ratio)
+    assert brackets(result, limit)
+    assert result.within_goal_width
+    if result.upper_bound_fraction is not None:
+        # The upper bound really failed and the lower bound really passed.
+        assert dut.loss_ratio_at(result.upper_bound_fraction) > goal.loss_ratio
+    assert result.lower_bound_fraction is not None
+    assert dut.loss_ratio_at(result.lower_bound_fraction) <= goal.loss_ratio
+
+
+def test_pdr_sits_above_ndr_by_what_the_loss_curve_implies() -> None:
+    # Above capacity c the loss is 1 - c / load, so PDR(r) = c / (1 - r) = NDR / (1 - r).
+    capacity, ratio = 0.6, 0.05
+    pdr_goal = SearchGoal.pdr(ratio)
+    ndr, pdr = binary_search(CleanDut(capacity), [NDR, pdr_goal])
+    assert ndr.upper_bound_fraction is not None and pdr.upper_bound_fraction is not None
+    assert ndr.lower_bound_fraction is not None and pdr.lower_bound_fraction is not None
+    assert pdr.lower_bound_fraction > ndr.upper_bound_fraction
+    implied = 1.0 / (1.0 - ratio)
+    found = pdr.lower_bound_fraction / ndr.lower_bound_fraction
+    # Each lower bound is within its width below its limit.
+    assert implied * (1 - pdr_goal.relative_width) <= found <= implied / (1 - NDR.relative_width)
+
+
+def test_each_goal_is_its_own_search() -> None:
+    ndr, pdr = binary_search(CleanDut(0.6), [NDR, PDR])
+    assert ndr.trials[0].offered_fraction == pdr.trials[0].offered_fraction == 1.0
+    assert {t.trial_index for t in ndr.trials}.isdisjoint(t.trial_index for t in pdr.trials)
+    assert ndr.trial_seconds + pdr.trial_seconds == 60.0 * (len(ndr.trials) + len(pdr.trials))
+
+
+def test_line_rate_passing_ends_after_one_trial() -> None:
+    (result,) = binary_search(CleanDut(1.0), [NDR])
+    assert (result.lower_bound_fraction, result.upper_bound_fraction) == (1.0, None)
+    assert len(result.trials) == 1
+    assert result.within_goal_width
+
+
+def test_nothing_passing_stops_at_the_minimum_load() -> None:
+    (result,) = binary_search(CleanDut(0.0001), [NDR], min_fraction=0.001)
+    assert result.lower_bound_fraction is None
+    assert result.upper_bound_fraction == 0.001
+    # 1, 1/2, ..., 1/512 then the clamp to the minimum: 11 trials.
+    assert len(result.trials) == 11
+
+
+def test_an_invalid_trial_is_repeated_once() -> None:
+    flaky = FlakyMeasurer(CleanDut(0.6), frozenset({2}))
+    (result,) = binary_search(flaky, [NDR])
+    (clean,) = binary_search(CleanDut(0.6), [NDR])
+    assert (result.lower_bound_fraction, result.upper_bound_fraction) == (
+        clean.lower_bound_fraction,
+        clean.upper_bound_fraction,
+    )
+    invalid = [t for t in result.trials if not t.valid]
+    assert len(invalid) == 1
+    assert result.trials[3].offered_fraction == invalid[0].offered_fraction == 0.75
+    # The repeat costs time: it is counted.
+    assert result.trial_seconds == clean.trial_seconds + 60.0
+
+
+def test_a_trial_invalid_twice_raises() -> None:
+    flaky = FlakyMeasurer(CleanDut(0.6), frozenset({1, 2}), error="read timed out")
+    with pytest.raises(InvalidTrialError, match=r"0\.5 of line rate for 60 s was invalid twice"):
+        binary_search(flaky, [NDR])
+    with pytest.raises(InvalidTrialError, match="read timed out"):
+        binary_search(
+            FlakyMeasurer(CleanDut(0.6), frozenset({0, 1}), error="read timed out"), [NDR]
+        )
+
+
+def test_the_trial_count_is_bounded() -> None:
+    with pytest.raises(TrialBudgetError, match="more than max_trials=5"):
+        binary_search(CleanDut(0.6), [NDR], max_trials=5)
+
+
+def test_argument_errors() -> None:
+    with pytest.raises(ValueError, match="no goals given"):
+        binary_search(CleanDut(0.6), [])
+    with pytest.raises(ValueError, match=re.escape("min_fraction must be in (0, 1)")):
+        binary_search(CleanDut(0.6), [NDR], min_fraction=0.0)
+
+
+# --- noise -------------------------------------------------------------------------
+
+NOISE = 0.001  # below PDR's 0.5 %, so only NDR notices it
+SEEDS = range(8)
+
+
+def test_noisy_dut_pdr_is_unaffected_ndr_can_only_land_low() -> None:
+    """Documented behaviour: noise only adds loss, so it never makes a load pass that
+    should fail. PDR tolerates the noise and brackets its limit for every seed; NDR's
+    lower bound never exceeds the true limit, but a noisy failure below capacity
+    becomes a false upper bound and the search settles too low (one trial per load,
+    no second chance: that is RFC 2544)."""
+    missed = []
+    for seed in SEEDS:
+        dut = NoisyDut(0.6, NOISE, 0.2, seed=seed)
+        ndr, pdr = binary_search(dut, [NDR, PDR])
+        assert brackets(pdr, dut.limit_fraction(PDR.loss_ratio))
+        assert ndr.lower_bound_fraction is not None
+        assert ndr.lower_bound_fraction <= 0.6
+        assert ndr.within_goal_width  # narrow, just not around the truth
+        if not brackets(ndr, 0.6):
+            missed.append(seed)
+            # Every failing trial below capacity was a noisy one.
+            for trial in ndr.trials:
+                if trial.offered_fraction <= 0.6 and trial.loss_ratio > 0:
+                    assert ("noise", "yes") in trial.labels
+    assert missed == [1, 3, 4, 6, 7]
+
+
+def test_noisy_dut_example_seed_4_halves_the_ndr() -> None:
+    (ndr,) = binary_search(NoisyDut(0.6, NOISE, 0.2, seed=4), [NDR])
+    assert ndr.lower_bound_fraction == pytest.approx(0.3115, abs=1e-4)
+
+
+def test_noise_free_noisy_dut_is_a_clean_dut() -> None:
+    quiet = binary_search(NoisyDut(0.6, NOISE, 0.0), [NDR, PDR])
+    clean = binary_search(CleanDut(0.6), [NDR, PDR])
+    for a, b in zip(quiet, clean, strict=True):
+        assert replace(a, trials=()) == replace(b, trials=())
