@@ -45,15 +45,18 @@ class ForwardsAndStampsIdleQueue(DutTest):
 
 
 class StampsQueueDepthBehindABottleneck(DutTest):
-    """Egress at 10 pps: the first frame leaves at once, the next ones queue behind
-    the second; depths at enqueue are 0, 0, 1, 2 and the queued frames wait
-    longer than the 16-bit delay field holds (100 ms > 65.535 ms): saturated."""
+    """Egress at 10 pps. The first frame finds the queue idle and leaves at once;
+    once it is out, three more arrive together: the next may leave only 100 ms
+    after the first, so depths at enqueue are 0, 0, 1, 2 and the queued frames
+    wait longer than the 16-bit delay field holds (> 65.535 ms): saturated."""
 
     def runTest(self) -> None:
         self.set_queue_rate(PORT_B, 10)
-        for seq in range(4):
+        tu.send_packet(self, PORT_A, self.tester_frame(TesterHeader(stream_id=1, seq=0)))
+        frames = self.receive_frames(PORT_B, 1)
+        for seq in range(1, 4):
             tu.send_packet(self, PORT_A, self.tester_frame(TesterHeader(stream_id=1, seq=seq)))
-        frames = self.receive_frames(PORT_B, 4, timeout_s=3.0)
+        frames += self.receive_frames(PORT_B, 3, timeout_s=3.0)
         headers = [self.header_of(f) for f in frames]
         self.assertEqual([h.seq for h in headers], [0, 1, 2, 3])
         self.assertEqual([h.dut_qdepth for h in headers], [0, 0, 1, 2])

@@ -58,7 +58,7 @@ control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestam
             latency_sum.read(hdr.stats.latency_sum, s);
             jitter_sum.read(hdr.stats.jitter_sum, s);
             last_latency.read(hdr.stats.last_latency, s);
-        } else if (meta.rx_kind == RX_KIND_STREAM) {
+        } else if (meta.ctrl_op == CTRL_OP_NONE && meta.rx_kind == RX_KIND_STREAM) {
             bit<32> s = (bit<32>) hdr.tester.stream_id;
             rx_stream.count(s);
 

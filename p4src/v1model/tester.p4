@@ -32,6 +32,10 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
             meta.stream = hdr.packet_out.stream_id;
             meta.initial_seq = hdr.packet_out.initial_seq;
             hdr.packet_out.setInvalid();
+            if (meta.ctrl_op == CTRL_OP_READ) {
+                /* Valid before any control writes its part of the reply. */
+                hdr.stats.setValid();
+            }
         }
         if (received) {
             classifier.apply(hdr, meta.frame, smeta.parser_error == error.NoError, meta.rx_kind);
@@ -46,10 +50,8 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
             if (from_controller || recirculated) {
                 generator.apply(hdr, meta, smeta);
             }
-            if (from_controller || (received && meta.rx_kind == RX_KIND_STREAM)) {
-                if (meta.ctrl_op == CTRL_OP_READ) {
-                    hdr.stats.setValid();
-                }
+            bool state_request = meta.ctrl_op == CTRL_OP_CLEAR || meta.ctrl_op == CTRL_OP_READ;
+            if (state_request || (received && meta.rx_kind == RX_KIND_STREAM)) {
                 checker.apply(hdr, meta, (timestamp_t) smeta.ingress_global_timestamp);
             }
             if (received) {
@@ -59,7 +61,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
                     mark_to_drop(smeta);
                 }
             }
-            if (meta.ctrl_op == CTRL_OP_CLEAR || meta.ctrl_op == CTRL_OP_READ) {
+            if (state_request) {
                 smeta.egress_spec = CPU_PORT;
             }
         }

@@ -7,11 +7,32 @@ bottleneck the same way.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 CLI_NAME = "simple_switch_CLI"
+# BMv2's `make install` puts the CLI's Python modules under the prefix's
+# site-packages, where neither Debian's python3 nor a venv looks.
+CLI_MODULE = "sswitch_CLI.py"
+PYTHONPATH_OVERRIDE = "P4T_BMV2_PYTHONPATH"
+
+
+def bmv2_python_dir() -> Path | None:
+    """Directory holding BMv2's CLI modules (sswitch_CLI, bm_runtime), if found."""
+    override = os.environ.get(PYTHONPATH_OVERRIDE)
+    if override:
+        return Path(override)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    for prefix in ("/usr/local", "/usr"):
+        for sub in ("site-packages", "dist-packages"):
+            candidate = Path(prefix) / "lib" / version / sub
+            if (candidate / CLI_MODULE).is_file():
+                return candidate
+    return None
 
 
 class ThriftError(RuntimeError):
@@ -32,9 +53,18 @@ class Bmv2Thrift:
             raise ThriftError(
                 f"{CLI_NAME} not found on PATH: it comes with BMv2 (README, 'P4 toolchain')"
             )
+        modules = bmv2_python_dir()
+        if modules is None:
+            raise ThriftError(
+                f"BMv2's CLI modules ({CLI_MODULE}) not found under /usr/local/lib/python3*/: "
+                f"reinstall BMv2 or set {PYTHONPATH_OVERRIDE} to their directory"
+            )
+        # This interpreter runs the CLI: it has the thrift module (requirements.txt).
+        env = dict(os.environ, PYTHONPATH=str(modules))
         try:
             done = subprocess.run(
-                [cli, "--thrift-port", str(self.thrift_port)],
+                [sys.executable, cli, "--thrift-port", str(self.thrift_port)],
+                env=env,
                 input="\n".join(commands) + "\n",
                 capture_output=True,
                 text=True,
