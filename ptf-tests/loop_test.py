@@ -12,7 +12,6 @@ from p4tester.dataplane import names
 from generator_test import GeneratorTest
 from tester_base import PORT_A, PORT_B
 
-
 REINJECT_GAP_S = 0.002
 
 
