@@ -10,7 +10,7 @@ from p4tester.dataplane import names
 from p4tester.dataplane.program import pacer_port
 from p4tester.streams.template import FrameSpec, build_template
 
-from tester_base import PORT_A, PORT_B, PORT_C, TesterBaseTest
+from tester_base import PORT_A, PORT_B, PORT_C, TesterBaseTest, param
 
 SEEDS = 4
 
@@ -101,3 +101,17 @@ class StopEndsTheStream(GeneratorTest):
         self.assertEqual([self.header_of(f).seq for f in frames], list(range(len(frames))))
         self.assertEqual(self.tester.read_counter(names.TX_STREAM)[9].packets, len(frames))
         self.assertEqual(self.tester.read_stream_registers(9).generated, len(frames))
+
+
+class ReconfiguredStreamReplicatesOnce(GeneratorTest):
+    """Configuring a stream again (new TX port), here across a pipeline push that
+    BMv2's multicast engine outlives, replaces its replication: the budget is
+    exact and every frame leaves on the new port only."""
+
+    def runTest(self) -> None:
+        self.tester.configure_stream(4, PORT_A)
+        self.client.set_pipeline(self.schema, param(self.json_param))
+        frames = self.run_stream(stream_id=4, tx_port=PORT_B, frame_size=64, budget=30)
+        self.assertEqual([self.header_of(f).seq for f in frames], list(range(30)))
+        self.assert_no_more_frames(PORT_A)
+        self.assertEqual(self.tester.read_counter(names.TX_STREAM)[4].packets, 30)

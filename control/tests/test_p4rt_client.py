@@ -33,6 +33,7 @@ from p4tester.p4rt import (
     Ternary,
     WriteError,
     build_counter_entry,
+    build_multicast_group,
     build_packet_out,
     build_table_entry,
     decode_packet_in,
@@ -61,6 +62,7 @@ class FakeSwitch(p4runtime_pb2_grpc.P4RuntimeServicer):  # type: ignore[misc]
         self.pipeline: Any = None
         self.counter_cells = 64
         self.table_entries: list[Any] = []
+        self.multicast_groups: list[Any] = []  # PacketReplicationEngineEntry messages
         self.streams_ended = threading.Semaphore(0)
 
     def StreamChannel(self, request_iterator: Iterator[Any], context: Any) -> Iterator[Any]:
@@ -140,6 +142,11 @@ class FakeSwitch(p4runtime_pb2_grpc.P4RuntimeServicer):  # type: ignore[misc]
                 for entry in self.table_entries:
                     if entry.table_id == wanted:
                         response.entities.add().table_entry.CopyFrom(entry)
+                yield response
+            elif kind == "packet_replication_engine_entry":
+                response = p4runtime_pb2.ReadResponse()
+                for group in self.multicast_groups:
+                    response.entities.add().packet_replication_engine_entry.CopyFrom(group)
                 yield response
 
     def _counter_cells(self, counter_id: int) -> Iterator[Any]:
@@ -366,6 +373,40 @@ def test_pipeline_push_and_verify(
     message = str(info.value)
     assert "action 'Ingress.checker.set_stream' has id 16777218 on the switch, 16777299" in message
     assert "`make build`" in message
+
+
+def test_pipeline_push_deletes_multicast_groups_first(
+    switch: FakeSwitch, mini_p4info_path: Path, tmp_path: Path
+) -> None:
+    """BMv2's replication engine outlives a pipeline push while its P4Runtime server
+    forgets the groups: a group written again would keep its old members too."""
+    bmv2_json = tmp_path / "mini.json"
+    bmv2_json.write_bytes(b"{}")
+    switch.multicast_groups = [
+        build_multicast_group(5, [(256, 2), (1, 1)]),
+        build_multicast_group(9, [(3, 1)]),
+    ]
+    with _client(switch) as client:
+        client.set_pipeline(mini_p4info_path, bmv2_json)
+    (deletion,) = switch.writes
+    assert [u.type for u in deletion.updates] == [p4runtime_pb2.Update.DELETE] * 2
+    deleted = [
+        u.entity.packet_replication_engine_entry.multicast_group_entry.multicast_group_id
+        for u in deletion.updates
+    ]
+    assert deleted == [5, 9]
+    assert switch.pipeline is not None
+
+
+def test_pipeline_push_without_groups_writes_nothing(
+    switch: FakeSwitch, mini_p4info_path: Path, tmp_path: Path
+) -> None:
+    bmv2_json = tmp_path / "mini.json"
+    bmv2_json.write_bytes(b"{}")
+    with _client(switch) as client:
+        client.set_pipeline(mini_p4info_path, bmv2_json)
+    assert switch.writes == []
+    assert switch.pipeline is not None
 
 
 def test_switch_going_away_is_reported_as_unreachable(mini_schema: P4InfoSchema) -> None:

@@ -365,7 +365,13 @@ class P4RuntimeClient:
     def set_pipeline(
         self, p4info: P4InfoSchema | str | PathLike[str], bmv2_json_path: str | PathLike[str]
     ) -> None:
-        """Push P4Info + BMv2 JSON with VERIFY_AND_COMMIT (drops all table state)."""
+        """Push P4Info + BMv2 JSON with VERIFY_AND_COMMIT (drops all table state).
+
+        Multicast groups are deleted first: BMv2's replication engine outlives a
+        pipeline push while the P4Runtime server forgets them, so a group written
+        again afterwards would replicate to its old members as well.
+        """
+        self.delete_multicast_groups()
         schema = p4info if isinstance(p4info, P4InfoSchema) else P4InfoSchema.from_text_file(p4info)
         config = p4runtime_pb2.ForwardingPipelineConfig(
             p4info=schema.p4info, p4_device_config=Path(bmv2_json_path).read_bytes()
@@ -377,6 +383,22 @@ class P4RuntimeClient:
             config=config,
         )
         self._unary("SetForwardingPipelineConfig", request, self._pipeline_timeout_s)
+
+    def delete_multicast_groups(self) -> int:
+        """Delete every multicast group the switch reports; returns how many.
+
+        A switch without a pipeline yet has none and may refuse the read: that
+        counts as none.
+        """
+        wildcard = p4runtime_pb2.PacketReplicationEngineEntry()
+        wildcard.multicast_group_entry.multicast_group_id = 0
+        try:
+            groups = [e.packet_replication_engine_entry for e in self.read(wildcard)]
+        except P4RuntimeError:
+            return 0
+        if groups:
+            self.delete(*groups)
+        return len(groups)
 
     def get_p4info(self) -> Any:
         """The p4.config.v1.P4Info the switch runs."""
