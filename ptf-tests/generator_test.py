@@ -115,3 +115,29 @@ class ReconfiguredStreamReplicatesOnce(GeneratorTest):
         self.assertEqual([self.header_of(f).seq for f in frames], list(range(30)))
         self.assert_no_more_frames(PORT_A)
         self.assertEqual(self.tester.read_counter(names.TX_STREAM)[4].packets, 30)
+
+
+class StaleTemplatesDieAtTheNextTrial(GeneratorTest):
+    """Seeds left circulating from a trial with another frame size (epoch 1) do
+    not join the next trial (epoch 2): it sends only its own frames."""
+
+    def runTest(self) -> None:
+        stream, port = 6, PORT_A
+        self.tester.configure_stream(stream, port)
+        self.set_queue_rate(pacer_port(stream), 50)
+        self.tester.clear_stream(stream)
+        self.tester.start_stream(stream, 3, epoch=1)
+        old = build_template(FrameSpec(stream_id=stream, frame_size=512, epoch=1))
+        self.tester.seed_stream(stream, old, SEEDS)
+        self.assertEqual(len(self.receive_frames(port, 3)), 3)
+        # Old seeds are still queued behind the 50 pps pacer: with the same epoch
+        # they would send 512 B frames in the new trial.
+        self.tester.clear_stream(stream)
+        self.tester.start_stream(stream, 20, epoch=2)
+        self.set_queue_rate(pacer_port(stream), 500)
+        new = build_template(FrameSpec(stream_id=stream, frame_size=128, epoch=2))
+        self.tester.seed_stream(stream, new, SEEDS)
+        frames = self.receive_frames(port, 20)
+        self.assert_no_more_frames(port)
+        self.assertEqual({len(f) for f in frames}, {124})
+        self.assertEqual([self.header_of(f).seq for f in frames], list(range(20)))

@@ -31,7 +31,7 @@ P4 = p4_values("common/constants.p4", "v1model/platform.p4")
 
 MIRRORED = [
     "MAX_STREAMS", "HIST_CELLS_LOG2", "HIST_CELLS_PER_STREAM", "HIST_OUTSIDE_BIN",
-    "TESTER_UDP_DST_PORT", "TESTER_SIGNATURE", "TESTER_FLAG_DUT_STAMPED",
+    "TESTER_UDP_DST_PORT", "TESTER_SIGNATURE", "TESTER_FLAG_DUT_STAMPED", "TESTER_FLAG_EPOCH_MASK",
     "CTRL_OP_SEED", "CTRL_OP_CLEAR", "CTRL_OP_READ", "PUNT_REASON_FOREIGN",
     "RX_KIND_STREAM", "RX_KIND_FOREIGN", "RX_KIND_TRUNCATED", "RX_KIND_BAD_SIGNATURE",
     "RX_KIND_BAD_STREAM", "RX_KIND_COUNT", "MCAST_GROUP_BASE", "REPLICA_TX", "REPLICA_TOKEN",
@@ -52,3 +52,7 @@ def test_tester_header_bytes_match_p4() -> None:
 def test_histogram_cells_total_fits_every_stream() -> None:
     assert P4["HIST_CELLS_TOTAL"] == P4["MAX_STREAMS"] * P4["HIST_CELLS_PER_STREAM"]
     assert P4["HIST_CELLS_PER_STREAM"] == 1 << P4["HIST_CELLS_LOG2"]
+
+
+def test_epochs_fill_the_epoch_mask() -> None:
+    assert (constants.EPOCHS - 1) << constants.EPOCH_SHIFT == P4["TESTER_FLAG_EPOCH_MASK"]

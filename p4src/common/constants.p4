@@ -45,6 +45,10 @@ const bit<16> TESTER_HEADER_BYTES = 18;
 const bit<16> MIN_TESTER_UDP_LENGTH = UDP_HEADER_BYTES + TESTER_HEADER_BYTES;
 /* flags: set by a cooperating DUT once it wrote dut_qdepth / dut_qdelay. */
 const bit<8>  TESTER_FLAG_DUT_STAMPED = 0x01;
+/* flags bits 1-3: the generator epoch of the trial the template belongs to. A
+ * template still circulating from an earlier trial (another frame size, say)
+ * has another epoch and dies at its next pass instead of joining this trial. */
+const bit<8>  TESTER_FLAG_EPOCH_MASK = 0x0E;
 const bit<16> SATURATED_16 = 0xFFFF;
 
 /* ---- Controller packets (PacketOut opcode, PacketIn reason) --------------- */

@@ -16,6 +16,9 @@ TESTER_UDP_DST_PORT: Final = 0x5054
 TESTER_SIGNATURE: Final = 0x503454
 TESTER_HEADER_BYTES: Final = 18
 TESTER_FLAG_DUT_STAMPED: Final = 0x01
+TESTER_FLAG_EPOCH_MASK: Final = 0x0E
+EPOCH_SHIFT: Final = 1  # epoch e is carried as flags bits (e << 1)
+EPOCHS: Final = 8
 
 CTRL_OP_SEED: Final = 1
 CTRL_OP_CLEAR: Final = 2

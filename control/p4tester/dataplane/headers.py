@@ -8,7 +8,12 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from p4tester.dataplane.constants import TESTER_HEADER_BYTES, TESTER_SIGNATURE
+from p4tester.dataplane.constants import (
+    EPOCH_SHIFT,
+    EPOCHS,
+    TESTER_HEADER_BYTES,
+    TESTER_SIGNATURE,
+)
 
 # signature(3) flags(1) stream(2) seq(4) tx_ts(4) dut_qdepth(2) dut_qdelay(2)
 _TESTER = struct.Struct("!3sBHIIHH")
@@ -18,6 +23,13 @@ _STATS = struct.Struct("!HIIQQIIQQIIII")
 assert _TESTER.size == TESTER_HEADER_BYTES
 
 STREAM_STATS_BYTES = _STATS.size
+
+
+def epoch_flags(epoch: int) -> int:
+    """The tester-header flag bits that carry a generator epoch (0..EPOCHS-1)."""
+    if not 0 <= epoch < EPOCHS:
+        raise ValueError(f"generator epoch {epoch} must be in 0..{EPOCHS - 1}")
+    return epoch << EPOCH_SHIFT
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from p4tester.dataplane.constants import (
     REPLICA_TOKEN,
     REPLICA_TX,
 )
-from p4tester.dataplane.headers import StreamRegisters
+from p4tester.dataplane.headers import StreamRegisters, epoch_flags
 from p4tester.p4rt import (
     CounterValue,
     Exact,
@@ -109,14 +109,15 @@ class TesterDataplane:
         check_stream_id(stream_id)
         self.client.delete(build_multicast_group(MCAST_GROUP_BASE + stream_id, []))
 
-    def start_stream(self, stream_id: int, packet_budget: int) -> None:
-        """Arm the stream: the next seeds generate up to packet_budget TX frames."""
+    def start_stream(self, stream_id: int, packet_budget: int, epoch: int = 0) -> None:
+        """Arm the stream: seeds of this epoch (FrameSpec.epoch) generate up to
+        packet_budget TX frames; seeds of any other epoch die."""
         check_stream_id(stream_id)
         if not 0 < packet_budget < 2**32:
             raise ValueError(f"packet budget {packet_budget} must be in 1..{2**32 - 1}")
         entry = build_table_entry(
             self.schema, names.GEN_STREAMS, {"stream": Exact(stream_id)},
-            names.GEN_RUN, {"packet_budget": packet_budget},
+            names.GEN_RUN, {"packet_budget": packet_budget, "trial_epoch": epoch_flags(epoch)},
         )
         self._upsert(entry)
 

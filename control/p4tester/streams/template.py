@@ -15,7 +15,7 @@ from scapy.layers.l2 import Dot1Q, Ether
 from scapy.packet import Packet, Raw
 
 from p4tester.dataplane.constants import TESTER_HEADER_BYTES, TESTER_UDP_DST_PORT
-from p4tester.dataplane.headers import TesterHeader
+from p4tester.dataplane.headers import TesterHeader, epoch_flags
 from p4tester.streams.frame_sizes import (
     FCS_BYTES,
     Encapsulation,
@@ -37,6 +37,9 @@ class FrameSpec:
     dst_ip6: str = "2001:db8:1::1"
     udp_src_port: int = 0xC020
     ttl: int = 64
+    # Generator epoch of the trial (dataplane.program.epoch_flags): stale
+    # templates of another trial die in the data plane instead of joining.
+    epoch: int = 0
     encapsulation: Encapsulation = field(default_factory=Encapsulation)
 
 
@@ -45,7 +48,8 @@ def build_template(spec: FrameSpec) -> bytes:
     enc = spec.encapsulation
     check_frame_size(spec.frame_size, enc)
     padding = spec.frame_size - FCS_BYTES - enc.header_bytes - TESTER_HEADER_BYTES
-    payload = TesterHeader(stream_id=spec.stream_id).pack() + bytes(padding)
+    header = TesterHeader(stream_id=spec.stream_id, flags=epoch_flags(spec.epoch))
+    payload = header.pack() + bytes(padding)
 
     frame: Packet = Ether(src=spec.src_mac, dst=spec.dst_mac)
     if enc.vlan_id is not None:
