@@ -18,5 +18,6 @@ cleanup() { switch_stop "$rundir"; veth_down "$prefix" 2; }
 trap cleanup EXIT
 veth_up "$prefix" 2
 switch_start "$rundir" "$grpc_port" "$thrift_port" "1@${prefix}1s" "2@${prefix}2s"
-"$venv/bin/python" -m p4tester.bench.dataplane --grpc "127.0.0.1:$grpc_port" \
+# The bench forks its frame sender; gRPC's fork handlers are not needed there.
+GRPC_ENABLE_FORK_SUPPORT=0 "$venv/bin/python" -m p4tester.bench.dataplane --grpc "127.0.0.1:$grpc_port" \
   --thrift-port "$thrift_port" --iface-in "${prefix}1h" --iface-out "${prefix}2h" "${@:2}"

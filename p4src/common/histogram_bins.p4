@@ -14,6 +14,7 @@
 #endif
 
 control HistogramBins(in stream_id_t stream, in timestamp_t latency, in bit<16> qdepth,
+                      in bool qdepth_valid,
                       out hist_bin_t latency_bin, out hist_bin_t qdepth_bin) {
     action set_latency_bin(hist_bin_t bin) {
         latency_bin = bin;
@@ -47,7 +48,11 @@ control HistogramBins(in stream_id_t stream, in timestamp_t latency, in bit<16> 
 
     apply {
         latency_bins.apply();
-        qdepth_bins.apply();
+        /* Only a DUT-stamped frame has a queue depth: skip the lookup otherwise. */
+        qdepth_bin = HIST_OUTSIDE_BIN;
+        if (qdepth_valid) {
+            qdepth_bins.apply();
+        }
     }
 }
 

@@ -116,11 +116,12 @@ control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestam
 
             hist_bin_t latency_bin;
             hist_bin_t qdepth_bin;
-            bins.apply(hdr.tester.stream_id, latency, hdr.tester.dut_qdepth,
+            bool dut_stamped = hdr.tester.flags & TESTER_FLAG_DUT_STAMPED != 0;
+            bins.apply(hdr.tester.stream_id, latency, hdr.tester.dut_qdepth, dut_stamped,
                        latency_bin, qdepth_bin);
             bit<32> cell_base = s << HIST_CELLS_LOG2;
             latency_hist.count(cell_base + (bit<32>) latency_bin);
-            if (hdr.tester.flags & TESTER_FLAG_DUT_STAMPED != 0) {
+            if (dut_stamped) {
                 qdepth_hist.count(cell_base + (bit<32>) qdepth_bin);
             }
         }

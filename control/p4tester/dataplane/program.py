@@ -6,6 +6,7 @@ read on the data plane; experiments and the PTF suite both go through it.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,6 +58,20 @@ class ForeignPolicy:
     action: str  # "drop" | "punt" | "forward"
     ingress_port: int | None = None
     forward_port: int | None = None
+
+
+# BMv2 egress queues hold 64 packets: seeds beyond that would be tail-dropped.
+MAX_SEEDS = 48
+MIN_SEEDS = 8
+# The pacing queue must never run dry: a loop pass that comes back late (the
+# switch or the machine busy elsewhere) delays that frame, and a rate limiter
+# never makes up for lost time. Seeds cover this much of such a hiccup.
+SEED_SLACK_S = 0.010
+
+
+def seeds_for_rate(rate_pps: float) -> int:
+    """How many seeds keep a stream's pacing queue backlogged at rate_pps."""
+    return max(MIN_SEEDS, min(MAX_SEEDS, math.ceil(rate_pps * SEED_SLACK_S)))
 
 
 def pacer_port(stream_id: int) -> int:
