@@ -55,4 +55,4 @@ def test_histogram_cells_total_fits_every_stream() -> None:
 
 
 def test_epochs_fill_the_epoch_mask() -> None:
-    assert (constants.EPOCHS - 1) << constants.EPOCH_SHIFT == P4["TESTER_FLAG_EPOCH_MASK"]
+    assert P4["TESTER_FLAG_EPOCH_MASK"] == (constants.EPOCHS - 1) << constants.EPOCH_SHIFT

@@ -34,31 +34,8 @@ control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestam
     HistogramBins() bins;
 
     apply {
-        if (meta.ctrl_op == CTRL_OP_CLEAR) {
-            bit<32> s = (bit<32>) meta.stream;
-            rx_next_expected.write(s, meta.initial_seq);
-            rx_last_seq.write(s, meta.initial_seq - 1);
-            rx_samples.write(s, 0);
-            rx_lost.write(s, 0);
-            latency_min.write(s, 0xFFFFFFFF);
-            latency_max.write(s, 0);
-            latency_sum.write(s, 0);
-            jitter_sum.write(s, 0);
-            last_latency.write(s, 0);
-        } else if (meta.ctrl_op == CTRL_OP_READ) {
-            bit<32> s = (bit<32>) meta.stream;
-            hdr.stats.stream_id = meta.stream;
-            hdr.stats.switch_time = rx_ts;
-            rx_next_expected.read(hdr.stats.rx_next_expected, s);
-            rx_last_seq.read(hdr.stats.rx_last_seq, s);
-            rx_samples.read(hdr.stats.rx_samples, s);
-            rx_lost.read(hdr.stats.rx_lost, s);
-            latency_min.read(hdr.stats.latency_min, s);
-            latency_max.read(hdr.stats.latency_max, s);
-            latency_sum.read(hdr.stats.latency_sum, s);
-            jitter_sum.read(hdr.stats.jitter_sum, s);
-            last_latency.read(hdr.stats.last_latency, s);
-        } else if (meta.ctrl_op == CTRL_OP_NONE && meta.rx_kind == RX_KIND_STREAM) {
+        /* The per-frame branch first: it is the one that runs at line rate. */
+        if (meta.ctrl_op == CTRL_OP_NONE && meta.rx_kind == RX_KIND_STREAM) {
             bit<32> s = (bit<32>) hdr.tester.stream_id;
             rx_stream.count(s);
 
@@ -124,6 +101,30 @@ control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestam
             if (dut_stamped) {
                 qdepth_hist.count(cell_base + (bit<32>) qdepth_bin);
             }
+        } else if (meta.ctrl_op == CTRL_OP_CLEAR) {
+            bit<32> s = (bit<32>) meta.stream;
+            rx_next_expected.write(s, meta.initial_seq);
+            rx_last_seq.write(s, meta.initial_seq - 1);
+            rx_samples.write(s, 0);
+            rx_lost.write(s, 0);
+            latency_min.write(s, 0xFFFFFFFF);
+            latency_max.write(s, 0);
+            latency_sum.write(s, 0);
+            jitter_sum.write(s, 0);
+            last_latency.write(s, 0);
+        } else if (meta.ctrl_op == CTRL_OP_READ) {
+            bit<32> s = (bit<32>) meta.stream;
+            hdr.stats.stream_id = meta.stream;
+            hdr.stats.switch_time = rx_ts;
+            rx_next_expected.read(hdr.stats.rx_next_expected, s);
+            rx_last_seq.read(hdr.stats.rx_last_seq, s);
+            rx_samples.read(hdr.stats.rx_samples, s);
+            rx_lost.read(hdr.stats.rx_lost, s);
+            latency_min.read(hdr.stats.latency_min, s);
+            latency_max.read(hdr.stats.latency_max, s);
+            latency_sum.read(hdr.stats.latency_sum, s);
+            jitter_sum.read(hdr.stats.jitter_sum, s);
+            last_latency.read(hdr.stats.last_latency, s);
         }
     }
 }
