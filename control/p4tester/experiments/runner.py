@@ -1,0 +1,49 @@
+"""What an experiment asks of the traffic source: one trial per TrialSpec.
+
+A TrialRunner sets the streams of the profile to the spec's frame size and load,
+runs them for the spec's duration (or exactly frame_count frames), waits for the
+drain, reads every figure and returns one TrialResult. The switch-backed runner
+is p4tester.tester.session.SwitchTrialRunner; tests use simulated ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from p4tester.results.model import TrialResult
+
+
+@dataclass(frozen=True, slots=True)
+class TrialSpec:
+    """One trial to run.
+
+    offered_fraction: load per TX port as a fraction of its nominal line rate.
+    duration_s: trial length; with frame_count set it is only an upper bound.
+    frame_count: send exactly this many frames per stream (bursts, RFC 2544 26.4).
+    labels: experiment parameters recorded with the result, e.g. (("buffer_pct", "40"),).
+    """
+
+    experiment: str
+    trial_index: int
+    frame_size: int
+    offered_fraction: float
+    duration_s: float
+    frame_count: int | None = None
+    labels: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.offered_fraction <= 1.0:
+            raise ValueError(
+                f"offered load {self.offered_fraction:.4f} of line rate must be in (0, 1]"
+            )
+        if self.duration_s <= 0:
+            raise ValueError(f"trial duration {self.duration_s} s must be positive")
+        if self.frame_count is not None and self.frame_count <= 0:
+            raise ValueError(f"frame count {self.frame_count} must be positive")
+
+
+class TrialRunner(Protocol):
+    """A traffic source that runs trials."""
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult: ...
