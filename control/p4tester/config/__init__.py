@@ -1,0 +1,1 @@
+"""Topology and profile files (YAML): loaded into typed, validated objects."""

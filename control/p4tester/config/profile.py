@@ -1,0 +1,200 @@
+"""Profile: the streams to send and how trials run. A profile file (YAML):
+
+    name: two-streams
+    trial: {duration_s: 5, drain_s: 1}
+    frame_sizes: [64, 128, 512]          # what experiments sweep (RFC 2544 sizes by default)
+    latency_bins_us: [0, 10, 20, 50, 100, 200, 500, 1000]   # or {log_high_us: 100000}
+    streams:
+      - {id: 0, tx_port: 1, rx_port: 2, share: 0.5}
+      - {id: 1, tx_port: 1, rx_port: 2, share: 0.5, udp_src_port: 50000,
+         vlan_id: 10, ipv6: false}
+    search: {method: mlrsearch, pdr_loss_ratio: 0.005, relative_width: 0.005}
+
+`share` is the part of its TX port's offered load a stream carries: at load L the
+stream sends L x share x the port's line rate (in frames/s for the frame size).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.topology import Topology
+from p4tester.config.yaml_io import load_yaml_mapping, require_keys
+from p4tester.dataplane.constants import MAX_STREAMS
+from p4tester.dataplane.program import bin_ranges
+from p4tester.results.latency import log_bin_edges
+from p4tester.streams.frame_sizes import Encapsulation, FrameSizeError, check_frame_size
+
+RFC2544_FRAME_SIZES = (64, 128, 256, 512, 1024, 1280, 1518)
+SEARCH_METHODS = ("mlrsearch", "binary")
+DEFAULT_LOG_HIGH_US = 1_000_000
+
+_STREAM_KEYS = ("id", "tx_port", "rx_port", "share", "src_mac", "dst_mac", "src_ip", "dst_ip",
+                "src_ip6", "dst_ip6", "udp_src_port", "ttl", "vlan_id", "ipv6")
+
+
+@dataclass(frozen=True, slots=True)
+class StreamConfig:
+    id: int
+    tx_port: int
+    rx_port: int
+    share: float = 1.0
+    src_mac: str = "02:00:00:00:00:01"
+    dst_mac: str = "02:00:00:00:00:02"
+    src_ip: str = "192.0.2.1"
+    dst_ip: str = "198.51.100.1"
+    src_ip6: str = "2001:db8::1"
+    dst_ip6: str = "2001:db8:1::1"
+    udp_src_port: int = 0xC020
+    ttl: int = 64
+    vlan_id: int | None = None
+    ipv6: bool = False
+
+    @property
+    def encapsulation(self) -> Encapsulation:
+        return Encapsulation(ipv6=self.ipv6, vlan_id=self.vlan_id)
+
+
+@dataclass(frozen=True, slots=True)
+class TrialConfig:
+    duration_s: float = 10.0
+    drain_s: float = 1.0
+    initial_duration_s: float = 1.0  # MLRsearch's short early trials
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    method: str = "mlrsearch"
+    pdr_loss_ratio: float = 0.005
+    relative_width: float = 0.005
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    name: str
+    streams: tuple[StreamConfig, ...]
+    trial: TrialConfig = field(default_factory=TrialConfig)
+    frame_sizes: tuple[int, ...] = RFC2544_FRAME_SIZES
+    latency_bins_us: tuple[int, ...] = field(default_factory=lambda: log_bin_edges(
+        DEFAULT_LOG_HIGH_US))
+    search: SearchConfig = field(default_factory=SearchConfig)
+    source: str = ""
+
+    def min_frame_size(self) -> int:
+        return max(s.encapsulation.min_frame_size for s in self.streams)
+
+
+def load_profile(path: str | Path, topology: Topology | None = None) -> Profile:
+    data = load_yaml_mapping(path)
+    profile = profile_from_dict(data, str(path))
+    if topology is not None:
+        check_profile_fits(profile, topology)
+    return profile
+
+
+def profile_from_dict(data: Mapping[str, Any], source: str) -> Profile:
+    require_keys(data, source, required=("name", "streams"),
+                 optional=("trial", "frame_sizes", "latency_bins_us", "search"))
+    streams = _streams(data["streams"], f"{source}: streams")
+    trial = _dataclass(TrialConfig, data.get("trial", {}), f"{source}: trial")
+    if trial.duration_s <= 0 or trial.drain_s < 0 or trial.initial_duration_s <= 0:
+        raise ConfigError(f"{source}: trial: durations must be positive (drain_s may be 0)")
+    search = _dataclass(SearchConfig, data.get("search", {}), f"{source}: search")
+    if search.method not in SEARCH_METHODS:
+        raise ConfigError(f"{source}: search: method {search.method!r}; use one of "
+                          f"{SEARCH_METHODS}")
+    if not 0 <= search.pdr_loss_ratio < 1 or not 0 < search.relative_width < 1:
+        raise ConfigError(f"{source}: search: pdr_loss_ratio must be in [0, 1) and "
+                          "relative_width in (0, 1)")
+    profile = Profile(
+        name=str(data["name"]),
+        streams=streams,
+        trial=trial,
+        frame_sizes=_frame_sizes(data.get("frame_sizes", RFC2544_FRAME_SIZES), source),
+        latency_bins_us=_bins(data.get("latency_bins_us"), f"{source}: latency_bins_us"),
+        search=search,
+        source=source,
+    )
+    for stream in profile.streams:
+        for size in profile.frame_sizes:
+            try:
+                check_frame_size(size, stream.encapsulation)
+            except FrameSizeError as exc:
+                raise ConfigError(f"{source}: stream {stream.id}: {exc}") from exc
+    return profile
+
+
+def check_profile_fits(profile: Profile, topology: Topology) -> None:
+    """Every stream's ports exist, and no TX port is offered more than its line rate."""
+    shares: dict[int, float] = {}
+    for stream in profile.streams:
+        for port in (stream.tx_port, stream.rx_port):
+            try:
+                topology.port(port)
+            except ConfigError as exc:
+                raise ConfigError(f"{profile.source}: stream {stream.id}: {exc}") from exc
+        shares[stream.tx_port] = shares.get(stream.tx_port, 0.0) + stream.share
+    for port, total in shares.items():
+        if total > 1.0 + 1e-9:
+            raise ConfigError(
+                f"{profile.source}: streams on TX port {port} have shares summing to "
+                f"{total:g}: above the port's line rate at 100 % load; make them sum to <= 1"
+            )
+
+
+def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
+    if not isinstance(data, list) or not data:
+        raise ConfigError(f"{where}: expected a list of streams")
+    streams = []
+    for position, item in enumerate(data):
+        here = f"{where}[{position}]"
+        if not isinstance(item, Mapping):
+            raise ConfigError(f"{here}: expected a mapping")
+        require_keys(item, here, required=("id", "tx_port", "rx_port"), optional=_STREAM_KEYS)
+        stream = StreamConfig(**dict(item))
+        if not 0 <= stream.id < MAX_STREAMS:
+            raise ConfigError(f"{here}: stream id {stream.id} is out of range 0..{MAX_STREAMS - 1}"
+                              " (MAX_STREAMS of the data plane)")
+        if not 0 < stream.share <= 1:
+            raise ConfigError(f"{here}: share {stream.share} must be in (0, 1]")
+        streams.append(stream)
+    ids = [s.id for s in streams]
+    duplicated = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicated:
+        raise ConfigError(f"{where}: stream ids {duplicated} are used more than once")
+    return tuple(streams)
+
+
+def _frame_sizes(data: object, source: str) -> tuple[int, ...]:
+    if not isinstance(data, list) or not data or not all(isinstance(s, int) for s in data):
+        raise ConfigError(f"{source}: frame_sizes: expected a list of sizes in bytes")
+    return tuple(data)
+
+
+def _bins(data: object, where: str) -> tuple[int, ...]:
+    if data is None:
+        return log_bin_edges(DEFAULT_LOG_HIGH_US)
+    if isinstance(data, Mapping) and set(data) == {"log_high_us"}:
+        return log_bin_edges(int(data["log_high_us"]))
+    if not isinstance(data, list) or not all(isinstance(e, int) for e in data):
+        raise ConfigError(f"{where}: expected a list of increasing edges in us, or "
+                          "{log_high_us: N}")
+    try:
+        bin_ranges(data)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
+    return tuple(data)
+
+
+def _dataclass(cls: Any, data: object, where: str) -> Any:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where}: expected a mapping")
+    require_keys(data, where, required=(), optional=tuple(cls.__slots__))
+    try:
+        return cls(**dict(data))
+    except TypeError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc

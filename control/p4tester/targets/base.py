@@ -1,0 +1,20 @@
+"""What differs between switch targets beyond P4Runtime, behind one interface."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Protocol
+
+
+class TargetDriver(Protocol):
+    """A switch target's generator controls."""
+
+    @property
+    def name(self) -> str:
+        """Target name, e.g. 'bmv2'."""
+
+    def set_stream_rates(self, rates_pps: Mapping[int, int]) -> None:
+        """Pace each stream (id -> frames per second) from its next trial on."""
+
+    def clear_stream_rates(self, stream_ids: Iterable[int]) -> None:
+        """Remove the pacing of these streams (their generators are stopped)."""

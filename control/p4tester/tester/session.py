@@ -1,0 +1,210 @@
+"""A tester session on one switch, and the TrialRunner that experiments use.
+
+A trial (SwitchTrialRunner.run_trial): snapshot the counters, clear each stream's
+registers in-band, set the stream rates, arm the budgets, seed the pacing loops,
+wait until every budget is sent (bounded), stop, let the DUT drain, snapshot
+again and read each stream's registers. Figures are differences of snapshots.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from p4tester.config.profile import Profile, StreamConfig
+from p4tester.config.topology import Topology
+from p4tester.dataplane import names
+from p4tester.dataplane.constants import EPOCHS
+from p4tester.dataplane.program import TesterDataplane, seeds_for_rate
+from p4tester.experiments.runner import TrialSpec
+from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
+from p4tester.results.latency import latency_stats
+from p4tester.results.model import Histogram, StreamStats, TrialResult
+from p4tester.streams.frame_sizes import FCS_BYTES
+from p4tester.streams.rates import line_rate_pps
+from p4tester.streams.template import FrameSpec, build_template
+from p4tester.targets.base import TargetDriver
+from p4tester.targets.bmv2 import Bmv2Target
+from p4tester.targets.bmv2_thrift import Bmv2Thrift
+from p4tester.tester.snapshot import (
+    CounterSnapshot,
+    bytes_between,
+    histogram_between,
+    packets_between,
+)
+
+# Queue depth bins (packets) for DUT-stamped frames.
+QDEPTH_EDGES = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536)
+POLL_S = 0.1
+# A trial may take this much longer than its budget at its rate before it is
+# declared stuck (the switch or its CPU busy elsewhere).
+SEND_SLACK = 1.5
+SEND_GRACE_S = 5.0
+
+
+class TrialFailed(RuntimeError):
+    """The trial could not complete; its figures must not be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamPlan:
+    """One stream in one trial: its rate (whole frames/s, as BMv2 paces) and budget."""
+
+    stream: StreamConfig
+    rate_pps: int
+    budget: int
+
+
+def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple[StreamPlan, ...]:
+    plans = []
+    for stream in profile.streams:
+        port = topology.port(stream.tx_port)
+        pps = spec.offered_fraction * stream.share * line_rate_pps(port.line_rate_bps,
+                                                                   spec.frame_size)
+        rate = max(1, round(pps))
+        budget = spec.frame_count or max(1, round(rate * spec.duration_s))
+        plans.append(StreamPlan(stream, rate, budget))
+    return tuple(plans)
+
+
+class TesterSession:
+    """Connection to the tester switch with the program loaded and streams wired."""
+
+    def __init__(self, topology: Topology, profile: Profile, *, push_pipeline: bool = False,
+                 client: P4RuntimeClient | None = None, target: TargetDriver | None = None,
+                 ) -> None:
+        self.topology = topology
+        self.profile = profile
+        self.schema = P4InfoSchema.from_text_file(topology.switch.p4info)
+        self.client = client or P4RuntimeClient(topology.switch.grpc,
+                                                device_id=topology.switch.device_id)
+        self.target: TargetDriver = target or Bmv2Target(Bmv2Thrift(topology.switch.thrift_port))
+        self.dataplane = TesterDataplane(self.client, self.schema)
+        self._push = push_pipeline
+
+    def open(self) -> None:
+        """Connect, make sure the switch runs this program, wire streams and bins."""
+        self.client.connect()
+        if self._push or not self._has_pipeline():
+            self.client.set_pipeline(self.schema, self.topology.switch.bmv2_json)
+        else:
+            self.client.verify_pipeline(self.schema)
+        for stream in self.profile.streams:
+            self.dataplane.configure_stream(stream.id, stream.tx_port)
+        self.dataplane.set_latency_bins(self.profile.latency_bins_us)
+        self.dataplane.set_qdepth_bins(QDEPTH_EDGES)
+
+    def _has_pipeline(self) -> bool:
+        try:
+            self.client.get_p4info()
+        except Exception:
+            return False
+        return True
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __enter__(self) -> TesterSession:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SwitchTrialRunner:
+    """TrialRunner on a real tester switch."""
+
+    def __init__(self, session: TesterSession) -> None:
+        self.session = session
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        session = self.session
+        dataplane = session.dataplane
+        plans = plan_streams(session.profile, session.topology, spec)
+        epoch = spec.trial_index % EPOCHS
+        started = time.time()
+        before = CounterSnapshot.take(dataplane)
+        for plan in plans:
+            dataplane.clear_stream(plan.stream.id)
+        session.target.set_stream_rates({p.stream.id: p.rate_pps for p in plans})
+        for plan in plans:
+            dataplane.start_stream(plan.stream.id, plan.budget, epoch)
+        for plan in plans:
+            template = build_template(_frame_spec(plan.stream, spec.frame_size, epoch))
+            dataplane.seed_stream(plan.stream.id, template, seeds_for_rate(plan.rate_pps))
+        try:
+            self._wait_until_sent(plans)
+        finally:
+            for plan in plans:
+                dataplane.stop_stream(plan.stream.id)
+        time.sleep(session.profile.trial.drain_s)
+        after = CounterSnapshot.take(dataplane)
+        streams = tuple(self._stream_stats(plan, spec.frame_size, before, after) for plan in plans)
+        return TrialResult(
+            experiment=spec.experiment,
+            trial_index=spec.trial_index,
+            offered_fraction=spec.offered_fraction,
+            offered_pps=float(sum(p.rate_pps for p in plans)),
+            duration_s=spec.duration_s,
+            frame_size=spec.frame_size,
+            streams=streams,
+            started_at=started,
+            labels=spec.labels,
+        )
+
+    def _wait_until_sent(self, plans: tuple[StreamPlan, ...]) -> None:
+        longest = max(p.budget / p.rate_pps for p in plans)
+        deadline = time.monotonic() + longest * SEND_SLACK + SEND_GRACE_S
+        waiting = {p.stream.id: p.budget for p in plans}
+        while waiting:
+            if time.monotonic() > deadline:
+                raise TrialFailed(
+                    f"streams {sorted(waiting)} did not send their budgets within "
+                    f"{longest * SEND_SLACK + SEND_GRACE_S:.1f} s: the switch is too slow "
+                    "for this rate, or stopped"
+                )
+            time.sleep(POLL_S)
+            for stream_id in list(waiting):
+                if self.session.dataplane.read_stream_registers(stream_id).generated >= \
+                        waiting[stream_id]:
+                    del waiting[stream_id]
+
+    def _stream_stats(self, plan: StreamPlan, frame_size: int, before: CounterSnapshot,
+                      after: CounterSnapshot) -> StreamStats:
+        sid = plan.stream.id
+        registers = self.session.dataplane.read_stream_registers(sid)
+        rx = packets_between(before, after, names.RX_STREAM, sid)
+        edges = self.session.profile.latency_bins_us
+        cells = histogram_between(before, after, names.LATENCY_HIST, sid)
+        histogram = Histogram(edges, tuple(cells[: len(edges) - 1]), cells[-1])
+        qcells = histogram_between(before, after, names.QDEPTH_HIST, sid)
+        queue = Histogram(QDEPTH_EDGES, tuple(qcells[: len(QDEPTH_EDGES) - 1]), qcells[-1])
+        latency = None
+        if registers.rx_samples:
+            latency = latency_stats(registers.rx_samples, registers.latency_min,
+                                    registers.latency_max, registers.latency_sum,
+                                    registers.jitter_sum, histogram)
+        return StreamStats(
+            stream_id=sid,
+            frame_size=frame_size,
+            tx_frames=packets_between(before, after, names.TX_STREAM, sid),
+            rx_frames=rx,
+            # The switch counts frames without FCS; frame sizes include it.
+            rx_bytes=bytes_between(before, after, names.RX_STREAM, sid) + FCS_BYTES * rx,
+            gap_events=packets_between(before, after, names.RX_GAP_EVENTS, sid),
+            lost_in_gaps=registers.rx_lost,
+            reordered=packets_between(before, after, names.RX_REORDERED, sid),
+            duplicates=packets_between(before, after, names.RX_DUPLICATE, sid),
+            latency=latency,
+            queue_depth=queue if queue.total else None,
+        )
+
+
+def _frame_spec(stream: StreamConfig, frame_size: int, epoch: int) -> FrameSpec:
+    return FrameSpec(
+        stream_id=stream.id, frame_size=frame_size, src_mac=stream.src_mac,
+        dst_mac=stream.dst_mac, src_ip=stream.src_ip, dst_ip=stream.dst_ip,
+        src_ip6=stream.src_ip6, dst_ip6=stream.dst_ip6, udp_src_port=stream.udp_src_port,
+        ttl=stream.ttl, epoch=epoch, encapsulation=stream.encapsulation,
+    )
