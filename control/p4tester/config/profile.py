@@ -170,7 +170,7 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
 
 
 def _frame_sizes(data: object, source: str) -> tuple[int, ...]:
-    if not isinstance(data, list) or not data or not all(isinstance(s, int) for s in data):
+    if not isinstance(data, list | tuple) or not data or not all(isinstance(s, int) for s in data):
         raise ConfigError(f"{source}: frame_sizes: expected a list of sizes in bytes")
     return tuple(data)
 

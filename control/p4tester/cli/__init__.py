@@ -1,0 +1,1 @@
+"""The `p4tester` command line."""

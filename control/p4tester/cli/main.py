@@ -1,0 +1,102 @@
+"""`p4tester`: run the standard benchmarks on a P4 tester switch.
+
+    p4tester validate  -t TOPOLOGY -p PROFILE        check files, no switch needed
+    p4tester stats     -t TOPOLOGY -p PROFILE        live per-stream counters
+    p4tester EXPERIMENT -t TOPOLOGY -p PROFILE -o DIR   run one (see --help)
+
+Exit codes: 0 ok; 1 some trials invalid; 2 bad input; 3 switch unavailable;
+130 interrupted (every finished trial is already in DIR/trials.jsonl).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from p4tester.cli import exit_codes
+from p4tester.cli.output import emit, fail
+from p4tester.config.errors import ConfigError
+from p4tester.config.profile import Profile, load_profile
+from p4tester.config.topology import Topology, load_topology
+from p4tester.p4rt import ArbitrationError, PipelineMismatchError, SwitchUnreachableError
+
+Handler = Callable[[argparse.Namespace, Topology, Profile], int]
+
+
+def build_parser(experiments: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
+                                              Handler]]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="p4tester", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def common(sub: argparse.ArgumentParser, *, switch: bool) -> None:
+        sub.add_argument("-t", "--topology", required=True, type=Path, help="topology YAML")
+        sub.add_argument("-p", "--profile", required=True, type=Path, help="profile YAML")
+        sub.add_argument("--json", action="store_true", help="machine-readable output")
+        if switch:
+            sub.add_argument("--push-pipeline", action="store_true",
+                             help="load the tester program even if the switch runs one")
+
+    validate = commands.add_parser("validate", help="check topology and profile, no switch")
+    common(validate, switch=False)
+    stats = commands.add_parser("stats", help="live per-stream counters")
+    common(stats, switch=True)
+    stats.add_argument("--interval", type=float, default=1.0, help="seconds between reads")
+    stats.add_argument("--count", type=int, default=1, help="how many reads (bounded)")
+    for name, (summary, add_options, _handler) in experiments.items():
+        sub = commands.add_parser(name, help=summary)
+        common(sub, switch=True)
+        sub.add_argument("-o", "--output", type=Path, required=True,
+                         help="results directory (trials.jsonl, summary.json, CSV, PNG)")
+        sub.add_argument("--resume", action="store_true",
+                         help="skip trials already finished in OUTPUT/trials.jsonl")
+        add_options(sub)
+    replot = commands.add_parser("replot", help="rebuild tables and plots from a results dir")
+    replot.add_argument("results", type=Path)
+    replot.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from p4tester.cli.experiment_cmds import EXPERIMENTS, replot
+
+    parser = build_parser(EXPERIMENTS)
+    args = parser.parse_args(argv)
+    as_json = bool(getattr(args, "json", False))
+    try:
+        if args.command == "replot":
+            return replot(args)
+        topology = load_topology(args.topology)
+        profile = load_profile(args.profile, topology)
+        if args.command == "validate":
+            from p4tester.cli.validate_cmd import describe
+
+            document, text = describe(topology, profile)
+            emit(document, text, as_json)
+            return exit_codes.OK
+        if args.command == "stats":
+            from p4tester.cli.stats_cmd import watch
+            from p4tester.tester.session import TesterSession
+
+            if args.count < 1 or args.interval <= 0:
+                raise ConfigError("--count must be >= 1 and --interval > 0")
+            with TesterSession(topology, profile, push_pipeline=args.push_pipeline) as session:
+                watch(session, args.interval, args.count, as_json)
+            return exit_codes.OK
+        _summary, _options, handler = EXPERIMENTS[args.command]
+        return handler(args, topology, profile)
+    except (ConfigError, ValueError) as exc:
+        fail(str(exc), as_json)
+        return exit_codes.BAD_INPUT
+    except (SwitchUnreachableError, ArbitrationError, PipelineMismatchError) as exc:
+        fail(str(exc), as_json)
+        return exit_codes.SWITCH_UNAVAILABLE
+    except KeyboardInterrupt:
+        fail("interrupted; finished trials are kept in the results directory", as_json)
+        return exit_codes.INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

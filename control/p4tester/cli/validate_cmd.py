@@ -1,0 +1,52 @@
+"""`p4tester validate`: check a topology and a profile without touching a switch,
+and show what 100 % load means for each stream at each frame size."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from p4tester.config.profile import Profile
+from p4tester.config.topology import Topology
+from p4tester.results.tables import Column, render_table
+from p4tester.streams.rates import describe_frame_size, format_bitrate, line_rate_pps
+
+
+def describe(topology: Topology, profile: Profile) -> tuple[dict[str, Any], str]:
+    rows: list[dict[str, Any]] = []
+    for stream in profile.streams:
+        port = topology.port(stream.tx_port)
+        for size in profile.frame_sizes:
+            pps = line_rate_pps(port.line_rate_bps, size) * stream.share
+            breakdown = describe_frame_size(size)
+            rows.append({
+                "stream": stream.id,
+                "tx_port": stream.tx_port,
+                "rx_port": stream.rx_port,
+                "encapsulation": stream.encapsulation.describe(),
+                "frame_size": size,
+                "ipv4_total_length": breakdown.ipv4_total_length,
+                "udp_payload": breakdown.udp_payload,
+                "pps_at_100pct": round(pps, 1),
+                "l1_bps_at_100pct": port.line_rate_bps * stream.share,
+                "l2_bps_at_100pct": pps * size * 8,
+            })
+    columns = [Column("stream", left=True), Column("port"), Column("frame B"),
+               Column("IPv4 len"), Column("UDP payload"), Column("frames/s @100%")]
+    table = render_table(columns, [
+        [str(r["stream"]), str(r["tx_port"]), str(r["frame_size"]), str(r["ipv4_total_length"]),
+         str(r["udp_payload"]), f"{r['pps_at_100pct']:.1f}"] for r in rows
+    ])
+    lines = [
+        f"topology {topology.name} ({topology.source}): target {topology.switch.target}, "
+        f"switch {topology.switch.grpc}, DUT {topology.dut.kind}",
+        "ports: " + ", ".join(f"{p.number} ({format_bitrate(p.line_rate_bps)})"
+                              for p in topology.ports),
+        f"profile {profile.name} ({profile.source}): {len(profile.streams)} streams, "
+        f"trials {profile.trial.duration_s:g} s + drain {profile.trial.drain_s:g} s, "
+        f"search {profile.search.method}",
+        table,
+        "valid",
+    ]
+    document = {"valid": True, "topology": topology.name, "profile": profile.name,
+                "streams": rows}
+    return document, "\n".join(lines)
