@@ -6,7 +6,7 @@ VENV     ?= .venv
 PYTHON   := $(VENV)/bin/python
 BUILD    := p4src/build
 
-.PHONY: help setup build p4info-check test unit ptf lint bench bench-search bench-dataplane clean
+.PHONY: help setup build p4info-check test unit ptf lint bench bench-search bench-dataplane lab-up lab-down clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -39,6 +39,14 @@ bench-search:  ## trial-seconds of MLRsearch vs the RFC 2544 binary search on si
 
 bench-dataplane:  ## BMv2: checker vs plain forwarding rate; generator rate accuracy
 	bash scripts/run-bench-dataplane.sh $(VENV)
+
+TOPO ?= topologies/loopback.yaml
+
+lab-up:  ## bring a lab up: make lab-up TOPO=topologies/bmv2-dut.yaml
+	$(PYTHON) -m p4tester.lab up $(TOPO)
+
+lab-down:  ## stop the lab's switches, remove its links and namespaces
+	$(PYTHON) -m p4tester.lab down
 
 clean:  ## remove caches and run leftovers (not the committed build outputs)
 	rm -rf .pytest_cache .mypy_cache .ruff_cache ptf.log ptf.pcap results/tmp

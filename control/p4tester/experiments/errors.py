@@ -1,0 +1,21 @@
+"""Errors an experiment raises. Messages name the trial, the load and the way out,
+since the reader is usually looking at a stopped run, not at this code."""
+
+from __future__ import annotations
+
+
+class ExperimentError(Exception):
+    """Base of every error raised by an experiment."""
+
+
+class InvalidTrialsError(ExperimentError):
+    """A trial stayed invalid after its repeats: the switch or the reader is broken.
+
+    Every attempt is in the results log (valid=False, with its error), and so is every
+    trial that finished before: rerun with the same log to resume from here.
+    """
+
+
+class ResumeMismatchError(ExperimentError):
+    """The results log holds a finished trial under this trial's number that was run
+    with other parameters: the configuration changed since the log was written."""

@@ -1,0 +1,84 @@
+"""Small statistics the experiments share: medians and percentiles over trials, a
+trial's counters summed over its streams, histograms added up."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from p4tester.results.model import Histogram, TrialResult
+
+
+def median(values: Sequence[float]) -> float:
+    """The middle value; the mean of the two middle ones for an even count."""
+    if not values:
+        raise ValueError("median of no values")
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2.0
+
+
+def median_with_overflow(values: Sequence[float | None]) -> float | None:
+    """Median where None means "above the histogram's last edge" (a large, unknown
+    value): such values sort last, and a median that lands on one is unknown (None)."""
+    if not values:
+        raise ValueError("median of no values")
+    ordered = sorted(math.inf if value is None else value for value in values)
+    result = median(ordered)
+    return None if math.isinf(result) else result
+
+
+def nearest_rank(values: Sequence[float], quantile: float) -> float:
+    """Nearest-rank percentile: the smallest value with at least `quantile` of the
+    values at or below it (with 20 values, p1 is the minimum and p99 the maximum)."""
+    if not values:
+        raise ValueError("percentile of no values")
+    if not 0.0 < quantile <= 1.0:
+        raise ValueError(f"quantile must be in (0, 1], got {quantile}")
+    ordered = sorted(values)
+    return ordered[max(1, math.ceil(quantile * len(ordered))) - 1]
+
+
+@dataclass(frozen=True, slots=True)
+class TrialCounts:
+    """A trial's counters summed over its streams."""
+
+    tx_frames: int
+    rx_frames: int
+    lost: int  # TX - RX after the drain (negative: duplicates outnumber losses)
+    reordered: int
+    duplicates: int
+
+    @property
+    def loss_ratio(self) -> float:
+        return max(self.lost, 0) / self.tx_frames if self.tx_frames else 0.0
+
+
+def trial_counts(trial: TrialResult) -> TrialCounts:
+    return TrialCounts(
+        tx_frames=trial.tx_frames,
+        rx_frames=trial.rx_frames,
+        lost=trial.lost,
+        reordered=sum(stream.reordered for stream in trial.streams),
+        duplicates=sum(stream.duplicates for stream in trial.streams),
+    )
+
+
+def add_histograms(histograms: Sequence[Histogram]) -> Histogram | None:
+    """Bin-wise sum when all have the same edges; None when there are none or the
+    edges differ (adding bins that cover different ranges would be meaningless)."""
+    if not histograms or len({h.edges for h in histograms}) != 1:
+        return None
+    return Histogram(
+        edges=histograms[0].edges,
+        counts=tuple(sum(column) for column in zip(*(h.counts for h in histograms), strict=True)),
+        outside=sum(h.outside for h in histograms),
+    )
+
+
+def queue_depth_histogram(trial: TrialResult) -> Histogram | None:
+    """The trial's queue-depth histograms (stamped by the DUT) over all streams."""
+    return add_histograms([s.queue_depth for s in trial.streams if s.queue_depth is not None])

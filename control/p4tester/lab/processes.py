@@ -1,0 +1,81 @@
+"""BMv2 switch processes of a lab: started bounded in time, stopped for sure."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from p4tester.lab.netdev import LabError
+
+START_TIMEOUT_S = 10.0
+STOP_TIMEOUT_S = 5.0
+CPU_PORT = 510
+
+
+def start_switch(name: str, ports: Sequence[tuple[int, str]], grpc_port: int, thrift_port: int,
+                 rundir: Path, *, log: bool = False) -> int:
+    """simple_switch_grpc without a program (P4Runtime pushes one); returns its pid."""
+    rundir.mkdir(parents=True, exist_ok=True)
+    interfaces = [arg for port, iface in ports for arg in ("-i", f"{port}@{iface}")]
+    # BMv2 formats every log line at its default level even with no sink: off
+    # unless asked for, or it spends most of its time on logs.
+    logging = (["--log-level", "trace", "--log-file", str(rundir / name), "--log-flush"]
+               if log else ["--log-level", "off"])
+    command = ["simple_switch_grpc", "--device-id", "0", *interfaces, "--thrift-port",
+               str(thrift_port), *logging, "--no-p4", "--", "--grpc-server-addr",
+               f"127.0.0.1:{grpc_port}", "--cpu-port", str(CPU_PORT)]
+    output = open(rundir / f"{name}.out", "w")  # noqa: SIM115 - the switch owns it
+    process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise LabError(f"{name}: simple_switch_grpc exited at start: "
+                           f"{(rundir / f'{name}.out').read_text()[-500:]}")
+        if _listening(grpc_port):
+            return process.pid
+        time.sleep(0.1)
+    stop_process(process.pid)
+    raise LabError(f"{name}: simple_switch_grpc did not listen on 127.0.0.1:{grpc_port} "
+                   f"within {START_TIMEOUT_S:.0f} s")
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(0.2)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def stop_process(pid: int) -> None:
+    """SIGTERM, then SIGKILL after STOP_TIMEOUT_S; a pid already gone is fine."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            waited, _status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            waited = 0
+            if not _alive(pid):
+                return
+        if waited == pid:
+            return
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -1,0 +1,119 @@
+"""Bring a topology up as a lab on this machine, and take it down again.
+
+Tester port N is the veth end p4lt<N>. A port whose peer is another tester port
+("2") shares one veth pair with it (a loopback cable); a port whose peer is
+"dut:M" is cabled to the DUT's port M (veth end p4ld<M>). What was made is
+written to a state file, so `down` removes exactly that, and then anything else
+with the lab's prefixes that a crashed run left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from p4tester.config.topology import Topology
+from p4tester.lab import netdev
+from p4tester.lab.bmv2_dut import start_bmv2_dut
+from p4tester.lab.linux_dut import start_linux_dut
+from p4tester.lab.processes import start_switch, stop_process
+
+DEFAULT_RUNDIR = Path("run/lab")
+
+
+@dataclass
+class LabState:
+    topology: str
+    links: list[str] = field(default_factory=list)
+    netns: list[str] = field(default_factory=list)
+    pids: list[int] = field(default_factory=list)
+
+    def save(self, rundir: Path) -> None:
+        rundir.mkdir(parents=True, exist_ok=True)
+        (rundir / "state.json").write_text(json.dumps(asdict(self), indent=2))
+
+    @classmethod
+    def load(cls, rundir: Path) -> LabState | None:
+        path = rundir / "state.json"
+        if not path.exists():
+            return None
+        return cls(**json.loads(path.read_text()))
+
+
+def tester_iface(port: int) -> str:
+    return f"{netdev.LINK_PREFIX}t{port}"
+
+
+def dut_iface(port: int) -> str:
+    return f"{netdev.LINK_PREFIX}d{port}"
+
+
+def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False) -> LabState:
+    """Make the links, start the DUT and the tester switch. On failure, undo."""
+    down(rundir)
+    state = LabState(topology.source or topology.name)
+    try:
+        _cable(topology, state)
+        state.save(rundir)
+        if topology.dut.kind == "bmv2":
+            state.pids.append(start_bmv2_dut(topology, rundir, log=log))
+        elif topology.dut.kind == "linux":
+            state.netns.append(start_linux_dut(topology))
+        state.save(rundir)
+        grpc_port = int(topology.switch.grpc.rsplit(":", 1)[1])
+        ports = [(p.number, tester_iface(p.number)) for p in topology.ports]
+        state.pids.append(start_switch("tester", ports, grpc_port, topology.switch.thrift_port,
+                                       rundir, log=log))
+        state.save(rundir)
+    except BaseException:
+        down(rundir)
+        raise
+    return state
+
+
+def _cable(topology: Topology, state: LabState) -> None:
+    done: set[int] = set()
+    for port in topology.ports:
+        if port.number in done:
+            continue
+        peer = port.peer
+        if peer.startswith("dut:"):
+            a, b = tester_iface(port.number), dut_iface(int(peer.split(":", 1)[1]))
+        elif peer.isdigit():
+            other = topology.port(int(peer))
+            if other.peer != str(port.number):
+                raise netdev.LabError(
+                    f"{topology.source}: port {port.number} is cabled to port {peer}, but "
+                    f"port {peer}'s peer is {other.peer!r}: make them name each other"
+                )
+            a, b = tester_iface(port.number), tester_iface(other.number)
+            done.add(other.number)
+        else:
+            raise netdev.LabError(
+                f"{topology.source}: port {port.number} peer {peer!r}: use another tester "
+                "port number (loopback cable) or dut:N"
+            )
+        netdev.add_veth(a, b)
+        state.links.append(a)
+        done.add(port.number)
+
+
+def down(rundir: Path = DEFAULT_RUNDIR) -> None:
+    """Stop the lab's processes, delete its links and namespaces. Always safe to call."""
+    state = LabState.load(rundir)
+    if state is not None:
+        for pid in reversed(state.pids):
+            stop_process(pid)
+        for name in state.netns:
+            netdev.delete_netns(name)
+        for name in state.links:
+            netdev.delete_link(name)
+        (rundir / "state.json").unlink()
+    # Leftovers of a run that died before it could write its state.
+    for name in netdev.lab_netns():
+        netdev.delete_netns(name)
+    for name in netdev.lab_links():
+        netdev.delete_link(name)
+    time.sleep(0.1)
