@@ -5,9 +5,8 @@ set -euo pipefail
 venv=${1:-.venv}
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
-source scripts/lib-bmv2.sh
 
-if ! have_p4_toolchain; then
+if ! command -v p4c-bm2-ss >/dev/null 2>&1 || ! command -v simple_switch_grpc >/dev/null 2>&1; then
   echo "PTF suite SKIPPED: p4c-bm2-ss and simple_switch_grpc are not installed (README, 'P4 toolchain')"
   exit 0
 fi
@@ -16,21 +15,16 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 
-prefix=ptft
-ports=4
+topology=topologies/ptf.yaml
 rundir=$here/run/ptf
-grpc_port=${P4T_PTF_GRPC_PORT:-59559}
-thrift_port=${P4T_PTF_THRIFT_PORT:-59090}
-cleanup() { switch_stop "$rundir"; veth_down "$prefix" "$ports"; }
+grpc_port=59559
+thrift_port=59090
+ports=4
+cleanup() { "$venv/bin/python" -m p4tester.lab --rundir "$rundir" down >/dev/null; }
 trap cleanup EXIT
-
-veth_up "$prefix" "$ports"
-switch_ifaces=() ptf_ifaces=()
-for ((i = 1; i <= ports; i++)); do
-  switch_ifaces+=("$i@${prefix}${i}s")
-  ptf_ifaces+=(--interface "0-$i@${prefix}${i}h")
-done
-switch_start "$rundir" "$grpc_port" "$thrift_port" "${switch_ifaces[@]}"
+"$venv/bin/python" -m p4tester.lab --rundir "$rundir" up "$topology"
+ptf_ifaces=()
+for ((i = 1; i <= ports; i++)); do ptf_ifaces+=(--interface "0-$i@p4lh$i"); done
 
 params="grpcaddr='127.0.0.1:$grpc_port';thrift_port=$thrift_port"
 params+=";tester_p4info='p4src/build/tester.p4info.txt';tester_json='p4src/build/tester.json'"

@@ -2,7 +2,8 @@
 
 Tester port N is the veth end p4lt<N>. A port whose peer is another tester port
 ("2") shares one veth pair with it (a loopback cable); a port whose peer is
-"dut:M" is cabled to the DUT's port M (veth end p4ld<M>). What was made is
+"dut:M" is cabled to the DUT's port M (veth end p4ld<M>); a port whose peer is
+"host" ends in p4lh<N> in the root namespace, for PTF or a bench to use. What was made is
 written to a state file, so `down` removes exactly that, and then anything else
 with the lab's prefixes that a crashed run left behind.
 """
@@ -50,6 +51,11 @@ def dut_iface(port: int) -> str:
     return f"{netdev.LINK_PREFIX}d{port}"
 
 
+def host_iface(port: int) -> str:
+    """The root-namespace end of a tester port cabled to "host" (PTF, benches)."""
+    return f"{netdev.LINK_PREFIX}h{port}"
+
+
 def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False) -> LabState:
     """Make the links, start the DUT and the tester switch. On failure, undo."""
     down(rundir)
@@ -81,6 +87,8 @@ def _cable(topology: Topology, state: LabState) -> None:
         peer = port.peer
         if peer.startswith("dut:"):
             a, b = tester_iface(port.number), dut_iface(int(peer.split(":", 1)[1]))
+        elif peer == "host":
+            a, b = tester_iface(port.number), host_iface(port.number)
         elif peer.isdigit():
             other = topology.port(int(peer))
             if other.peer != str(port.number):
@@ -93,7 +101,7 @@ def _cable(topology: Topology, state: LabState) -> None:
         else:
             raise netdev.LabError(
                 f"{topology.source}: port {port.number} peer {peer!r}: use another tester "
-                "port number (loopback cable) or dut:N"
+                "port number (loopback cable), dut:N or host"
             )
         netdev.add_veth(a, b)
         state.links.append(a)
