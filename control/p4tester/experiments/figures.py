@@ -31,15 +31,19 @@ def median_with_overflow(values: Sequence[float | None]) -> float | None:
     return None if math.isinf(result) else result
 
 
-def nearest_rank(values: Sequence[float], quantile: float) -> float:
+def nearest_rank_with_overflow(values: Sequence[float | None], quantile: float) -> float | None:
     """Nearest-rank percentile: the smallest value with at least `quantile` of the
-    values at or below it (with 20 values, p1 is the minimum and p99 the maximum)."""
+    values at or below it (with 20 values, p1 is the lowest and p99 the highest).
+    None values (beyond a histogram) rank above every known one; landing on one gives
+    None."""
     if not values:
         raise ValueError("percentile of no values")
     if not 0.0 < quantile <= 1.0:
         raise ValueError(f"quantile must be in (0, 1], got {quantile}")
-    ordered = sorted(values)
-    return ordered[max(1, math.ceil(quantile * len(ordered))) - 1]
+    known = sorted(value for value in values if value is not None)
+    # The slack keeps 0.99 x 100 = 99.00000000000001 from ranking one too high.
+    rank = max(1, math.ceil(quantile * len(values) - 1e-9))
+    return known[rank - 1] if rank <= len(known) else None
 
 
 @dataclass(frozen=True, slots=True)

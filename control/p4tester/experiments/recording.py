@@ -8,9 +8,12 @@ ends, resumable, and never lost to a runner that raises.
 - Crash safety: each TrialResult is appended to the ResultLog (one fsynced line)
   before the experiment sees it, so a killed controller loses at most the trial
   that was running.
-- Resume: a trial whose (experiment, trial_index) already finished validly in the
-  log is not run again; its logged result is returned instead. Invalid logged trials
-  are run again. A logged trial run with other parameters stops the run
+- Resume: a trial whose (experiment, trial_index) already finished in the log is not
+  run again; its logged result is returned instead. Finished means valid, or invalid
+  but followed by later trials of the same experiment: the first run already acted
+  on that invalid trial (repeated it, or left it out), so replaying it keeps the rerun
+  on the same path. Only an invalid trial at the end of an experiment's log (the run
+  stopped there) is run again. A logged trial run with other parameters stops the run
   (ResumeMismatchError) instead of mixing two configurations in one file.
 - A runner that raises (the switch died, a read timed out) gives an invalid trial
   (valid=False, error = the exception), logged like any other: the experiment decides
@@ -57,8 +60,16 @@ class Recorder:
     keep the trials in memory only.
     """
 
-    __slots__ = ("_clock", "_finished", "_log", "_next_index", "_ran", "_resumed", "_runner",
-                 "_trials")
+    __slots__ = (
+        "_clock",
+        "_finished",
+        "_log",
+        "_next_index",
+        "_ran",
+        "_resumed",
+        "_runner",
+        "_trials",
+    )
 
     def __init__(
         self,
@@ -70,11 +81,7 @@ class Recorder:
         self._runner = runner
         self._log = log
         self._clock = clock
-        self._finished: dict[tuple[str, int], TrialResult] = {}
-        if log is not None and log.path.exists():
-            for trial in log.load():
-                if trial.valid:  # the last valid record of a key wins
-                    self._finished[(trial.experiment, trial.trial_index)] = trial
+        self._finished = _finished_trials(log)
         self._next_index: dict[str, int] = {}
         self._trials: list[TrialResult] = []
         self._ran = 0
@@ -159,8 +166,9 @@ class Recorder:
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         """Run one spec as given (its own trial index), or return it from the log."""
         key = (spec.experiment, spec.trial_index)
-        self._next_index[spec.experiment] = max(self.next_index(spec.experiment),
-                                                spec.trial_index + 1)
+        self._next_index[spec.experiment] = max(
+            self.next_index(spec.experiment), spec.trial_index + 1
+        )
         logged = self._finished.get(key)
         if logged is not None:
             self._check_same(logged, spec)
@@ -221,6 +229,26 @@ class Recorder:
                 "changed since the log was written; resume with the same configuration or "
                 "use a new results file"
             )
+
+
+def _finished_trials(log: ResultLog | None) -> dict[tuple[str, int], TrialResult]:
+    """The logged trials a rerun replays (see the module doc), by key."""
+    if log is None or not log.path.exists():
+        return {}
+    trials = log.load()
+    last_index: dict[str, int] = {}
+    for trial in trials:
+        last_index[trial.experiment] = max(last_index.get(trial.experiment, 0), trial.trial_index)
+    finished: dict[tuple[str, int], TrialResult] = {}
+    for trial in trials:
+        key = (trial.experiment, trial.trial_index)
+        superseded = trial.trial_index < last_index[trial.experiment]
+        earlier = finished.get(key)
+        if earlier is not None and earlier.valid and not trial.valid:
+            continue  # a valid record of a key beats an invalid one
+        if trial.valid or superseded:
+            finished[key] = trial
+    return finished
 
 
 @dataclass(frozen=True, slots=True)

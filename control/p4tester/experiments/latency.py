@@ -1,0 +1,201 @@
+"""RFC 2544 section 26.2 latency, summarised as RFC 8219 section 7.2 asks.
+
+At one frame size and load (normally the throughput found: `config_at_throughput`),
+`trials` trials of `trial_duration_s` each. The tester timestamps every frame, not one
+tagged frame per trial, so each trial yields the full distribution: min/avg/max and
+p50/p99/p99.9 from its histogram.
+
+RFC 8219 section 7.2: per trial, Typical Latency TL = median of the frame latencies
+and Worst-Case Latency WCL = their 99.9th percentile; the test is repeated at least
+20 times and the reported values are the medians of the per-trial TL and WCL. The 1st
+and 99th percentiles over the trials MAY be reported to show their spread: they are
+here too (nearest rank: with 20 trials, the lowest and the highest).
+
+Invalid trials (valid=False) and trials that received nothing are left out of the
+summary and counted. A percentile beyond the histogram's last bin edge is unknown
+(None); such a trial counts as "higher than everything" when taking the median, so
+a summary lands on None only when the unknown values decide it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from p4tester.results.tables import trial_latency
+
+from .figures import median_with_overflow, nearest_rank_with_overflow
+from .recording import Labels, Recorder
+from .throughput import ThroughputAtSize
+from .validation import (
+    check_count,
+    check_fraction,
+    check_frame_size,
+    check_labels,
+    check_name,
+    check_positive,
+)
+
+# RFC 2544 26.2 and RFC 8219 7.2: at least 20 repetitions of at least 120 s.
+RFC_LATENCY_TRIALS: Final = 20
+RFC_LATENCY_TRIAL_S: Final = 120.0
+_P01: Final = 0.01
+_P99: Final = 0.99
+_OWNER: Final = "LatencyConfig"
+
+
+@dataclass(frozen=True, slots=True)
+class LatencyConfig:
+    frame_size: int
+    offered_fraction: float  # share of line rate; RFC 2544: the throughput found
+    trials: int = RFC_LATENCY_TRIALS
+    trial_duration_s: float = RFC_LATENCY_TRIAL_S
+    experiment: str = "rfc2544-latency"
+    labels: Labels = ()
+
+    def __post_init__(self) -> None:
+        check_frame_size(_OWNER, "frame_size", self.frame_size)
+        check_fraction(_OWNER, "offered_fraction", self.offered_fraction)
+        check_count(_OWNER, "trials", self.trials)
+        check_positive(_OWNER, "trial_duration_s", self.trial_duration_s, "seconds")
+        check_name(_OWNER, "experiment", self.experiment)
+        check_labels(_OWNER, self.labels)
+
+
+def config_at_throughput(
+    found: ThroughputAtSize,
+    *,
+    trials: int = RFC_LATENCY_TRIALS,
+    trial_duration_s: float = RFC_LATENCY_TRIAL_S,
+    experiment: str = "rfc2544-latency",
+    labels: Labels = (),
+) -> LatencyConfig:
+    """Latency at the RFC 2544 throughput (the NDR lower bound) of one frame size."""
+    throughput = found.throughput
+    if throughput is None:
+        raise ValueError(
+            f"no throughput at {found.frame_size} B (the DUT lost frames even at the "
+            "search's minimum load): give the latency load explicitly in a LatencyConfig"
+        )
+    return LatencyConfig(
+        frame_size=found.frame_size,
+        offered_fraction=throughput.fraction,
+        trials=trials,
+        trial_duration_s=trial_duration_s,
+        experiment=experiment,
+        labels=labels,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LatencyTrial:
+    """One valid trial's latency over all its streams (switch clock units, BMv2: us).
+    A percentile is None without a histogram or beyond its last edge."""
+
+    trial_index: int
+    samples: int
+    min_us: float
+    avg_us: float
+    max_us: float
+    jitter_us: float
+    p50_us: float | None  # RFC 8219 TL of this trial
+    p99_us: float | None
+    p999_us: float | None  # RFC 8219 WCL of this trial
+    loss_ratio: float
+
+
+@dataclass(frozen=True, slots=True)
+class LatencySummary:
+    """RFC 8219 7.2 over the trials used; min/avg/max over all their frames."""
+
+    trials: int
+    typical_latency_us: float | None  # median of the per-trial p50 (TL)
+    worst_case_latency_us: float | None  # median of the per-trial p99.9 (WCL)
+    typical_p1_us: float | None  # spread of TL over the trials (RFC 8219: MAY report)
+    typical_p99_us: float | None
+    worst_case_p1_us: float | None
+    worst_case_p99_us: float | None
+    median_p99_us: float | None  # median of the per-trial p99
+    min_us: float
+    avg_us: float  # frame-weighted
+    max_us: float
+
+
+@dataclass(frozen=True, slots=True)
+class LatencyResult:
+    config: LatencyConfig
+    trials: tuple[LatencyTrial, ...]  # the valid trials with latency samples
+    summary: LatencySummary | None  # None when no trial could be used
+    invalid_trials: int  # valid=False: excluded
+    trials_without_latency: int  # valid but nothing received: excluded
+
+    @property
+    def complete(self) -> bool:
+        """Every trial asked for was used."""
+        return len(self.trials) == self.config.trials
+
+
+def summarize(trials: Sequence[LatencyTrial]) -> LatencySummary | None:
+    """The RFC 8219 7.2 summary of per-trial figures; None for no trials."""
+    if not trials:
+        return None
+    typical = [t.p50_us for t in trials]
+    worst = [t.p999_us for t in trials]
+    samples = sum(t.samples for t in trials)
+    return LatencySummary(
+        trials=len(trials),
+        typical_latency_us=median_with_overflow(typical),
+        worst_case_latency_us=median_with_overflow(worst),
+        typical_p1_us=nearest_rank_with_overflow(typical, _P01),
+        typical_p99_us=nearest_rank_with_overflow(typical, _P99),
+        worst_case_p1_us=nearest_rank_with_overflow(worst, _P01),
+        worst_case_p99_us=nearest_rank_with_overflow(worst, _P99),
+        median_p99_us=median_with_overflow([t.p99_us for t in trials]),
+        min_us=min(t.min_us for t in trials),
+        avg_us=sum(t.avg_us * t.samples for t in trials) / samples,
+        max_us=max(t.max_us for t in trials),
+    )
+
+
+def run_latency(config: LatencyConfig, recorder: Recorder) -> LatencyResult:
+    """Run the trials, one after the other, each labelled with its repetition."""
+    used: list[LatencyTrial] = []
+    invalid = 0
+    without = 0
+    for repetition in range(config.trials):
+        trial = recorder.trial(
+            config.experiment,
+            config.frame_size,
+            config.offered_fraction,
+            config.trial_duration_s,
+            labels=(*config.labels, ("repetition", str(repetition))),
+        )
+        if not trial.valid:
+            invalid += 1
+            continue
+        latency = trial_latency(trial)
+        if latency is None:
+            without += 1
+            continue
+        used.append(
+            LatencyTrial(
+                trial_index=trial.trial_index,
+                samples=latency.samples,
+                min_us=latency.min_us,
+                avg_us=latency.avg_us,
+                max_us=latency.max_us,
+                jitter_us=latency.jitter_us,
+                p50_us=latency.p50_us,
+                p99_us=latency.p99_us,
+                p999_us=latency.p999_us,
+                loss_ratio=trial.loss_ratio,
+            )
+        )
+    return LatencyResult(
+        config=config,
+        trials=tuple(used),
+        summary=summarize(used),
+        invalid_trials=invalid,
+        trials_without_latency=without,
+    )

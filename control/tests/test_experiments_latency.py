@@ -1,0 +1,204 @@
+"""RFC 2544 26.2 latency with the RFC 8219 7.2 summary, on a DUT whose latency is
+spread evenly between known bounds."""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+import pytest
+
+from p4tester.experiments.figures import median_with_overflow, nearest_rank_with_overflow
+from p4tester.experiments.latency import (
+    LatencyConfig,
+    config_at_throughput,
+    run_latency,
+)
+from p4tester.experiments.recording import Recorder
+from p4tester.experiments.simulated_runner import (
+    CrashingRunner,
+    Impairment,
+    SimulatedDut,
+    SimulatedRunner,
+)
+from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_throughput
+from p4tester.results.latency import linear_bin_edges
+from p4tester.search import SearchGoal
+
+# 105-B frames are 1000 bits on the wire: 10 Mpps at 10GbE. The DUT forwards half of
+# that, holds 100 frames (10500 B) and adds 10 us, so at 80 % load its queue is full:
+# latency is spread evenly over [10, 10 + 100 x 0.2] = [10, 30] us.
+SIZE = 105
+DUT = SimulatedDut(
+    capacity_by_size=lambda size: 0.5,
+    buffer_bytes=10_500,
+    fixed_latency_us=10.0,
+    store_and_forward=False,
+    latency_edges_us=linear_bin_edges(62, 31),  # 2-us bins: 10..30 us is 10 full bins
+)
+LOAD = 0.8
+TRIAL_S = 0.002  # 16000 frames sent, 6000 dropped (1 - 0.5 / 0.8), 10000 received
+
+
+def test_each_trial_and_the_summary_are_exact() -> None:
+    config = LatencyConfig(SIZE, LOAD, trials=4, trial_duration_s=TRIAL_S)
+    result = run_latency(config, Recorder(SimulatedRunner(DUT)))
+    assert result.complete and result.invalid_trials == 0
+    assert [t.trial_index for t in result.trials] == [0, 1, 2, 3]
+    for trial in result.trials:
+        assert trial.samples == 10_000
+        assert trial.loss_ratio == 0.375
+        assert (trial.min_us, trial.avg_us, trial.max_us) == (10.0, 20.0, 30.0)
+        assert trial.jitter_us == pytest.approx(20.0 / 3.0)
+        assert trial.p50_us == pytest.approx(20.0)  # 5000th of 10000 samples, 1000 per bin
+        assert trial.p99_us == pytest.approx(29.8)
+        assert trial.p999_us == pytest.approx(29.98)
+    summary = result.summary
+    assert summary is not None
+    assert summary.trials == 4
+    assert summary.typical_latency_us == pytest.approx(20.0)
+    assert summary.worst_case_latency_us == pytest.approx(29.98)
+    assert summary.median_p99_us == pytest.approx(29.8)
+    assert (summary.min_us, summary.avg_us, summary.max_us) == (10.0, 20.0, 30.0)
+
+
+def test_summary_is_the_median_of_per_trial_figures_with_noise() -> None:
+    noisy = SimulatedDut(
+        capacity_by_size=lambda size: 0.5,
+        buffer_bytes=10_500,
+        fixed_latency_us=10.0,
+        store_and_forward=False,
+        latency_edges_us=linear_bin_edges(62, 31),
+        latency_noise_us=8.0,
+        seed=7,
+    )
+    config = LatencyConfig(SIZE, LOAD, trials=5, trial_duration_s=TRIAL_S)
+    result = run_latency(config, Recorder(SimulatedRunner(noisy)))
+    again = run_latency(config, Recorder(SimulatedRunner(noisy)))
+    assert result == again  # seeded: the same every time
+    p50s = [t.p50_us for t in result.trials]
+    p999s = [t.p999_us for t in result.trials]
+    assert len(set(p50s)) == 5  # the noise moves every trial
+    known_p50s = [v for v in p50s if v is not None]
+    known_p999s = [v for v in p999s if v is not None]
+    assert len(known_p50s) == len(known_p999s) == 5
+    summary = result.summary
+    assert summary is not None
+    assert summary.typical_latency_us == statistics.median(known_p50s)
+    assert summary.worst_case_latency_us == statistics.median(known_p999s)
+    # Nearest rank over 5 trials: p1 is the lowest, p99 the highest.
+    assert (summary.typical_p1_us, summary.typical_p99_us) == (min(known_p50s), max(known_p50s))
+    assert (summary.worst_case_p1_us, summary.worst_case_p99_us) == (
+        min(known_p999s),
+        max(known_p999s),
+    )
+    assert summary.max_us == max(t.max_us for t in result.trials)
+
+
+def test_invalid_and_empty_trials_are_excluded_and_counted() -> None:
+    starved = SimulatedDut(
+        capacity_by_size=lambda size: 0.5,
+        buffer_bytes=10_500,
+        fixed_latency_us=10.0,
+        store_and_forward=False,
+        impairments=((4, Impairment(lost=10**9)),),  # trial 4 receives nothing
+    )
+    runner = CrashingRunner(SimulatedRunner(starved), frozenset({1, 3}))
+    config = LatencyConfig(SIZE, LOAD, trials=6, trial_duration_s=TRIAL_S)
+    result = run_latency(config, Recorder(runner))
+    assert result.invalid_trials == 2
+    assert result.trials_without_latency == 1
+    assert [t.trial_index for t in result.trials] == [0, 2, 5]
+    assert not result.complete
+    assert result.summary is not None and result.summary.trials == 3
+
+
+def test_percentiles_beyond_the_histogram_are_unknown_not_invented() -> None:
+    short_bins = SimulatedDut(
+        capacity_by_size=lambda size: 0.5,
+        buffer_bytes=10_500,
+        fixed_latency_us=10.0,
+        store_and_forward=False,
+        latency_edges_us=linear_bin_edges(25, 25),  # a quarter of the frames lie above
+    )
+    config = LatencyConfig(SIZE, LOAD, trials=3, trial_duration_s=TRIAL_S)
+    summary = run_latency(config, Recorder(SimulatedRunner(short_bins))).summary
+    assert summary is not None
+    assert summary.typical_latency_us == pytest.approx(20.0)
+    assert summary.worst_case_latency_us is None
+    assert summary.worst_case_p1_us is None
+
+
+def test_all_trials_invalid_gives_no_summary() -> None:
+    runner = CrashingRunner(SimulatedRunner(DUT), frozenset({0, 1}))
+    result = run_latency(
+        LatencyConfig(SIZE, LOAD, trials=2, trial_duration_s=TRIAL_S), Recorder(runner)
+    )
+    assert (result.summary, result.invalid_trials, result.trials) == (None, 2, ())
+
+
+def test_load_defaults_to_the_throughput_found() -> None:
+    goal = {"final_trial_duration_s": 0.01, "initial_trial_duration_s": 0.01}
+    throughput = run_throughput(
+        ThroughputConfig(
+            10e9,
+            (SIZE,),
+            method=SearchMethod.BINARY,
+            ndr=SearchGoal.ndr(**goal),
+            pdr=SearchGoal.pdr(**goal),
+        ),
+        Recorder(SimulatedRunner(DUT)),
+    ).at(SIZE)
+    config = config_at_throughput(throughput, trials=3, trial_duration_s=TRIAL_S)
+    assert (config.frame_size, config.offered_fraction, config.trials) == (SIZE, 0.5, 3)
+    # RFC 2544 26.2 measures at the throughput: no frame is lost there.
+    result = run_latency(config, Recorder(SimulatedRunner(DUT)))
+    assert [t.loss_ratio for t in result.trials] == [0.0, 0.0, 0.0]
+
+
+def test_config_at_throughput_needs_a_throughput() -> None:
+    goal = {"final_trial_duration_s": 0.01, "initial_trial_duration_s": 0.01}
+    dead = SimulatedDut(capacity_by_size=lambda size: 0.0005)
+    found = run_throughput(
+        ThroughputConfig(
+            10e9,
+            (64,),
+            method=SearchMethod.BINARY,
+            ndr=SearchGoal.ndr(**goal),
+            pdr=SearchGoal.pdr(**goal),
+        ),
+        Recorder(SimulatedRunner(dead)),
+    ).at(64)
+    with pytest.raises(ValueError, match="no throughput at 64 B"):
+        config_at_throughput(found)
+
+
+@pytest.mark.parametrize(
+    ("fields", "fragment"),
+    [
+        ({"offered_fraction": 0.0}, "offered_fraction must be a share of line rate in (0, 1]"),
+        ({"trials": 0}, "trials must be a whole number >= 1"),
+        ({"trial_duration_s": -1.0}, "trial_duration_s must be a positive number of seconds"),
+        ({"frame_size": 10_000}, "frame_size: frame size 10000 B is outside"),
+    ],
+)
+def test_config_errors(fields: dict[str, object], fragment: str) -> None:
+    kwargs: dict[str, object] = {"frame_size": 64, "offered_fraction": 0.5, **fields}
+    with pytest.raises(ValueError, match=re.escape(f"LatencyConfig: {fragment}")):
+        LatencyConfig(**kwargs)  # type: ignore[arg-type]
+
+
+def test_median_and_nearest_rank_treat_unknown_as_highest() -> None:
+    assert median_with_overflow([3.0, 1.0, 2.0]) == 2.0
+    assert median_with_overflow([4.0, 1.0, 3.0, 2.0]) == 2.5
+    assert median_with_overflow([1.0, None, 2.0]) == 2.0  # None sorts last
+    assert median_with_overflow([1.0, None, None]) is None
+    assert median_with_overflow([1.0, 2.0, None, None]) is None  # mean of 2 and "beyond"
+    values = [float(v) for v in range(1, 21)]
+    assert nearest_rank_with_overflow(values, 0.01) == 1.0
+    assert nearest_rank_with_overflow(values, 0.5) == 10.0
+    assert nearest_rank_with_overflow(values, 0.99) == 20.0
+    assert nearest_rank_with_overflow([1.0, None], 0.5) == 1.0
+    assert nearest_rank_with_overflow([1.0, None], 0.99) is None
+    with pytest.raises(ValueError, match="quantile must be in"):
+        nearest_rank_with_overflow(values, 0.0)

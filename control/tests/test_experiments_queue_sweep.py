@@ -1,0 +1,122 @@
+"""Seed 004: latency vs DUT buffer threshold, with exact fits on a DUT whose latency is
+linear in buffer %."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from p4tester.experiments.queue_sweep import (
+    SEED_004_BUFFER_PERCENTS,
+    QueueSweepConfig,
+    run_queue_sweep,
+)
+from p4tester.experiments.recording import Recorder
+from p4tester.experiments.simulated_runner import SimulatedDut, SimulatedRunner
+
+# Two ports at 50.2 % into one line-rate egress: 100.4 %, so its queue sits at the
+# threshold. The default buffer (3276800 B) holds 32768 x pct / size frames: 512 per %
+# of 64-B frames, 64 per % of 512-B frames. Each frame drains in (size + 20) x 8 bit
+# times (0.0672 us at 64 B, 0.4256 us at 512 B), and latency starts at 1 us + the
+# frame's serialization (0.0512 us at 64 B, 0.4096 us at 512 B).
+DUT = SimulatedDut(fan_in=2)
+PERCENTS = (1.0, 10.0, 50.0, 100.0)
+BASE_US = {64: 1.0512, 512: 1.4096}
+MAX_SLOPE_US_PER_PCT = {64: 512 * 0.0672, 512: 64 * 0.4256}  # 34.4064 and 27.2384
+
+
+def sweep(tmp_path: Path | None = None) -> tuple[QueueSweepConfig, SimulatedRunner]:
+    config = QueueSweepConfig(
+        frame_sizes=(64, 512),
+        buffer_percents=PERCENTS,
+        trial_duration_s=0.001,
+        plot_dir=tmp_path,
+    )
+    return config, SimulatedRunner(DUT)
+
+
+def test_min_is_flat_avg_and_max_linear_with_exact_fits() -> None:
+    config, runner = sweep()
+    result = run_queue_sweep(config, Recorder(runner), runner)
+    assert [(p.buffer_pct, p.frame_size) for p in result.points] == [
+        (pct, size) for pct in PERCENTS for size in (64, 512)
+    ]
+    for size in (64, 512):
+        fits = result.size_fit(size).fits
+        slope = MAX_SLOPE_US_PER_PCT[size]
+        assert fits.min.slope == pytest.approx(0.0, abs=1e-12)
+        assert fits.min.intercept == pytest.approx(BASE_US[size], rel=1e-12)
+        assert fits.max.slope == pytest.approx(slope, rel=1e-12)
+        assert fits.max.intercept == pytest.approx(BASE_US[size], rel=1e-9)
+        assert fits.avg.slope == pytest.approx(slope / 2.0, rel=1e-12)
+        for fit in (fits.min, fits.avg, fits.max):
+            assert fit.r_squared == pytest.approx(1.0, abs=1e-12)
+    point = next(p for p in result.points if (p.frame_size, p.buffer_pct) == (512, 50.0))
+    assert point.max_us == pytest.approx(1.4096 + 3200 * 0.4256, rel=1e-12)
+    # 1 - 1 / 1.004 of about 2360 frames, rounded up to whole frames.
+    assert point.loss_ratio == pytest.approx(1 - 1 / 1.004, abs=1 / 2000)
+
+
+def test_fits_against_frame_size_and_histograms() -> None:
+    config, runner = sweep()
+    recorder = Recorder(runner)
+    result = run_queue_sweep(config, recorder, runner)
+    assert [fit.buffer_pct for fit in result.by_buffer] == list(PERCENTS)
+    for fit in result.by_buffer:
+        # Minimum latency grows with the frame's own serialization: 0.0008 us per byte.
+        assert fit.fits.min.slope == pytest.approx(0.0008, rel=1e-9)
+        assert fit.fits.min.intercept == pytest.approx(1.0, rel=1e-9)
+    point = next(p for p in result.points if (p.frame_size, p.buffer_pct) == (64, 10.0))
+    trial = recorder.trials[point.trial_index]
+    depth, latency = point.queue_depth_histogram, point.latency_histogram
+    assert depth is not None and latency is not None
+    # Both streams' histograms added: every received frame counted once in each.
+    assert depth.total == latency.total == trial.rx_frames > 0
+    # Depth is spread evenly over 0..5120 frames (10 % of 51200): inside the bins.
+    assert depth.outside == 0
+    assert depth.edges[-1] >= 5120
+
+
+def test_threshold_is_set_before_each_group_and_plots_are_written(tmp_path: Path) -> None:
+    config, runner = sweep(tmp_path)
+    calls: list[float] = []
+
+    class Watching:
+        def set_buffer_percent(self, percent: float) -> None:
+            calls.append(percent)
+            runner.set_buffer_percent(percent)
+
+    recorder = Recorder(runner)
+    result = run_queue_sweep(config, recorder, Watching())
+    assert calls == list(PERCENTS)
+    assert [dict(t.labels)["buffer_pct"] for t in recorder.trials] == [
+        "1", "1", "10", "10", "50", "50", "100", "100",
+    ]  # fmt: skip
+    assert [path.name for path in result.plots] == [
+        "latency_vs_buffer_64B.png",
+        "latency_vs_buffer_512B.png",
+    ]
+    assert all(path.stat().st_size > 0 for path in result.plots)
+
+
+def test_no_plot_dir_no_plots() -> None:
+    config, runner = sweep(None)
+    assert run_queue_sweep(config, Recorder(runner), runner).plots == ()
+
+
+def test_seed_defaults_and_config_errors() -> None:
+    assert SEED_004_BUFFER_PERCENTS[:3] == (1.0, 5.0, 10.0)
+    assert QueueSweepConfig().offered_fraction == 0.502
+    for fields, fragment in (
+        ({"buffer_percents": (50.0,)}, "buffer_percents (50.0,) needs two or more different"),
+        ({"buffer_percents": (50.0, 50.0, 60.0)}, "buffer_percents lists a threshold twice"),
+        ({"buffer_percents": (0.0, 50.0)}, "buffer threshold 0.0 must be in (0, 100] %"),
+        ({"offered_fraction": 1.2}, "offered_fraction must be a share of line rate"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(f"QueueSweepConfig: {fragment}")):
+            QueueSweepConfig(**fields)
+    with pytest.raises(KeyError, match="no latency-vs-buffer fit for 128 B"):
+        config, runner = sweep(None)
+        run_queue_sweep(config, Recorder(runner), runner).size_fit(128)
