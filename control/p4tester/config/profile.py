@@ -27,9 +27,13 @@ from p4tester.config.yaml_io import load_yaml_mapping, require_keys
 from p4tester.dataplane.constants import MAX_STREAMS
 from p4tester.dataplane.program import bin_ranges
 from p4tester.results.latency import log_bin_edges
-from p4tester.streams.frame_sizes import Encapsulation, FrameSizeError, check_frame_size
+from p4tester.streams.frame_sizes import (
+    RFC2544_FRAME_SIZES,
+    Encapsulation,
+    FrameSizeError,
+    check_frame_size,
+)
 
-RFC2544_FRAME_SIZES = (64, 128, 256, 512, 1024, 1280, 1518)
 SEARCH_METHODS = ("mlrsearch", "binary")
 DEFAULT_LOG_HIGH_US = 1_000_000
 

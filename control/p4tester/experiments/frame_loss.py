@@ -13,8 +13,9 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
+from p4tester.streams.frame_sizes import RFC2544_FRAME_SIZES
+
 from .recording import DEFAULT_ATTEMPTS, Labels, Recorder
-from .throughput import RFC2544_FRAME_SIZES
 from .validation import (
     check_count,
     check_fraction,

@@ -26,10 +26,10 @@ from p4tester.results.plots import (
     plot_latency_vs_buffer,
 )
 from p4tester.results.tables import trial_latency
+from p4tester.streams.frame_sizes import RFC2544_FRAME_SIZES
 
 from .figures import queue_depth_histogram
 from .recording import DEFAULT_ATTEMPTS, Labels, Recorder
-from .throughput import RFC2544_FRAME_SIZES
 from .validation import (
     check_count,
     check_fraction,

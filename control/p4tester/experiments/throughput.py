@@ -16,6 +16,7 @@ from p4tester.results.tables import ThroughputPoint
 from p4tester.search import NDR, PDR, SearchGoal, SearchResult, binary_search, mlr_search
 from p4tester.search.goals import DEFAULT_MIN_FRACTION
 from p4tester.search.trials import DEFAULT_MAX_TRIALS
+from p4tester.streams.frame_sizes import RFC2544_FRAME_SIZES
 from p4tester.streams.rates import Rate, ResolvedRate
 
 from .recording import Labels, Recorder, SpecMeasurer
@@ -27,7 +28,6 @@ from .validation import (
     check_positive,
 )
 
-RFC2544_FRAME_SIZES: Final = (64, 128, 256, 512, 1024, 1280, 1518)
 _OWNER: Final = "ThroughputConfig"
 
 

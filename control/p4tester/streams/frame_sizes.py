@@ -7,9 +7,12 @@ Frame size counts as RFC 2544 does: the Ethernet frame including its 4-byte FCS.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from p4tester.dataplane.constants import TESTER_HEADER_BYTES
 
+# RFC 2544 section 9.1: the frame sizes of Ethernet benchmarks.
+RFC2544_FRAME_SIZES: Final = (64, 128, 256, 512, 1024, 1280, 1518)
 FCS_BYTES = 4
 ETHERNET_BYTES = 14
 VLAN_BYTES = 4

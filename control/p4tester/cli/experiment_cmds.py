@@ -1,0 +1,323 @@
+"""The experiment subcommands: options, then one shared path
+(results dir -> session -> recorder -> experiment -> summary, CSV, plots)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from p4tester.cli import exit_codes
+from p4tester.cli.output import emit
+from p4tester.cli.run_output import open_log, to_jsonable, write_outputs
+from p4tester.config.errors import ConfigError
+from p4tester.config.profile import Profile
+from p4tester.config.topology import Topology
+from p4tester.experiments.back_to_back import BackToBackConfig, run_back_to_back
+from p4tester.experiments.frame_loss import FrameLossConfig, run_frame_loss
+from p4tester.experiments.frame_size_scan import FrameSizeScanConfig, run_frame_size_scan
+from p4tester.experiments.latency import LatencyConfig, run_latency
+from p4tester.experiments.queue_sweep import QueueSweepConfig, run_queue_sweep
+from p4tester.experiments.ramp_soak import RampConfig, SoakConfig, run_ramp, run_soak
+from p4tester.experiments.recording import Recorder
+from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_throughput
+from p4tester.lab.bmv2_dut import dut_settings, forwarding
+from p4tester.results.jsonl import ResultLog
+from p4tester.results.plots import (
+    PlotError,
+    plot_frame_loss_rate,
+    plot_latency_histograms,
+    plot_loss_vs_frame_size,
+    plot_throughput,
+)
+from p4tester.results.tables import throughput_table, trials_table
+from p4tester.search.goals import SearchGoal
+from p4tester.streams.rates import Rate, RateError
+from p4tester.targets.bmv2_thrift import Bmv2Thrift
+from p4tester.tester.session import SwitchTrialRunner, TesterSession
+
+Body = Callable[[argparse.Namespace, Topology, Profile, Recorder, Path], Any]
+
+
+def load_fraction(text: str) -> float:
+    """'50%' or '0.5' -> 0.5 of line rate."""
+    try:
+        value = Rate.parse(text).value / 100.0 if text.endswith("%") else float(text)
+    except (RateError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"load {text!r}: give a % or a fraction") from exc
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(
+            f"load {text!r} is {value * 100:g} % of line rate: it must be in (0, 100] %"
+        )
+    return value
+
+
+def size_list(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: give sizes like 64,128,1518") from exc
+
+
+def line_rate_of(topology: Topology, profile: Profile) -> float:
+    """Line rate the absolute figures refer to: the first stream's TX port."""
+    return topology.port(profile.streams[0].tx_port).line_rate_bps
+
+
+def trial_s(args: argparse.Namespace, profile: Profile) -> float:
+    duration = getattr(args, "duration", None)
+    return float(duration) if duration else profile.trial.duration_s
+
+
+# ---- experiment bodies -----------------------------------------------------------
+def throughput_body(args: argparse.Namespace, topology: Topology, profile: Profile,
+                    recorder: Recorder, output: Path) -> Any:
+    final = trial_s(args, profile)
+    width = profile.search.relative_width
+    ndr = SearchGoal("NDR", 0.0, width, final, initial_trial_duration_s=profile.trial
+                     .initial_duration_s)
+    pdr = SearchGoal("PDR", profile.search.pdr_loss_ratio, width, final,
+                     initial_trial_duration_s=profile.trial.initial_duration_s)
+    method = SearchMethod(args.method or profile.search.method)
+    config = ThroughputConfig(line_rate_bps=line_rate_of(topology, profile),
+                              frame_sizes=args.frame_sizes or profile.frame_sizes,
+                              method=method, ndr=ndr, pdr=pdr)
+    result = run_throughput(config, recorder)
+    _plot(lambda: plot_throughput(result.points(), output / "throughput.png"))
+    return result, throughput_table(result.points())
+
+
+def latency_body(args: argparse.Namespace, topology: Topology, profile: Profile,
+                 recorder: Recorder, output: Path) -> Any:
+    config = LatencyConfig(frame_size=args.frame_size, offered_fraction=args.load,
+                           trials=args.trials, trial_duration_s=trial_s(args, profile))
+    result = run_latency(config, recorder)
+    valid = [t for t in recorder.trials if t.valid and t.streams]
+    if valid:
+        _plot(lambda: plot_latency_histograms(valid[-1].streams, output / "latency.png"))
+    summary = result.summary
+    text = trials_table(recorder.trials)
+    if summary is not None:
+        text += (f"\ntypical latency (median of p50) {summary.typical_latency_us} us, "
+                 f"worst case (median of p99.9) {summary.worst_case_latency_us} us, "
+                 f"min {summary.min_us} avg {summary.avg_us:.1f} max {summary.max_us} us")
+    return result, text
+
+
+def frame_loss_body(args: argparse.Namespace, topology: Topology, profile: Profile,
+                    recorder: Recorder, output: Path) -> Any:
+    config = FrameLossConfig(frame_sizes=args.frame_sizes or profile.frame_sizes,
+                             step_fraction=args.step, trial_duration_s=trial_s(args, profile))
+    result = run_frame_loss(config, recorder)
+    _plot(lambda: plot_frame_loss_rate(recorder.trials, output / "frame-loss.png"))
+    return result, trials_table(recorder.trials)
+
+
+def back_to_back_body(args: argparse.Namespace, topology: Topology, profile: Profile,
+                      recorder: Recorder, output: Path) -> Any:
+    config = BackToBackConfig(frame_size=args.frame_size,
+                              line_rate_bps=line_rate_of(topology, profile),
+                              throughput_fraction=args.throughput,
+                              repetitions=args.repetitions,
+                              trial_duration_s=trial_s(args, profile),
+                              max_burst_frames=args.max_burst)
+    result = run_back_to_back(config, recorder)
+    text = (f"back-to-back at {args.frame_size} B: average burst {result.average_frames:.1f} "
+            f"frames (min {result.min_frames}, max {result.max_frames}); RFC 9004 corrected "
+            f"buffer {result.corrected_buffer_frames:.1f} frames = "
+            f"{result.corrected_buffer_time_s * 1e3:.3f} ms")
+    return result, text
+
+
+def frame_size_scan_body(args: argparse.Namespace, topology: Topology, profile: Profile,
+                         recorder: Recorder, output: Path) -> Any:
+    config = FrameSizeScanConfig(start_size=args.start, end_size=args.end, step=args.step,
+                                 offered_fraction=args.load,
+                                 trial_duration_s=trial_s(args, profile))
+    result = run_frame_size_scan(config, recorder)
+    _plot(lambda: plot_loss_vs_frame_size(recorder.trials, output / "loss-vs-frame-size.png"))
+    text = (trials_table(recorder.trials) + f"\nNDR frame size: {result.ndr_frame_size}; "
+            f"loss bands: {[(b.first_size, b.last_size) for b in result.loss_bands]}")
+    return result, text
+
+
+def ramp_body(args: argparse.Namespace, topology: Topology, profile: Profile,
+              recorder: Recorder, output: Path) -> Any:
+    config = RampConfig(frame_size=args.frame_size, start_fraction=args.start,
+                        end_fraction=args.end, step_fraction=args.step,
+                        step_duration_s=trial_s(args, profile))
+    return run_ramp(config, recorder), trials_table(recorder.trials)
+
+
+def soak_body(args: argparse.Namespace, topology: Topology, profile: Profile,
+              recorder: Recorder, output: Path) -> Any:
+    config = SoakConfig(frame_size=args.frame_size, offered_fraction=args.load,
+                        total_duration_s=args.total, interval_s=args.interval)
+    result = run_soak(config, recorder)
+    totals = result.totals
+    text = (trials_table(recorder.trials) + f"\nsoak: {totals.intervals} intervals, TX "
+            f"{totals.tx_frames}, RX {totals.rx_frames}, lost {totals.lost}, reordered "
+            f"{totals.reordered}, intervals with loss {totals.intervals_with_loss}")
+    return result, text
+
+
+@dataclass(frozen=True, slots=True)
+class Bmv2DutBuffer:
+    """DutControl for the lab's `bmv2` DUT: buffer % of its configured queue depth."""
+
+    thrift: Bmv2Thrift
+    egress_ports: tuple[int, ...]
+    full_depth: int
+
+    def set_buffer_percent(self, percent: float) -> None:
+        depth = max(1, math.floor(self.full_depth * percent / 100.0))
+        self.thrift.run([f"set_queue_depth {depth} {port}" for port in self.egress_ports])
+
+
+def queue_sweep_body(args: argparse.Namespace, topology: Topology, profile: Profile,
+                     recorder: Recorder, output: Path) -> Any:
+    if topology.dut.kind != "bmv2":
+        raise ConfigError(f"queue-sweep steps the DUT's buffer: it needs a `bmv2` DUT, "
+                          f"{topology.source} has {topology.dut.kind!r}")
+    settings = dut_settings(topology)
+    dut = Bmv2DutBuffer(Bmv2Thrift(int(settings.get("thrift_port", "9091"))),
+                        tuple(sorted(set(forwarding(settings, topology.source).values()))),
+                        int(settings.get("queue_depth", "64")))
+    config = QueueSweepConfig(frame_sizes=args.frame_sizes or profile.frame_sizes,
+                              buffer_percents=tuple(float(p) for p in args.buffers.split(",")),
+                              offered_fraction=args.load,
+                              trial_duration_s=trial_s(args, profile), plot_dir=output)
+    result = run_queue_sweep(config, recorder, dut)
+    lines = [trials_table(recorder.trials)]
+    for fit in result.by_size:
+        lines.append(f"{fit.frame_size} B: avg latency = {fit.fits.avg.slope:.3f} us/% x buffer "
+                     f"+ {fit.fits.avg.intercept:.1f} (R^2 {fit.fits.avg.r_squared:.3f}); max "
+                     f"R^2 {fit.fits.max.r_squared:.3f}; min slope {fit.fits.min.slope:.3f}")
+    return result, "\n".join(lines)
+
+
+def _plot(draw: Callable[[], Path]) -> None:
+    # No valid trial to plot: the tables say why.
+    with contextlib.suppress(PlotError):
+        draw()
+
+
+# ---- options ---------------------------------------------------------------------
+def _duration(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--duration", type=float, help="trial seconds (default: the profile's)")
+
+
+def throughput_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--method", choices=[m.value for m in SearchMethod])
+    sub.add_argument("--frame-sizes", type=size_list, help="e.g. 64,512,1518")
+    _duration(sub)
+
+
+def latency_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--frame-size", type=int, required=True)
+    sub.add_argument("--load", type=load_fraction, required=True,
+                     help="offered load, normally the throughput found (e.g. 95%%)")
+    sub.add_argument("--trials", type=int, default=20, help="RFC 2544: at least 20")
+    _duration(sub)
+
+
+def frame_loss_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--frame-sizes", type=size_list)
+    sub.add_argument("--step", type=float, default=0.1, help="load step, <= 0.1 (RFC 2544)")
+    _duration(sub)
+
+
+def back_to_back_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--frame-size", type=int, required=True)
+    sub.add_argument("--throughput", type=load_fraction, required=True,
+                     help="the DUT's measured throughput, for RFC 9004's correction")
+    sub.add_argument("--repetitions", type=int, default=50, help="RFC 2544: 50")
+    sub.add_argument("--max-burst", type=int, help="longest burst tried (frames)")
+    _duration(sub)
+
+
+def frame_size_scan_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--start", type=int, required=True, help="first frame size (B)")
+    sub.add_argument("--end", type=int, required=True, help="last frame size (B)")
+    sub.add_argument("--step", type=int, default=1, help="bytes between sizes")
+    sub.add_argument("--load", type=load_fraction, default=1.0)
+    _duration(sub)
+
+
+def ramp_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--frame-size", type=int, default=64)
+    sub.add_argument("--start", type=load_fraction, required=True)
+    sub.add_argument("--end", type=load_fraction, required=True)
+    sub.add_argument("--step", type=load_fraction, required=True)
+    _duration(sub)
+
+
+def soak_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--frame-size", type=int, default=64)
+    sub.add_argument("--load", type=load_fraction, required=True)
+    sub.add_argument("--total", type=float, required=True, help="soak seconds")
+    sub.add_argument("--interval", type=float, default=10.0, help="seconds per interval")
+
+
+def queue_sweep_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--frame-sizes", type=size_list)
+    sub.add_argument("--buffers", default="1,10,20,40,60,80,100",
+                     help="DUT buffer thresholds, %% of its queue depth")
+    sub.add_argument("--load", type=load_fraction, default=0.502,
+                     help="per TX port (seed 004: two ports at ~50%% into one)")
+    _duration(sub)
+
+
+# ---- the shared path -------------------------------------------------------------
+def _handler(name: str, body: Body) -> Callable[[argparse.Namespace, Topology, Profile], int]:
+    def handle(args: argparse.Namespace, topology: Topology, profile: Profile) -> int:
+        output: Path = args.output
+        log = open_log(output, name, profile.source, topology.source, args.resume)
+        with TesterSession(topology, profile, push_pipeline=args.push_pipeline) as session:
+            recorder = Recorder(SwitchTrialRunner(session), log)
+            result, text = body(args, topology, profile, recorder, output)
+        document = write_outputs(output, result, recorder.trials)
+        document["output"] = str(output)
+        emit(document, f"{text}\nresults in {output}/", args.json)
+        return exit_codes.INVALID_TRIALS if document["invalid_trials"] else exit_codes.OK
+
+    return handle
+
+
+EXPERIMENTS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None],
+                             Callable[[argparse.Namespace, Topology, Profile], int]]] = {
+    "throughput": ("RFC 2544 26.1: NDR and PDR per frame size (MLRsearch or binary)",
+                   throughput_options, _handler("throughput", throughput_body)),
+    "latency": ("RFC 2544 26.2 latency at a load, RFC 8219 figures",
+                latency_options, _handler("latency", latency_body)),
+    "frame-loss": ("RFC 2544 26.3 frame loss rate curve", frame_loss_options,
+                   _handler("frame-loss", frame_loss_body)),
+    "back-to-back": ("RFC 2544 26.4 back-to-back frames, RFC 9004 buffer time",
+                     back_to_back_options, _handler("back-to-back", back_to_back_body)),
+    "frame-size-scan": ("loss vs frame size at a fixed load", frame_size_scan_options,
+                        _handler("frame-size-scan", frame_size_scan_body)),
+    "ramp": ("step the load every trial", ramp_options, _handler("ramp", ramp_body)),
+    "soak": ("long run in interval statistics", soak_options, _handler("soak", soak_body)),
+    "queue-sweep": ("latency vs DUT buffer threshold (seed 004)", queue_sweep_options,
+                    _handler("queue-sweep", queue_sweep_body)),
+}
+
+
+def replot(args: argparse.Namespace) -> int:
+    """Tables and plots again from a results directory's trials.jsonl."""
+    log = ResultLog(Path(args.results) / "trials.jsonl")
+    if not log.path.exists():
+        raise ConfigError(f"{log.path} not found: give a directory an experiment wrote")
+    trials = tuple(log.load())
+    output = Path(args.results)
+    _plot(lambda: plot_frame_loss_rate(trials, output / "frame-loss.png"))
+    _plot(lambda: plot_loss_vs_frame_size(trials, output / "loss-vs-frame-size.png"))
+    document = {"trials": len(trials), "invalid_trials": sum(not t.valid for t in trials),
+                "result": to_jsonable(trials[-1].labels) if trials else None}
+    write_outputs(output, {"replotted_trials": len(trials)}, trials)
+    emit(document, trials_table(trials), args.json)
+    return exit_codes.OK

@@ -1,0 +1,55 @@
+"""An experiment's output directory: trials.jsonl (crash-safe, written as trials
+end), summary.json, trials.csv, streams.csv and the plots."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from p4tester.config.errors import ConfigError
+from p4tester.results.jsonl import ResultLog, RunHeader
+from p4tester.results.model import TrialResult
+from p4tester.results.tables import write_streams_csv, write_trials_csv
+
+TRIALS_FILE = "trials.jsonl"
+
+
+def open_log(output: Path, experiment: str, profile: str, topology: str,
+             resume: bool) -> ResultLog:
+    """The run's result log; refuses to mix a new run into an old one unless resuming."""
+    output.mkdir(parents=True, exist_ok=True)
+    log = ResultLog(output / TRIALS_FILE)
+    if log.path.exists() and not resume:
+        raise ConfigError(
+            f"{log.path} exists: pass --resume to continue that run, or choose another -o"
+        )
+    log.start(RunHeader.now(experiment=experiment, profile=profile, topology=topology))
+    return log
+
+
+def to_jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    return value
+
+
+def write_outputs(output: Path, result: Any, trials: tuple[TrialResult, ...]) -> dict[str, Any]:
+    """summary.json and the CSV tables; returns the summary document."""
+    document = {"result": to_jsonable(result),
+                "trials": len(trials),
+                "invalid_trials": sum(1 for t in trials if not t.valid)}
+    (output / "summary.json").write_text(json.dumps(document, indent=2, sort_keys=True))
+    write_trials_csv(trials, output / "trials.csv")
+    write_streams_csv(trials, output / "streams.csv")
+    return document
