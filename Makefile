@@ -6,7 +6,7 @@ VENV     ?= .venv
 PYTHON   := $(VENV)/bin/python
 BUILD    := p4src/build
 
-.PHONY: help setup build p4info-check test unit ptf lint bench bench-search bench-dataplane lab-up lab-down clean
+.PHONY: help setup build p4info-check test unit ptf e2e lint bench bench-search bench-dataplane lab-up lab-down clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -20,16 +20,19 @@ build:  ## compile p4src into the committed BMv2 JSON and P4Info (needs p4c)
 p4info-check:  ## recompile and fail if the committed build outputs are stale
 	bash scripts/p4info-check.sh
 
-test: unit p4info-check ptf  ## everything that can run here: unit tests, build freshness, PTF on BMv2
+test: unit p4info-check ptf e2e  ## everything that can run here: unit, build freshness, PTF and end-to-end on BMv2
 
 unit:  ## unit tests of the controller (no switch needed)
 	$(PYTHON) -m pytest -q control/tests
+
+e2e:  ## end-to-end on BMv2 labs: the CLI's experiments (skipped, saying so, without toolchain/root)
+	$(PYTHON) -m pytest -q -p no:cacheprovider control/tests_e2e
 
 ptf:  ## PTF suite on BMv2 (skipped, saying so, when the toolchain is absent)
 	bash scripts/run-ptf.sh $(VENV)
 
 lint:  ## ruff and mypy --strict on the controller
-	$(VENV)/bin/ruff check control ptf-tests scripts
+	$(VENV)/bin/ruff check control ptf-tests
 	$(PYTHON) -m mypy --strict control/p4tester
 
 bench: bench-search bench-dataplane  ## benchmarks: print measured ratios

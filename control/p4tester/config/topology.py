@@ -41,6 +41,7 @@ class SwitchConfig:
     target: str = "bmv2"
     p4info: str = "p4src/build/tester.p4info.txt"
     bmv2_json: str = "p4src/build/tester.json"
+    timeout_s: float = 10.0  # connect and per-RPC
 
 
 @dataclass(frozen=True, slots=True)

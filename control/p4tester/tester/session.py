@@ -77,7 +77,8 @@ class TesterSession:
         self.profile = profile
         self.schema = P4InfoSchema.from_text_file(topology.switch.p4info)
         self.client = client or P4RuntimeClient(topology.switch.grpc,
-                                                device_id=topology.switch.device_id)
+                                                device_id=topology.switch.device_id,
+                                                timeout_s=topology.switch.timeout_s)
         self.target: TargetDriver = target or Bmv2Target(Bmv2Thrift(topology.switch.thrift_port))
         self.dataplane = TesterDataplane(self.client, self.schema)
         self._push = push_pipeline

@@ -1,0 +1,76 @@
+"""The command line: validate needs no switch; every bad input and an unreachable
+switch end with one clear message and the documented exit code."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from p4tester.cli import exit_codes
+from p4tester.cli.main import main
+
+REPO = Path(__file__).resolve().parents[2]
+TOPOLOGY = REPO / "topologies/loopback.yaml"
+PROFILE = REPO / "topologies/profiles/one-stream.yaml"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_validate_prints_rates_and_says_valid(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "-t", str(TOPOLOGY), "-p", str(PROFILE)]) == exit_codes.OK
+    out = capsys.readouterr().out
+    assert "7440.5" in out  # 64 B at 5 Mbit/s
+    assert out.rstrip().endswith("valid")
+
+
+def test_validate_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "-t", str(TOPOLOGY), "-p", str(PROFILE), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["valid"] is True
+    sizes = [row["frame_size"] for row in document["streams"]]
+    assert sizes == [64, 512, 1518]
+    assert document["streams"][0]["udp_payload"] == 18
+
+
+def test_bad_profile_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile = tmp_path / "p.yaml"
+    profile.write_text("name: p\nstreams:\n  - {id: 0, tx_port: 1, rx_port: 5}\n")
+    assert main(["validate", "-t", str(TOPOLOGY), "-p", str(profile)]) == exit_codes.BAD_INPUT
+    assert "port 5 is not in the topology" in capsys.readouterr().err
+
+
+def test_load_above_line_rate_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["latency", "-t", str(TOPOLOGY), "-p", str(PROFILE), "-o", "x",
+              "--frame-size", "64", "--load", "120%"])
+    assert exited.value.code == 2
+    assert "120 % of line rate: it must be in (0, 100] %" in capsys.readouterr().err
+
+
+def test_unreachable_switch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    topology = tmp_path / "t.yaml"
+    topology.write_text(
+        TOPOLOGY.read_text()
+        .replace("grpc: 127.0.0.1:9559", f"grpc: 127.0.0.1:{free_port()}\n  timeout_s: 0.5")
+    )
+    code = main(["throughput", "-t", str(topology), "-p", str(PROFILE), "-o",
+                 str(tmp_path / "out")])
+    assert code == exit_codes.SWITCH_UNAVAILABLE
+    assert "is simple_switch_grpc running" in capsys.readouterr().err
+
+
+def test_existing_results_need_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "trials.jsonl").write_text("")
+    code = main(["soak", "-t", str(TOPOLOGY), "-p", str(PROFILE), "-o", str(out),
+                 "--load", "10%", "--total", "2"])
+    assert code == exit_codes.BAD_INPUT
+    assert "pass --resume to continue that run" in capsys.readouterr().err

@@ -1,0 +1,63 @@
+"""End-to-end tests on BMv2 labs: they need p4c/BMv2 and root, and skip (saying
+so once) without them. Each test brings its lab up and always takes it down."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from p4tester.config.topology import load_topology
+from p4tester.lab.runner import down, up
+
+REPO = Path(__file__).resolve().parents[2]
+TOOLCHAIN = ("p4c-bm2-ss", "simple_switch_grpc", "simple_switch_CLI")
+CLI_TIMEOUT_S = 600
+
+
+def missing_prerequisite() -> str | None:
+    absent = [tool for tool in TOOLCHAIN if shutil.which(tool) is None]
+    if absent:
+        return f"{', '.join(absent)} not installed (README, 'P4 toolchain')"
+    if os.geteuid() != 0:
+        return "needs root (veth pairs, namespaces)"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    reason = missing_prerequisite()
+    if reason is None:
+        return
+    print(f"\nE2E suite SKIPPED: {reason}")
+    for item in items:
+        item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture
+def lab(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """The lab of the topology named by the test's `topology` marker; yields its file."""
+    marker = request.node.get_closest_marker("topology")
+    assert marker is not None, "an e2e test names its lab: @pytest.mark.topology('x.yaml')"
+    path = REPO / "topologies" / marker.args[0]
+    rundir = tmp_path / "lab"
+    os.chdir(REPO)
+    up(load_topology(path), rundir)
+    try:
+        yield path
+    finally:
+        down(rundir)
+
+
+def p4tester(*args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI as a user runs it, bounded in time."""
+    return subprocess.run([sys.executable, "-m", "p4tester.cli.main", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "topology(name): the lab topology file the test needs")

@@ -1,0 +1,76 @@
+"""Every experiment runs end to end from the CLI on a lab and writes its files;
+the throughput search finds the DUT's known bottleneck."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from p4tester.results.jsonl import ResultLog
+
+from conftest import p4tester
+
+PROFILE = "topologies/profiles/one-stream.yaml"
+DUT_QUEUE_RATE_PPS = 3000  # topologies/bmv2-dut.yaml
+OUTPUTS = ("trials.jsonl", "summary.json", "trials.csv", "streams.csv")
+
+
+def run(lab: Path, out: Path, *args: str) -> dict[str, object]:
+    done = p4tester(args[0], "-t", str(lab), "-p", PROFILE, "-o", str(out), "--json", *args[1:])
+    assert done.returncode == 0, done.stderr + done.stdout
+    for name in OUTPUTS:
+        assert (out / name).stat().st_size > 0, name
+    trials = ResultLog(out / "trials.jsonl").load()
+    assert trials and all(t.valid for t in trials)
+    document: dict[str, object] = json.loads(done.stdout)
+    assert document["trials"] == len(trials)
+    return document
+
+
+@pytest.mark.topology("bmv2-dut.yaml")
+def test_ndr_finds_the_dut_bottleneck(lab: Path, tmp_path: Path) -> None:
+    """NDR against a DUT whose egress queue runs at R frames/s lands within 2 % of R
+    (above R by at most what its 64-frame buffer absorbs in one trial)."""
+    out = tmp_path / "throughput"
+    document = run(lab, out, "throughput", "--frame-sizes", "64", "--duration", "2")
+    (size,) = document["result"]["sizes"]  # type: ignore[index]
+    ndr_pps = size["ndr"]["lower"]["pps"]
+    assert abs(ndr_pps - DUT_QUEUE_RATE_PPS) / DUT_QUEUE_RATE_PPS <= 0.02, ndr_pps
+    assert (out / "throughput.png").stat().st_size > 0
+
+
+@pytest.mark.topology("bmv2-dut.yaml")
+def test_every_experiment_writes_its_results(lab: Path, tmp_path: Path) -> None:
+    runs = {
+        "latency": ("--frame-size", "64", "--load", "30%", "--trials", "2", "--duration", "1"),
+        "frame-loss": ("--frame-sizes", "64", "--duration", "1"),
+        "back-to-back": ("--frame-size", "64", "--throughput", "40%", "--repetitions", "2",
+                         "--duration", "1", "--max-burst", "1000"),
+        "frame-size-scan": ("--start", "64", "--end", "704", "--step", "320", "--load", "45%",
+                            "--duration", "1"),
+        "ramp": ("--start", "20%", "--end", "60%", "--step", "20%", "--duration", "1"),
+        "soak": ("--load", "30%", "--total", "2", "--interval", "1"),
+        "queue-sweep": ("--frame-sizes", "64", "--buffers", "10,50,100", "--load", "50%",
+                        "--duration", "1"),
+    }
+    for experiment, options in runs.items():
+        run(lab, tmp_path / experiment, experiment, *options)
+    assert (tmp_path / "latency/latency.png").exists()
+    assert (tmp_path / "frame-loss/frame-loss.png").exists()
+    assert (tmp_path / "frame-size-scan/loss-vs-frame-size.png").exists()
+    assert (tmp_path / "queue-sweep/latency_vs_buffer_64B.png").exists()
+
+
+@pytest.mark.topology("loopback.yaml")
+def test_loopback_is_clean(lab: Path, tmp_path: Path) -> None:
+    """No DUT: every frame sent comes back, in order, with a positive latency."""
+    document = run(lab, tmp_path / "latency", "latency", "--frame-size", "512", "--load",
+                   "50%", "--trials", "2", "--duration", "1")
+    for trial in ResultLog(tmp_path / "latency/trials.jsonl").load():
+        (stream,) = trial.streams
+        assert stream.tx_frames == stream.rx_frames == 587  # 50 % of 1174.8 frames/s, 1 s
+        assert stream.reordered == stream.duplicates == stream.gap_events == 0
+        assert stream.latency is not None and stream.latency.min_us > 0
+    assert document["invalid_trials"] == 0
