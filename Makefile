@@ -20,7 +20,7 @@ build:  ## compile p4src into the committed BMv2 JSON and P4Info (needs p4c)
 p4info-check:  ## recompile and fail if the committed build outputs are stale
 	bash scripts/p4info-check.sh
 
-test: unit p4info-check ptf e2e  ## everything that can run here: unit, build freshness, PTF and end-to-end on BMv2
+test: p4info-check ptf e2e unit  ## everything that can run here: unit, build freshness, PTF and end-to-end on BMv2
 
 unit:  ## unit tests of the controller (no switch needed)
 	$(PYTHON) -m pytest -q control/tests
