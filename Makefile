@@ -6,7 +6,7 @@ VENV     ?= .venv
 PYTHON   := $(VENV)/bin/python
 BUILD    := p4src/build
 
-.PHONY: help setup build p4info-check test unit ptf e2e lint bench bench-search bench-dataplane lab-up lab-down clean
+.PHONY: help setup build p4info-check test unit ptf e2e demo lint bench bench-search bench-dataplane lab-up lab-down clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -44,6 +44,11 @@ bench-dataplane:  ## BMv2: checker vs plain forwarding rate; generator rate accu
 	bash scripts/run-bench-dataplane.sh $(VENV)
 
 TOPO ?= topologies/loopback.yaml
+
+DEMO_OUT ?= results/demo
+
+demo:  ## the main job: lab up, NDR/PDR at 3 frame sizes, table + results + plots, lab down
+	bash scripts/demo.sh $(VENV) $(DEMO_OUT)
 
 lab-up:  ## bring a lab up: make lab-up TOPO=topologies/bmv2-dut.yaml
 	$(PYTHON) -m p4tester.lab up $(TOPO)

@@ -19,7 +19,13 @@ from typing import Final
 
 from p4tester.results.latency import merge_latency
 from p4tester.results.model import LatencyStats, StreamStats, TrialResult
-from p4tester.streams.rates import Rate, ResolvedRate, l1_frame_bits, l2_frame_bits
+from p4tester.streams.rates import (
+    Rate,
+    ResolvedRate,
+    format_bitrate,
+    l1_frame_bits,
+    l2_frame_bits,
+)
 
 Cell = str | int | float | bool | None
 
@@ -301,20 +307,21 @@ def _rate_text(rate: ResolvedRate | None) -> list[str]:
     return [
         f"{rate.percent:.2f}",
         f"{rate.pps:.0f}",
-        f"{rate.l1_bps / 1e9:.3f}",
-        f"{rate.l2_bps / 1e9:.3f}",
+        # Auto-scaled: a lab port's NDR is kbit/s, a Tofino port's Gbit/s.
+        format_bitrate(float(f"{rate.l1_bps:.4g}")),
+        format_bitrate(float(f"{rate.l2_bps:.4g}")),
     ]
 
 
 def throughput_table(points: Iterable[ThroughputPoint]) -> str:
-    """Frame size, then NDR and PDR each as % line rate, pps, L1 and L2 Gbit/s."""
+    """Frame size, then NDR and PDR each as % line rate, pps, L1 and L2 bit/s."""
     columns = [Column("frame B")]
     for goal in ("NDR", "PDR"):
         columns += [
             Column(f"{goal} %"),
             Column(f"{goal} pps"),
-            Column(f"{goal} L1 Gbit/s"),
-            Column(f"{goal} L2 Gbit/s"),
+            Column(f"{goal} L1"),
+            Column(f"{goal} L2"),
         ]
     rows = [[str(p.frame_size), *_rate_text(p.ndr()), *_rate_text(p.pdr())] for p in points]
     return render_table(columns, rows)
