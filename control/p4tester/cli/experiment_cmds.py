@@ -6,18 +6,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from p4tester.cli import exit_codes
-from p4tester.cli.output import emit
+from p4tester.cli.output import emit, fail
 from p4tester.cli.run_output import open_log, to_jsonable, write_outputs
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.experiments.back_to_back import BackToBackConfig, run_back_to_back
+from p4tester.experiments.errors import ExperimentError
 from p4tester.experiments.frame_loss import FrameLossConfig, run_frame_loss
 from p4tester.experiments.frame_size_scan import FrameSizeScanConfig, run_frame_size_scan
 from p4tester.experiments.latency import LatencyConfig, run_latency
@@ -279,11 +281,26 @@ def _handler(name: str, body: Body) -> Callable[[argparse.Namespace, Topology, P
         log = open_log(output, name, profile.source, topology.source, args.resume)
         with TesterSession(topology, profile, push_pipeline=args.push_pipeline) as session:
             recorder = Recorder(SwitchTrialRunner(session), log)
-            result, text = body(args, topology, profile, recorder, output)
+            try:
+                result, text = body(args, topology, profile, recorder, output)
+            except ExperimentError as exc:
+                # The switch or DUT broke mid-run: every trial, the failed ones with
+                # their error, is already in trials.jsonl; say so and stop.
+                write_outputs(output, {"stopped": str(exc)}, recorder.trials)
+                fail(f"{name} stopped: {exc} (finished trials are in {output}/trials.jsonl;"
+                     " fix the lab, then rerun with --resume)", args.json)
+                return exit_codes.INVALID_TRIALS
         document = write_outputs(output, result, recorder.trials)
         document["output"] = str(output)
         emit(document, f"{text}\nresults in {output}/", args.json)
-        return exit_codes.INVALID_TRIALS if document["invalid_trials"] else exit_codes.OK
+        invalid = [t for t in recorder.trials if not t.valid]
+        if invalid:
+            # stderr only: with --json, stdout already holds the one result document.
+            sys.stderr.write(
+                f"p4tester: {len(invalid)} of {len(recorder.trials)} trials invalid, their "
+                f"figures unused; first: trial {invalid[0].trial_index}: {invalid[0].error}\n")
+            return exit_codes.INVALID_TRIALS
+        return exit_codes.OK
 
     return handle
 
