@@ -40,6 +40,12 @@ def start_linux_dut(topology: Topology) -> str:
     def ns(*args: str) -> None:
         netdev.run(list(args), netns=NAMESPACE)
 
+    # IPv6 off: its link-local chatter (DAD, router solicitations, MLD) would reach
+    # the tester as foreign frames that no stream sent.
+    ns("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
+    ns("sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
+    for iface in (ingress, egress):
+        ns("sysctl", "-qw", f"net.ipv6.conf.{iface}.disable_ipv6=1")
     ns("ip", "link", "set", ingress, "address", INGRESS_MAC)
     for iface, (address, _peer) in ((ingress, INGRESS_NET), (egress, EGRESS_NET)):
         ns("ip", "link", "set", iface, "up")

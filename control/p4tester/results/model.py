@@ -88,6 +88,9 @@ class TrialResult:
     started_at: float = 0.0  # Unix time
     valid: bool = True
     error: str | None = None
+    # Foreign frames the tester received during the trial (all ports): e.g. the
+    # ICMP errors a DUT's slow path sends back for a TTL-1 stream (seed 002).
+    rx_foreign: int = 0
     # Experiment parameters of this trial, e.g. (("buffer_pct", "40"),).
     labels: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 

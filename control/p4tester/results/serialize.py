@@ -100,6 +100,7 @@ def trial_to_dict(trial: TrialResult) -> JsonObject:
         "started_at": _float_out(trial.started_at),
         "valid": trial.valid,
         "error": trial.error,
+        "rx_foreign": trial.rx_foreign,
         "labels": [[key, value] for key, value in trial.labels],
     }
 
@@ -322,6 +323,7 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
             "started_at",
             "valid",
             "error",
+            "rx_foreign",
             "labels",
         ),
     )
@@ -340,5 +342,6 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
         started_at=fields.number("started_at"),
         valid=fields.flag("valid"),
         error=fields.opt_text("error"),
+        rx_foreign=fields.integer("rx_foreign"),
         labels=tuple(_label_in(value, f"{where}.labels[{i}]") for i, value in enumerate(labels)),
     )

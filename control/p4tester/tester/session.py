@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
-from p4tester.dataplane.constants import EPOCHS
+from p4tester.dataplane.constants import EPOCHS, RX_KIND_FOREIGN
 from p4tester.dataplane.program import TesterDataplane, seeds_for_rate
 from p4tester.experiments.runner import TrialSpec
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
@@ -151,6 +151,7 @@ class SwitchTrialRunner:
             frame_size=spec.frame_size,
             streams=streams,
             started_at=started,
+            rx_foreign=packets_between(before, after, names.RX_KIND, RX_KIND_FOREIGN),
             labels=spec.labels,
         )
 
