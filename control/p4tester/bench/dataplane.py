@@ -27,9 +27,11 @@ from p4tester.bench.wire import Receiver, send_paced
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import RX_KIND_STREAM
 from p4tester.dataplane.headers import TesterHeader
-from p4tester.dataplane.program import TesterDataplane, pacer_port, seeds_for_rate
+from p4tester.dataplane.program import TesterDataplane, seeds_for_rate
 from p4tester.p4rt import Exact, P4InfoSchema, P4RuntimeClient, build_table_entry
-from p4tester.streams.template import FrameSpec, build_template
+from p4tester.streams.frame_sizes import Encapsulation
+from p4tester.streams.template import FrameSpec, build_template, offset_of_tester_header
+from p4tester.targets.bmv2 import Bmv2Target
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
 
 SWITCH_PORT_IN = 1
@@ -47,12 +49,14 @@ class Setup:
     iface_out: str  # host end cabled to switch port 2
 
 
+TESTER_OFFSET = offset_of_tester_header(Encapsulation())
+
+
 def checker_frames(count: int) -> list[bytes]:
     base = bytearray(build_template(FrameSpec(stream_id=0, frame_size=64)))
-    offset = 14 + 20 + 8
     frames = []
     for seq in range(count):
-        base[offset:offset + 18] = TesterHeader(stream_id=0, seq=seq).pack()
+        base[TESTER_OFFSET:TESTER_OFFSET + 18] = TesterHeader(stream_id=0, seq=seq).pack()
         frames.append(bytes(base))
     return frames
 
@@ -121,10 +125,11 @@ def measure_generator(client: P4RuntimeClient, setup: Setup, rate_pps: int,
                       duration_s: float) -> RateResult:
     schema = push(client, setup.build, "tester")
     tester = TesterDataplane(client, schema)
-    thrift = Bmv2Thrift(setup.thrift_port)
+    target = Bmv2Target(Bmv2Thrift(setup.thrift_port))
     budget = int(rate_pps * duration_s)
     tester.configure_stream(0, SWITCH_PORT_IN)
-    thrift.set_queue_rate(pacer_port(0), rate_pps)
+    target.prepare([0], [SWITCH_PORT_IN])
+    target.set_stream_rates({0: rate_pps})
     tester.clear_stream(0)
     tester.start_stream(0, budget)
     receiver = Receiver(setup.iface_in)
@@ -136,20 +141,22 @@ def measure_generator(client: P4RuntimeClient, setup: Setup, rate_pps: int,
         time.sleep(0.1)
     time.sleep(0.3)
     receiver.stop()
-    thrift.set_queue_rate(pacer_port(0), 0)
-    return RateResult(rate_pps, budget, len(receiver.stamps), fitted_rate(receiver.stamps))
+    target.clear_stream_rates([0])
+    seqs = [TesterHeader.unpack(head[TESTER_OFFSET:]).seq for head in receiver.heads]
+    return RateResult(rate_pps, budget, len(receiver.stamps), fitted_rate(seqs, receiver.stamps))
 
 
-def fitted_rate(stamps: list[float]) -> float:
-    """Frames/s from the least-squares slope of arrival time against frame index.
+def fitted_rate(seqs: list[int], stamps: list[float]) -> float:
+    """Frames/s from the least-squares slope of arrival time against sequence number.
 
     Unlike (N - 1) / (t_last - t_first), one late first or last frame (the
-    capture thread waking up) does not move it.
+    capture thread waking up) does not move it, and indexing by the frame's own
+    sequence number keeps a frame the capture missed from stretching the rest.
     """
     if len(stamps) < 3:
         return 0.0
     origin = stamps[0]
-    fit = statistics.linear_regression(range(len(stamps)), [t - origin for t in stamps])
+    fit = statistics.linear_regression(seqs, [t - origin for t in stamps])
     return 1.0 / fit.slope
 
 

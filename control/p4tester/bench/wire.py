@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 ETH_P_ALL = 0x0003
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 _TIMESPEC = struct.Struct("@qq")
+HEAD_BYTES = 64  # enough for Ethernet/IPv4/UDP and the tester header
 
 
 def open_raw(iface: str) -> socket.socket:
@@ -44,11 +45,13 @@ def send_paced(iface: str, frames: Sequence[bytes], rate_pps: float, duration_s:
 
 @dataclass
 class Receiver:
-    """Collects (kernel timestamp, frame length) of frames arriving on a veth end."""
+    """Collects (kernel timestamp, frame length, first bytes) of frames arriving on a
+    veth end."""
 
     iface: str
     stamps: list[float] = field(default_factory=list)
     lengths: list[int] = field(default_factory=list)
+    heads: list[bytes] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
@@ -56,7 +59,10 @@ class Receiver:
         self._sock = open_raw(self.iface)
         self._sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         self._sock.settimeout(0.1)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 * 1024 * 1024)
+        # SO_RCVBUFFORCE (root) passes net.core.rmem_max: a plain SO_RCVBUF is capped
+        # near 200 kB, which a busy capture thread can overrun at 10k frames/s.
+        force = getattr(socket, "SO_RCVBUFFORCE", 33)
+        self._sock.setsockopt(socket.SOL_SOCKET, force, 64 * 1024 * 1024)
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
@@ -76,6 +82,7 @@ class Receiver:
                     stamp = sec + nsec * 1e-9
             self.stamps.append(stamp)
             self.lengths.append(len(data))
+            self.heads.append(data[:HEAD_BYTES])
 
     def stop(self) -> None:
         self._stop.set()

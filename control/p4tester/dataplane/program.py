@@ -60,13 +60,13 @@ class ForeignPolicy:
     forward_port: int | None = None
 
 
-# BMv2 egress queues hold 64 packets: seeds beyond that would be tail-dropped.
-MAX_SEEDS = 48
+# The target deepens each pacing queue to hold this many seeds (targets.bmv2).
+MAX_SEEDS = 256
 MIN_SEEDS = 8
 # The pacing queue must never run dry: a loop pass that comes back late (the
 # switch or the machine busy elsewhere) delays that frame, and a rate limiter
 # never makes up for lost time. Seeds cover this much of such a hiccup.
-SEED_SLACK_S = 0.010
+SEED_SLACK_S = 0.025
 
 
 def seeds_for_rate(rate_pps: float) -> int:

@@ -13,6 +13,9 @@ class TargetDriver(Protocol):
     def name(self) -> str:
         """Target name, e.g. 'bmv2'."""
 
+    def prepare(self, stream_ids: Iterable[int], tx_ports: Iterable[int]) -> None:
+        """Make the target ready to generate these streams out of these ports."""
+
     def set_stream_rates(self, rates_pps: Mapping[int, int]) -> None:
         """Pace each stream (id -> frames per second) from its next trial on."""
 

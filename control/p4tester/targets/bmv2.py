@@ -5,8 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from p4tester.dataplane.program import pacer_port
+from p4tester.dataplane.program import MAX_SEEDS, pacer_port
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
+
+# BMv2 egress queues hold 64 frames by default. A pacing queue must hold all of a
+# stream's seeds; a TX queue must ride out the moments its egress thread is not
+# scheduled (a full TX queue drops frames before they are numbered: they never
+# leave, and the trial sends fewer than its budget).
+PACER_QUEUE_DEPTH = MAX_SEEDS + 64
+TX_QUEUE_DEPTH = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,6 +22,11 @@ class Bmv2Target:
 
     thrift: Bmv2Thrift
     name: str = "bmv2"
+
+    def prepare(self, stream_ids: Iterable[int], tx_ports: Iterable[int]) -> None:
+        commands = [f"set_queue_depth {PACER_QUEUE_DEPTH} {pacer_port(s)}" for s in stream_ids]
+        commands += [f"set_queue_depth {TX_QUEUE_DEPTH} {port}" for port in sorted(set(tx_ports))]
+        self.thrift.run(commands)
 
     def set_stream_rates(self, rates_pps: Mapping[int, int]) -> None:
         # BMv2 paces in whole frames per second: callers round, and report it.

@@ -92,6 +92,8 @@ class TesterSession:
             self.client.verify_pipeline(self.schema)
         for stream in self.profile.streams:
             self.dataplane.configure_stream(stream.id, stream.tx_port)
+        self.target.prepare([s.id for s in self.profile.streams],
+                            [s.tx_port for s in self.profile.streams])
         self.dataplane.set_latency_bins(self.profile.latency_bins_us)
         self.dataplane.set_qdepth_bins(QDEPTH_EDGES)
 
