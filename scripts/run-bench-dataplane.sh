@@ -13,6 +13,5 @@ rundir=$here/run/bench
 cleanup() { "$venv/bin/python" -m p4tester.lab --rundir "$rundir" down >/dev/null; }
 trap cleanup EXIT
 "$venv/bin/python" -m p4tester.lab --rundir "$rundir" up topologies/bench.yaml
-# The bench forks its frame sender; gRPC's fork handlers are not needed there.
-GRPC_ENABLE_FORK_SUPPORT=0 "$venv/bin/python" -m p4tester.bench.dataplane --grpc 127.0.0.1:59561 \
+"$venv/bin/python" -m p4tester.bench.dataplane --grpc 127.0.0.1:59561 \
   --thrift-port 59091 --iface-in p4lh1 --iface-out p4lh2 "${@:2}"

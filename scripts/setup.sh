@@ -7,7 +7,8 @@ venv=${1:-.venv}
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
-debian_packages=(python3-venv python3-pip python3-thrift iproute2 tcpdump ethtool procps)
+# tcpreplay offers the bench's frames (a Python sender would cost a core).
+debian_packages=(python3-venv python3-pip python3-thrift iproute2 tcpdump tcpreplay ethtool procps)
 missing=()
 for pkg in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

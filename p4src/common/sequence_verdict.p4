@@ -14,14 +14,17 @@ control SequenceVerdict(in seq_t seq, in seq_t next_expected, in seq_t last_seq,
         seq_t ahead = seq - next_expected;
         gap = 0;
         new_next_expected = next_expected;
-        if (have_previous && seq == last_seq) {
+        /* In order first: the common case decides with one comparison. A repeat of
+         * the previous frame never has ahead == 0 (next_expected is always past the
+         * last seq received), so testing it second changes no verdict. */
+        if (ahead == 0) {
+            verdict = SEQ_IN_ORDER;
+            new_next_expected = seq + 1;
+        } else if (have_previous && seq == last_seq) {
             /* Repeat of the packet just received. A repeat of an older packet is
              * indistinguishable from a late one without a per-seq bitmap: it
              * counts as reordered (documented limitation). */
             verdict = SEQ_DUPLICATE;
-        } else if (ahead == 0) {
-            verdict = SEQ_IN_ORDER;
-            new_next_expected = seq + 1;
         } else if (ahead[31:31] == 0) {
             /* Gaps are not reduced when a late packet fills them later: loss is
              * TX - RX; gaps and reordering are separate figures. */

@@ -35,7 +35,8 @@ control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestam
 
     apply {
         /* The per-frame branch first: it is the one that runs at line rate. */
-        if (meta.ctrl_op == CTRL_OP_NONE && meta.rx_kind == RX_KIND_STREAM) {
+        /* Applied to received stream frames (ctrl_op NONE) and to CLEAR / READ. */
+        if (meta.ctrl_op == CTRL_OP_NONE) {
             bit<32> s = (bit<32>) hdr.tester.stream_id;
             rx_stream.count(s);
 
@@ -55,15 +56,17 @@ control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestam
             rx_next_expected.write(s, new_next_expected);
             rx_last_seq.write(s, hdr.tester.seq);
             rx_samples.write(s, samples + 1);
-            if (verdict == SEQ_GAP) {
-                bit<64> lost;
-                rx_lost.read(lost, s);
-                rx_lost.write(s, lost + (bit<64>) gap);
-                rx_gap_events.count(s);
-            } else if (verdict == SEQ_REORDERED) {
-                rx_reordered.count(s);
-            } else if (verdict == SEQ_DUPLICATE) {
-                rx_duplicate.count(s);
+            if (verdict != SEQ_IN_ORDER) {
+                if (verdict == SEQ_GAP) {
+                    bit<64> lost;
+                    rx_lost.read(lost, s);
+                    rx_lost.write(s, lost + (bit<64>) gap);
+                    rx_gap_events.count(s);
+                } else if (verdict == SEQ_REORDERED) {
+                    rx_reordered.count(s);
+                } else {
+                    rx_duplicate.count(s);
+                }
             }
 
             timestamp_t previous_latency;

@@ -24,46 +24,46 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
     ForeignTraffic() foreign;
 
     apply {
-        bool from_controller = hdr.packet_out.isValid();
-        bool recirculated = smeta.instance_type == PKT_INSTANCE_TYPE_RECIRC;
-        bool received = !from_controller && !recirculated;
-        if (from_controller) {
+        /* The path is decided once, into flags: each control has one call site
+         * (BMv2 allows a table one), and a received frame, the common case, meets
+         * as few conditions as possible on its way to the checker. */
+        bool check_frame = false;
+        bool run_generator = true;
+        if (hdr.packet_out.isValid()) {
             meta.ctrl_op = hdr.packet_out.opcode;
             meta.stream = hdr.packet_out.stream_id;
             meta.initial_seq = hdr.packet_out.initial_seq;
             hdr.packet_out.setInvalid();
-            if (meta.ctrl_op == CTRL_OP_READ) {
+            if ((bit<32>) meta.stream >= MAX_STREAMS_32) {
+                meta.ctrl_op = CTRL_OP_NONE;
+                run_generator = false;
+                mark_to_drop(smeta);
+            } else if (meta.ctrl_op == CTRL_OP_READ) {
                 /* Valid before any control writes its part of the reply. */
                 hdr.stats.setValid();
-            }
-        }
-        if (received) {
-            classifier.apply(hdr, meta.frame, smeta.parser_error == error.NoError, meta.rx_kind);
-            rx_kind.count((bit<32>) meta.rx_kind);
-        }
-
-        /* Each control is applied at one place only: BMv2 allows a table one
-         * call site, so the branches are decided by flags. */
-        if (from_controller && (bit<32>) meta.stream >= MAX_STREAMS_32) {
-            mark_to_drop(smeta);
-        } else {
-            if (from_controller || recirculated) {
-                generator.apply(hdr, meta, smeta);
-            }
-            bool state_request = meta.ctrl_op == CTRL_OP_CLEAR || meta.ctrl_op == CTRL_OP_READ;
-            if (state_request || (received && meta.rx_kind == RX_KIND_STREAM)) {
-                checker.apply(hdr, meta, (timestamp_t) smeta.ingress_global_timestamp);
-            }
-            if (received) {
-                if (meta.rx_kind == RX_KIND_FOREIGN) {
-                    foreign.apply(smeta);
-                } else {
-                    mark_to_drop(smeta);
-                }
-            }
-            if (state_request) {
+                smeta.egress_spec = CPU_PORT;
+            } else if (meta.ctrl_op == CTRL_OP_CLEAR) {
                 smeta.egress_spec = CPU_PORT;
             }
+        } else if (smeta.instance_type != PKT_INSTANCE_TYPE_RECIRC) {
+            run_generator = false;
+            classifier.apply(hdr, meta.frame, smeta.parser_error == error.NoError, meta.rx_kind);
+            rx_kind.count((bit<32>) meta.rx_kind);
+            if (meta.rx_kind == RX_KIND_STREAM) {
+                check_frame = true;
+                mark_to_drop(smeta);
+            } else if (meta.rx_kind == RX_KIND_FOREIGN) {
+                foreign.apply(smeta);
+            } else {
+                mark_to_drop(smeta);
+            }
+        }
+
+        if (run_generator) {
+            generator.apply(hdr, meta, smeta);
+        }
+        if (check_frame || meta.ctrl_op == CTRL_OP_CLEAR || meta.ctrl_op == CTRL_OP_READ) {
+            checker.apply(hdr, meta, (timestamp_t) smeta.ingress_global_timestamp);
         }
     }
 }

@@ -1,5 +1,5 @@
-"""Raw access to a veth end for the benches: a paced frame sender and a receiver
-that records kernel receive timestamps ("on the wire")."""
+"""Raw access to a veth end for the benches: a receiver that records kernel
+receive timestamps ("on the wire")."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 ETH_P_ALL = 0x0003
@@ -20,27 +19,6 @@ def open_raw(iface: str) -> socket.socket:
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     sock.bind((iface, 0))
     return sock
-
-
-def send_paced(iface: str, frames: Sequence[bytes], rate_pps: float, duration_s: float) -> int:
-    """Send frames round-robin at rate_pps for duration_s; returns how many were sent."""
-    sock = open_raw(iface)
-    sent = 0
-    start = time.perf_counter()
-    deadline = start + duration_s
-    batch = 32
-    try:
-        while (now := time.perf_counter()) < deadline:
-            due = int((now - start) * rate_pps)
-            if sent >= due:
-                time.sleep(min(0.001, batch / rate_pps))
-                continue
-            for _ in range(min(batch, due - sent)):
-                sock.send(frames[sent % len(frames)])
-                sent += 1
-    finally:
-        sock.close()
-    return sent
 
 
 @dataclass
