@@ -122,3 +122,36 @@ def test_unreadable_and_malformed_files(tmp_path: Path) -> None:
     listed.write_text("- a\n- b\n")
     with pytest.raises(ConfigError, match="expected a mapping at the top level"):
         load_profile(listed)
+
+
+def test_simple_imix_expands_into_fixed_size_streams_sharing_by_bandwidth() -> None:
+    from p4tester.experiments.runner import TrialSpec
+    from p4tester.tester.session import plan_streams
+
+    prof = profile_from_dict(profile(streams=[
+        {"id": 10, "tx_port": 1, "rx_port": 2, "imix": "simple", "udp_src_port": 40000}]),
+        "p.yaml")
+    assert [(s.id, s.frame_size) for s in prof.streams] == [(10, 64), (11, 594), (12, 1518)]
+    total = 7 * 84 + 4 * 614 + 1 * 1538
+    assert [s.share for s in prof.streams] == pytest.approx(
+        [7 * 84 / total, 4 * 614 / total, 1538 / total])
+    assert {s.udp_src_port for s in prof.streams} == {40000}
+    # At any load the members send frames in the mix's 7:4:1 proportion.
+    topo = topology_from_dict(topology(), "t.yaml")
+    plans = plan_streams(prof, topo, TrialSpec("t", 0, 64, 0.5, 1.0))
+    line_pps = 0.5 * 10e9 / (total * 8 / 12)
+    assert [p.rate_pps for p in plans] == [round(w * line_pps / 12) for w in (7, 4, 1)]
+
+
+def test_custom_imix_and_its_errors() -> None:
+    prof = profile_from_dict(profile(streams=[
+        {"id": 0, "tx_port": 1, "rx_port": 2, "imix": {128: 1, 1024: 1}, "share": 0.5}]),
+        "p.yaml")
+    assert [s.frame_size for s in prof.streams] == [128, 1024]
+    assert sum(s.share for s in prof.streams) == pytest.approx(0.5)
+    with pytest.raises(ConfigError, match="imix must be 'simple' or"):
+        profile_from_dict(profile(streams=[{"id": 0, "tx_port": 1, "rx_port": 2,
+                                            "imix": "fancy"}]), "p.yaml")
+    with pytest.raises(ConfigError, match=r"imix: .*frame size 40 B is outside 64\.\.9216 B"):
+        profile_from_dict(profile(streams=[{"id": 0, "tx_port": 1, "rx_port": 2,
+                                            "imix": {64: 1, 40: 1}}]), "p.yaml")

@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import math
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +27,11 @@ from p4tester.experiments.latency import LatencyConfig, run_latency
 from p4tester.experiments.queue_sweep import QueueSweepConfig, run_queue_sweep
 from p4tester.experiments.ramp_soak import RampConfig, SoakConfig, run_ramp, run_soak
 from p4tester.experiments.recording import Recorder
+from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_throughput
 from p4tester.lab.bmv2_dut import dut_settings, forwarding
 from p4tester.results.jsonl import ResultLog
+from p4tester.results.model import TrialResult
 from p4tester.results.plots import (
     PlotError,
     plot_frame_loss_rate,
@@ -152,7 +155,10 @@ def ramp_body(args: argparse.Namespace, topology: Topology, profile: Profile,
     config = RampConfig(frame_size=args.frame_size, start_fraction=args.start,
                         end_fraction=args.end, step_fraction=args.step,
                         step_duration_s=trial_s(args, profile))
-    return run_ramp(config, recorder), trials_table(recorder.trials)
+    result = run_ramp(config, recorder)
+    _plot(lambda: plot_frame_loss_rate(recorder.trials, output / "ramp.png",
+                                       title="Loss per ramp step"))
+    return result, trials_table(recorder.trials)
 
 
 def soak_body(args: argparse.Namespace, topology: Topology, profile: Profile,
@@ -200,6 +206,24 @@ def queue_sweep_body(args: argparse.Namespace, topology: Topology, profile: Prof
                      f"+ {fit.fits.avg.intercept:.1f} (R^2 {fit.fits.avg.r_squared:.3f}); max "
                      f"R^2 {fit.fits.max.r_squared:.3f}; min slope {fit.fits.min.slope:.3f}")
     return result, "\n".join(lines)
+
+
+class ProgressRunner:
+    """Says on stderr what each trial was as it ends: long searches and soaks show
+    they are alive, and stdout stays the result (or the one --json document)."""
+
+    def __init__(self, inner: TrialRunner) -> None:
+        self.inner = inner
+        self.started = time.monotonic()
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        result = self.inner.run_trial(spec)
+        elapsed = time.monotonic() - self.started
+        sys.stderr.write(
+            f"[{elapsed:7.1f} s] {spec.experiment} trial {spec.trial_index}: {spec.frame_size} B "
+            f"at {spec.offered_fraction:.2%} for {spec.duration_s:g} s: TX {result.tx_frames} "
+            f"RX {result.rx_frames} loss {result.loss_ratio:.4%}\n")
+        return result
 
 
 def _plot(draw: Callable[[], Path]) -> None:
@@ -280,7 +304,7 @@ def _handler(name: str, body: Body) -> Callable[[argparse.Namespace, Topology, P
         output: Path = args.output
         log = open_log(output, name, profile.source, topology.source, args.resume)
         with TesterSession(topology, profile, push_pipeline=args.push_pipeline) as session:
-            recorder = Recorder(SwitchTrialRunner(session), log)
+            recorder = Recorder(ProgressRunner(SwitchTrialRunner(session)), log)
             try:
                 result, text = body(args, topology, profile, recorder, output)
             except ExperimentError as exc:

@@ -15,7 +15,8 @@ def describe(topology: Topology, profile: Profile) -> tuple[dict[str, Any], str]
     rows: list[dict[str, Any]] = []
     for stream in profile.streams:
         port = topology.port(stream.tx_port)
-        for size in profile.frame_sizes:
+        sizes = profile.frame_sizes if stream.frame_size is None else (stream.frame_size,)
+        for size in sizes:
             pps = line_rate_pps(port.line_rate_bps, size) * stream.share
             breakdown = describe_frame_size(size)
             rows.append({

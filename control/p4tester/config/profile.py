@@ -33,12 +33,15 @@ from p4tester.streams.frame_sizes import (
     FrameSizeError,
     check_frame_size,
 )
+from p4tester.streams.imix import SIMPLE_IMIX, ImixError, ImixProfile
+from p4tester.streams.rates import l1_frame_bits
 
 SEARCH_METHODS = ("mlrsearch", "binary")
 DEFAULT_LOG_HIGH_US = 1_000_000
 
 _STREAM_KEYS = ("id", "tx_port", "rx_port", "share", "src_mac", "dst_mac", "src_ip", "dst_ip",
-                "src_ip6", "dst_ip6", "udp_src_port", "ttl", "vlan_id", "ipv6")
+                "src_ip6", "dst_ip6", "udp_src_port", "ttl", "vlan_id", "ipv6", "frame_size",
+                "imix")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,11 @@ class StreamConfig:
     ttl: int = 64
     vlan_id: int | None = None
     ipv6: bool = False
+    # A fixed frame size (IMIX members): the stream ignores the trial's frame size.
+    frame_size: int | None = None
+
+    def size_in(self, trial_frame_size: int) -> int:
+        return self.frame_size if self.frame_size is not None else trial_frame_size
 
     @property
     def encapsulation(self) -> Encapsulation:
@@ -124,7 +132,7 @@ def profile_from_dict(data: Mapping[str, Any], source: str) -> Profile:
         source=source,
     )
     for stream in profile.streams:
-        for size in profile.frame_sizes:
+        for size in profile.frame_sizes if stream.frame_size is None else ():
             try:
                 check_frame_size(size, stream.encapsulation)
             except FrameSizeError as exc:
@@ -159,18 +167,53 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
         if not isinstance(item, Mapping):
             raise ConfigError(f"{here}: expected a mapping")
         require_keys(item, here, required=("id", "tx_port", "rx_port"), optional=_STREAM_KEYS)
-        stream = StreamConfig(**dict(item))
-        if not 0 <= stream.id < MAX_STREAMS:
-            raise ConfigError(f"{here}: stream id {stream.id} is out of range 0..{MAX_STREAMS - 1}"
-                              " (MAX_STREAMS of the data plane)")
-        if not 0 < stream.share <= 1:
-            raise ConfigError(f"{here}: share {stream.share} must be in (0, 1]")
-        streams.append(stream)
+        fields = dict(item)
+        imix = fields.pop("imix", None)
+        members = [StreamConfig(**fields)] if imix is None else _imix_streams(fields, imix, here)
+        for stream in members:
+            if not 0 <= stream.id < MAX_STREAMS:
+                raise ConfigError(f"{here}: stream id {stream.id} is out of range "
+                                  f"0..{MAX_STREAMS - 1} (MAX_STREAMS of the data plane)")
+            if not 0 < stream.share <= 1:
+                raise ConfigError(f"{here}: share {stream.share} must be in (0, 1]")
+            if stream.frame_size is not None:
+                try:
+                    check_frame_size(stream.frame_size, stream.encapsulation)
+                except FrameSizeError as exc:
+                    raise ConfigError(f"{here}: stream {stream.id}: {exc}") from exc
+        streams.extend(members)
     ids = [s.id for s in streams]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
         raise ConfigError(f"{where}: stream ids {duplicated} are used more than once")
     return tuple(streams)
+
+
+def _imix_streams(fields: dict[str, Any], imix: object, where: str) -> list[StreamConfig]:
+    """One stream per IMIX frame size, ids from the entry's id up. The members share
+    the entry's part of the port's load by wire bandwidth (frames x (size + 20 B)),
+    so their frame counts keep the mix's weights at every load."""
+    if imix == "simple":
+        profile = SIMPLE_IMIX
+    elif isinstance(imix, Mapping):
+        try:
+            profile = ImixProfile.from_weights("custom-imix", {int(k): int(v)
+                                                               for k, v in imix.items()})
+        except (ImixError, ValueError) as exc:
+            raise ConfigError(f"{where}: imix: {exc}") from exc
+    else:
+        raise ConfigError(f"{where}: imix must be 'simple' or {{frame size: weight, ...}}")
+    if "frame_size" in fields:
+        raise ConfigError(f"{where}: an imix stream takes its sizes from the mix: drop frame_size")
+    share = float(fields.pop("share", 1.0))
+    first_id = int(fields.pop("id"))
+    bandwidth = {e.frame_size: e.weight * l1_frame_bits(e.frame_size) for e in profile.entries}
+    total = sum(bandwidth.values())
+    return [
+        StreamConfig(id=first_id + i, share=share * bandwidth[entry.frame_size] / total,
+                     frame_size=entry.frame_size, **fields)
+        for i, entry in enumerate(profile.entries)
+    ]
 
 
 def _frame_sizes(data: object, source: str) -> tuple[int, ...]:

@@ -59,8 +59,8 @@ def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple
     plans = []
     for stream in profile.streams:
         port = topology.port(stream.tx_port)
-        pps = spec.offered_fraction * stream.share * line_rate_pps(port.line_rate_bps,
-                                                                   spec.frame_size)
+        size = stream.size_in(spec.frame_size)
+        pps = spec.offered_fraction * stream.share * line_rate_pps(port.line_rate_bps, size)
         rate = max(1, round(pps))
         budget = spec.frame_count or max(1, round(rate * spec.duration_s))
         plans.append(StreamPlan(stream, rate, budget))
@@ -134,7 +134,8 @@ class SwitchTrialRunner:
         for plan in plans:
             dataplane.start_stream(plan.stream.id, plan.budget, epoch)
         for plan in plans:
-            template = build_template(_frame_spec(plan.stream, spec.frame_size, epoch))
+            template = build_template(
+                _frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch))
             dataplane.seed_stream(plan.stream.id, template, seeds_for_rate(plan.rate_pps))
         try:
             self._wait_until_sent(plans)
@@ -143,7 +144,8 @@ class SwitchTrialRunner:
                 dataplane.stop_stream(plan.stream.id)
         time.sleep(session.profile.trial.drain_s)
         after = CounterSnapshot.take(dataplane)
-        streams = tuple(self._stream_stats(plan, spec.frame_size, before, after) for plan in plans)
+        streams = tuple(self._stream_stats(plan, plan.stream.size_in(spec.frame_size), before,
+                                           after) for plan in plans)
         return TrialResult(
             experiment=spec.experiment,
             trial_index=spec.trial_index,
