@@ -135,7 +135,7 @@ def test_simple_imix_expands_into_fixed_size_streams_sharing_by_bandwidth() -> N
     total = 7 * 84 + 4 * 614 + 1 * 1538
     assert [s.share for s in prof.streams] == pytest.approx(
         [7 * 84 / total, 4 * 614 / total, 1538 / total])
-    assert {s.udp_src_port for s in prof.streams} == {40000}
+    assert {s.addresses.udp_src_port for s in prof.streams} == {40000}
     # At any load the members send frames in the mix's 7:4:1 proportion.
     topo = topology_from_dict(topology(), "t.yaml")
     plans = plan_streams(prof, topo, TrialSpec("t", 0, 64, 0.5, 1.0))

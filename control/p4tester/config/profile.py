@@ -27,6 +27,7 @@ from p4tester.config.yaml_io import load_yaml_mapping, require_keys
 from p4tester.dataplane.constants import MAX_STREAMS
 from p4tester.dataplane.program import bin_ranges
 from p4tester.results.latency import log_bin_edges
+from p4tester.streams.addresses import ADDRESS_FIELDS, StreamAddresses
 from p4tester.streams.frame_sizes import (
     RFC2544_FRAME_SIZES,
     Encapsulation,
@@ -39,9 +40,8 @@ from p4tester.streams.rates import l1_frame_bits
 SEARCH_METHODS = ("mlrsearch", "binary")
 DEFAULT_LOG_HIGH_US = 1_000_000
 
-_STREAM_KEYS = ("id", "tx_port", "rx_port", "share", "src_mac", "dst_mac", "src_ip", "dst_ip",
-                "src_ip6", "dst_ip6", "udp_src_port", "ttl", "vlan_id", "ipv6", "frame_size",
-                "imix")
+_STREAM_KEYS = ("id", "tx_port", "rx_port", "share", *ADDRESS_FIELDS, "vlan_id", "ipv6",
+                "frame_size", "imix")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,14 +50,7 @@ class StreamConfig:
     tx_port: int
     rx_port: int
     share: float = 1.0
-    src_mac: str = "02:00:00:00:00:01"
-    dst_mac: str = "02:00:00:00:00:02"
-    src_ip: str = "192.0.2.1"
-    dst_ip: str = "198.51.100.1"
-    src_ip6: str = "2001:db8::1"
-    dst_ip6: str = "2001:db8:1::1"
-    udp_src_port: int = 0xC020
-    ttl: int = 64
+    addresses: StreamAddresses = field(default_factory=StreamAddresses)
     vlan_id: int | None = None
     ipv6: bool = False
     # A fixed frame size (IMIX members): the stream ignores the trial's frame size.
@@ -169,6 +162,8 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
         require_keys(item, here, required=("id", "tx_port", "rx_port"), optional=_STREAM_KEYS)
         fields = dict(item)
         imix = fields.pop("imix", None)
+        fields["addresses"] = StreamAddresses(**{k: fields.pop(k) for k in ADDRESS_FIELDS
+                                                 if k in fields})
         members = [StreamConfig(**fields)] if imix is None else _imix_streams(fields, imix, here)
         for stream in members:
             if not 0 <= stream.id < MAX_STREAMS:

@@ -18,13 +18,19 @@ import shlex
 
 from p4tester.config.topology import Topology
 from p4tester.lab import netdev
+from p4tester.streams.addresses import (
+    DEFAULT_DST_IP,
+    DEFAULT_DST_MAC,
+    DEFAULT_SRC_IP,
+    DEFAULT_SRC_MAC,
+)
 
 NAMESPACE = f"{netdev.NETNS_PREFIX}dut"
-INGRESS_MAC = "02:00:00:00:00:02"   # the streams' dst_mac
-TESTER_TX_MAC = "02:00:00:00:00:01"  # the streams' src_mac
+INGRESS_MAC = DEFAULT_DST_MAC  # the router is the streams' next hop
+TESTER_TX_MAC = DEFAULT_SRC_MAC
 TESTER_RX_MAC = "02:00:00:00:00:03"
-INGRESS_NET = ("192.0.2.254/24", "192.0.2.1")
-EGRESS_NET = ("198.51.100.254/24", "198.51.100.1")
+INGRESS_NET = ("192.0.2.254/24", DEFAULT_SRC_IP)
+EGRESS_NET = ("198.51.100.254/24", DEFAULT_DST_IP)
 
 
 def start_linux_dut(topology: Topology) -> str:

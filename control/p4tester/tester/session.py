@@ -209,8 +209,6 @@ class SwitchTrialRunner:
 
 def _frame_spec(stream: StreamConfig, frame_size: int, epoch: int) -> FrameSpec:
     return FrameSpec(
-        stream_id=stream.id, frame_size=frame_size, src_mac=stream.src_mac,
-        dst_mac=stream.dst_mac, src_ip=stream.src_ip, dst_ip=stream.dst_ip,
-        src_ip6=stream.src_ip6, dst_ip6=stream.dst_ip6, udp_src_port=stream.udp_src_port,
-        ttl=stream.ttl, epoch=epoch, encapsulation=stream.encapsulation,
+        stream_id=stream.id, frame_size=frame_size, addresses=stream.addresses, epoch=epoch,
+        encapsulation=stream.encapsulation,
     )
