@@ -47,11 +47,33 @@ def test_bad_profile_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_load_above_line_rate_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exited:
-        main(["latency", "-t", str(TOPOLOGY), "-p", str(PROFILE), "-o", "x",
-              "--frame-size", "64", "--load", "120%"])
-    assert exited.value.code == 2
-    assert "120 % of line rate: it must be in (0, 100] %" in capsys.readouterr().err
+    code = main(["latency", "-t", str(TOPOLOGY), "-p", str(PROFILE), "-o", "x",
+                 "--frame-size", "64", "--load", "120%"])
+    assert code == exit_codes.BAD_INPUT
+    assert "above the port's 5 Mbit/s line rate" in capsys.readouterr().err
+
+
+def test_pps_load_above_line_rate_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    # 5 Mbit/s at 1518 B is 406.4 frames/s.
+    code = main(["soak", "-t", str(TOPOLOGY), "-p", str(PROFILE), "-o", "x",
+                 "--frame-size", "1518", "--load", "500pps", "--total", "2"])
+    assert code == exit_codes.BAD_INPUT
+    assert "load 500 pps" in capsys.readouterr().err
+
+
+def test_load_units_convert_at_the_frame_size() -> None:
+    from p4tester.cli.experiment_cmds import fraction_at, load_rate
+    from p4tester.config.profile import load_profile
+    from p4tester.config.topology import load_topology
+
+    topology = load_topology(TOPOLOGY)
+    profile = load_profile(PROFILE, topology)
+    line_pps = 5e6 / (84 * 8)
+    assert fraction_at(load_rate("50%"), 64, topology, profile) == pytest.approx(0.5)
+    assert fraction_at(load_rate("0.25"), 64, topology, profile) == pytest.approx(0.25)
+    assert fraction_at(load_rate("3000pps"), 64, topology, profile) == pytest.approx(
+        3000 / line_pps)
+    assert fraction_at(load_rate("2.5Mbps"), 512, topology, profile) == pytest.approx(0.5)
 
 
 def test_unreachable_switch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

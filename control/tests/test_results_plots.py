@@ -12,6 +12,7 @@ from p4tester.results.plots import (
     PlotError,
     linear_fit,
     plot_frame_loss_rate,
+    plot_intervals,
     plot_latency_histograms,
     plot_latency_vs_buffer,
     plot_loss_vs_frame_size,
@@ -112,3 +113,16 @@ def test_linear_fit() -> None:
     assert noisy.r_squared == pytest.approx(0.25)
     with pytest.raises(PlotError, match=r"two distinct x values"):
         linear_fit([1.0, 1.0], [1.0, 2.0])
+
+
+def test_intervals_plot(tmp_path: Path) -> None:
+    latency = LatencyStats(100, 10.0, 90.0, 30.0, 2.0)
+    trials = [
+        TrialResult("soak", i, 0.3, 3e3, 1.0, 64,
+                    (StreamStats(0, 64, 1000, 1000 - lost, 0, 0, 0, 0, 0, latency),))
+        for i, lost in enumerate([0, 0, 12, 0])
+    ]
+    assert_png(plot_intervals(trials, tmp_path / "soak.png"))
+    with pytest.raises(PlotError, match="no valid trials"):
+        plot_intervals([TrialResult("soak", 0, 0.3, 1.0, 1.0, 64, valid=False)],
+                       tmp_path / "none.png")

@@ -50,7 +50,8 @@ def test_every_experiment_writes_its_results(lab: Path, tmp_path: Path) -> None:
                          "--duration", "1", "--max-burst", "1000"),
         "frame-size-scan": ("--start", "64", "--end", "704", "--step", "320", "--load", "45%",
                             "--duration", "1"),
-        "ramp": ("--start", "20%", "--end", "60%", "--step", "20%", "--duration", "1"),
+        "ramp": ("--start", "1000pps", "--end", "3000pps", "--step", "1000pps",
+                 "--duration", "1"),
         "soak": ("--load", "30%", "--total", "2", "--interval", "1"),
         "queue-sweep": ("--frame-sizes", "64", "--buffers", "10,50,100", "--load", "50%",
                         "--duration", "1"),
@@ -61,6 +62,8 @@ def test_every_experiment_writes_its_results(lab: Path, tmp_path: Path) -> None:
     assert (tmp_path / "frame-loss/frame-loss.png").exists()
     assert (tmp_path / "frame-size-scan/loss-vs-frame-size.png").exists()
     assert (tmp_path / "queue-sweep/latency_vs_buffer_64B.png").exists()
+    assert (tmp_path / "ramp/ramp.png").exists()
+    assert (tmp_path / "soak/soak.png").exists()
 
 
 @pytest.mark.topology("loopback.yaml")

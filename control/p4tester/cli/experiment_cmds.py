@@ -35,6 +35,7 @@ from p4tester.results.model import TrialResult
 from p4tester.results.plots import (
     PlotError,
     plot_frame_loss_rate,
+    plot_intervals,
     plot_latency_histograms,
     plot_loss_vs_frame_size,
     plot_throughput,
@@ -49,7 +50,7 @@ Body = Callable[[argparse.Namespace, Topology, Profile, Recorder, Path], Any]
 
 
 def load_fraction(text: str) -> float:
-    """'50%' or '0.5' -> 0.5 of line rate."""
+    """'50%' or '0.5' -> 0.5 of line rate (options that span several frame sizes)."""
     try:
         value = Rate.parse(text).value / 100.0 if text.endswith("%") else float(text)
     except (RateError, ValueError) as exc:
@@ -59,6 +60,26 @@ def load_fraction(text: str) -> float:
             f"load {text!r} is {value * 100:g} % of line rate: it must be in (0, 100] %"
         )
     return value
+
+
+def load_rate(text: str) -> Rate:
+    """A load at one frame size: '50%', '0.5' (of line rate), '3000pps', '2Mbps' (L1)
+    or 'l2:2Mbps'; turned into a share of line rate by `fraction_at`."""
+    try:
+        if text.replace(".", "", 1).isdigit():
+            return Rate.from_percent(float(text) * 100.0)
+        return Rate.parse(text)
+    except RateError as exc:
+        raise argparse.ArgumentTypeError(f"load {text!r}: {exc}") from exc
+
+
+def fraction_at(rate: Rate, frame_size: int, topology: Topology, profile: Profile) -> float:
+    """The share of the first stream's port line rate that `rate` is at frame_size."""
+    line_rate = line_rate_of(topology, profile)
+    try:
+        return rate.resolve(frame_size, line_rate).fraction
+    except RateError as exc:
+        raise ConfigError(f"load {rate}: {exc}") from exc
 
 
 def size_list(text: str) -> tuple[int, ...]:
@@ -98,7 +119,8 @@ def throughput_body(args: argparse.Namespace, topology: Topology, profile: Profi
 
 def latency_body(args: argparse.Namespace, topology: Topology, profile: Profile,
                  recorder: Recorder, output: Path) -> Any:
-    config = LatencyConfig(frame_size=args.frame_size, offered_fraction=args.load,
+    load = fraction_at(args.load, args.frame_size, topology, profile)
+    config = LatencyConfig(frame_size=args.frame_size, offered_fraction=load,
                            trials=args.trials, trial_duration_s=trial_s(args, profile))
     result = run_latency(config, recorder)
     valid = [t for t in recorder.trials if t.valid and t.streams]
@@ -126,7 +148,8 @@ def back_to_back_body(args: argparse.Namespace, topology: Topology, profile: Pro
                       recorder: Recorder, output: Path) -> Any:
     config = BackToBackConfig(frame_size=args.frame_size,
                               line_rate_bps=line_rate_of(topology, profile),
-                              throughput_fraction=args.throughput,
+                              throughput_fraction=fraction_at(args.throughput, args.frame_size,
+                                                              topology, profile),
                               repetitions=args.repetitions,
                               trial_duration_s=trial_s(args, profile),
                               max_burst_frames=args.max_burst)
@@ -152,8 +175,11 @@ def frame_size_scan_body(args: argparse.Namespace, topology: Topology, profile: 
 
 def ramp_body(args: argparse.Namespace, topology: Topology, profile: Profile,
               recorder: Recorder, output: Path) -> Any:
-    config = RampConfig(frame_size=args.frame_size, start_fraction=args.start,
-                        end_fraction=args.end, step_fraction=args.step,
+    def at(rate: Rate) -> float:
+        return fraction_at(rate, args.frame_size, topology, profile)
+
+    config = RampConfig(frame_size=args.frame_size, start_fraction=at(args.start),
+                        end_fraction=at(args.end), step_fraction=at(args.step),
                         step_duration_s=trial_s(args, profile))
     result = run_ramp(config, recorder)
     _plot(lambda: plot_frame_loss_rate(recorder.trials, output / "ramp.png",
@@ -163,9 +189,11 @@ def ramp_body(args: argparse.Namespace, topology: Topology, profile: Profile,
 
 def soak_body(args: argparse.Namespace, topology: Topology, profile: Profile,
               recorder: Recorder, output: Path) -> Any:
-    config = SoakConfig(frame_size=args.frame_size, offered_fraction=args.load,
+    config = SoakConfig(frame_size=args.frame_size,
+                        offered_fraction=fraction_at(args.load, args.frame_size, topology, profile),
                         total_duration_s=args.total, interval_s=args.interval)
     result = run_soak(config, recorder)
+    _plot(lambda: plot_intervals(recorder.trials, output / "soak.png"))
     totals = result.totals
     text = (trials_table(recorder.trials) + f"\nsoak: {totals.intervals} intervals, TX "
             f"{totals.tx_frames}, RX {totals.rx_frames}, lost {totals.lost}, reordered "
@@ -245,8 +273,8 @@ def throughput_options(sub: argparse.ArgumentParser) -> None:
 
 def latency_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--frame-size", type=int, required=True)
-    sub.add_argument("--load", type=load_fraction, required=True,
-                     help="offered load, normally the throughput found (e.g. 95%%)")
+    sub.add_argument("--load", type=load_rate, required=True,
+                     help="offered load, normally the throughput found: 95%%, 3000pps, 2Mbps")
     sub.add_argument("--trials", type=int, default=20, help="RFC 2544: at least 20")
     _duration(sub)
 
@@ -259,7 +287,7 @@ def frame_loss_options(sub: argparse.ArgumentParser) -> None:
 
 def back_to_back_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--frame-size", type=int, required=True)
-    sub.add_argument("--throughput", type=load_fraction, required=True,
+    sub.add_argument("--throughput", type=load_rate, required=True,
                      help="the DUT's measured throughput, for RFC 9004's correction")
     sub.add_argument("--repetitions", type=int, default=50, help="RFC 2544: 50")
     sub.add_argument("--max-burst", type=int, help="longest burst tried (frames)")
@@ -276,15 +304,15 @@ def frame_size_scan_options(sub: argparse.ArgumentParser) -> None:
 
 def ramp_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--frame-size", type=int, default=64)
-    sub.add_argument("--start", type=load_fraction, required=True)
-    sub.add_argument("--end", type=load_fraction, required=True)
-    sub.add_argument("--step", type=load_fraction, required=True)
+    sub.add_argument("--start", type=load_rate, required=True, help="e.g. 20%%, 1000pps")
+    sub.add_argument("--end", type=load_rate, required=True)
+    sub.add_argument("--step", type=load_rate, required=True)
     _duration(sub)
 
 
 def soak_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--frame-size", type=int, default=64)
-    sub.add_argument("--load", type=load_fraction, required=True)
+    sub.add_argument("--load", type=load_rate, required=True, help="e.g. 30%%, 2000pps")
     sub.add_argument("--total", type=float, required=True, help="soak seconds")
     sub.add_argument("--interval", type=float, default=10.0, help="seconds per interval")
 
@@ -299,9 +327,22 @@ def queue_sweep_options(sub: argparse.ArgumentParser) -> None:
 
 
 # ---- the shared path -------------------------------------------------------------
+def check_loads(args: argparse.Namespace, topology: Topology, profile: Profile) -> None:
+    """Refuse a load above line rate before touching the switch."""
+    for option in ("load", "throughput", "start", "end", "step"):
+        rate = getattr(args, option, None)
+        if isinstance(rate, Rate):
+            fraction = fraction_at(rate, args.frame_size, topology, profile)
+            if not 0 < fraction <= 1:
+                raise ConfigError(f"--{option} {rate} is {fraction:.2%} of line rate at "
+                                  f"{args.frame_size} B: it must be in (0, 100] %")
+
+
+
 def _handler(name: str, body: Body) -> Callable[[argparse.Namespace, Topology, Profile], int]:
     def handle(args: argparse.Namespace, topology: Topology, profile: Profile) -> int:
         output: Path = args.output
+        check_loads(args, topology, profile)
         log = open_log(output, name, profile.source, topology.source, args.resume)
         with TesterSession(topology, profile, push_pipeline=args.push_pipeline) as session:
             recorder = Recorder(ProgressRunner(SwitchTrialRunner(session)), log)

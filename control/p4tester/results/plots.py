@@ -265,3 +265,29 @@ def plot_loss_vs_frame_size(
     axes.grid(True, alpha=_GRID_ALPHA)
     axes.legend(title="offered load")
     return _save(figure, path)
+
+
+def plot_intervals(
+    trials: Iterable[TrialResult],
+    path: Path | str,
+    title: str = "Soak: loss and latency per interval",
+) -> Path:
+    """Loss % (top) and average latency (bottom) per trial in run order: a soak's
+    intervals or a ramp's steps, so a bad minute stands out."""
+    kept = sorted(_valid(trials), key=lambda t: t.trial_index)
+    figure, (loss_axes, latency_axes) = _figure(rows=2)
+    indexes = [t.trial_index for t in kept]
+    loss_axes.plot(indexes, [t.loss_ratio * 100.0 for t in kept], marker=".")
+    loss_axes.set_ylabel("frame loss [%]")
+    loss_axes.set_title(title)
+    averages = []
+    for trial in kept:
+        samples = [(s.latency.avg_us, s.latency.samples) for s in trial.streams if s.latency]
+        count = sum(n for _, n in samples)
+        averages.append(sum(a * n for a, n in samples) / count if count else float("nan"))
+    latency_axes.plot(indexes, averages, marker=".")
+    latency_axes.set_ylabel("average latency [us]")
+    latency_axes.set_xlabel("trial (interval) in run order")
+    for axes in (loss_axes, latency_axes):
+        axes.grid(True, alpha=_GRID_ALPHA)
+    return _save(figure, path)
