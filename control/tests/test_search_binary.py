@@ -19,13 +19,6 @@ from p4tester.search import (
 )
 from p4tester.search.simulated import CleanDut, FlakyMeasurer, NoisyDut
 
-
-def brackets(result: SearchResult, limit: float) -> bool:
-    lower = result.lower_bound_fraction or 0.0
-    upper = 1.0 if result.upper_bound_fraction is None else result.upper_bound_fraction
-    return lower <= limit <= upper
-
-
 # --- goals and results -------------------------------------------------------------
 
 
@@ -101,7 +94,7 @@ def test_bounds_bracket_the_true_limit_within_the_width(capacity: float, goal: S
     dut = CleanDut(capacity)
     (result,) = binary_search(dut, [goal])
     limit = dut.limit_fraction(goal.loss_ratio)
-    assert brackets(result, limit)
+    assert result.brackets(limit)
     assert result.within_goal_width
     if result.upper_bound_fraction is not None:
         # The upper bound really failed and the lower bound really passed.
@@ -199,11 +192,11 @@ def test_noisy_dut_pdr_is_unaffected_ndr_can_only_land_low() -> None:
     for seed in SEEDS:
         dut = NoisyDut(0.6, NOISE, 0.2, seed=seed)
         ndr, pdr = binary_search(dut, [NDR, PDR])
-        assert brackets(pdr, dut.limit_fraction(PDR.loss_ratio))
+        assert pdr.brackets(dut.limit_fraction(PDR.loss_ratio))
         assert ndr.lower_bound_fraction is not None
         assert ndr.lower_bound_fraction <= 0.6
         assert ndr.within_goal_width  # narrow, just not around the truth
-        if not brackets(ndr, 0.6):
+        if not ndr.brackets(0.6):
             missed.append(seed)
             # Every failing trial below capacity was a noisy one.
             for trial in ndr.trials:

@@ -13,19 +13,12 @@ from p4tester.search import (
     PDR,
     InvalidTrialError,
     SearchGoal,
-    SearchResult,
     TrialBudgetError,
     binary_search,
     mlr_search,
 )
 from p4tester.search.mlr import to_mlr_goal
 from p4tester.search.simulated import CleanDut, FlakyMeasurer, NoisyDut
-
-
-def brackets(result: SearchResult, limit: float) -> bool:
-    lower = result.lower_bound_fraction or 0.0
-    upper = 1.0 if result.upper_bound_fraction is None else result.upper_bound_fraction
-    return lower <= limit <= upper
 
 
 def test_goal_mapping() -> None:
@@ -60,7 +53,7 @@ def test_one_search_brackets_ndr_and_pdr_within_the_width(capacity: float) -> No
     ndr, pdr = mlr_search(dut, [NDR, PDR])
     for result in (ndr, pdr):
         limit = dut.limit_fraction(result.goal.loss_ratio)
-        assert brackets(result, limit), (result.goal.name, limit, result)
+        assert result.brackets(limit), (result.goal.name, limit, result)
         assert result.within_goal_width
         assert result.lower_bound_fraction is not None
         assert dut.loss_ratio_at(result.lower_bound_fraction) <= result.goal.loss_ratio
@@ -168,11 +161,11 @@ def _ndr_misses(ndr_goal: SearchGoal) -> list[int]:
     for seed in SEEDS:
         dut = NoisyDut(0.6, NOISE, 0.2, seed=seed)
         ndr, pdr = mlr_search(dut, [ndr_goal, PDR])
-        assert brackets(pdr, dut.limit_fraction(PDR.loss_ratio))
+        assert pdr.brackets(dut.limit_fraction(PDR.loss_ratio))
         assert pdr.within_goal_width
         assert ndr.lower_bound_fraction is not None
         assert ndr.lower_bound_fraction <= 0.6
-        if not brackets(ndr, 0.6):
+        if not ndr.brackets(0.6):
             missed.append(seed)
     return missed
 

@@ -95,7 +95,7 @@ def _bound(bound: float | None) -> str:
 
 def _result_line(search: str, result: SearchResult, limit: float) -> str:
     lower, upper = result.lower_bound_fraction, result.upper_bound_fraction
-    brackets = (lower or 0.0) <= limit <= (1.0 if upper is None else upper)
+    brackets = result.brackets(limit)
     return (
         f"  {result.goal.name:<4} {limit:<10.6f} {search:<9} {_bound(lower):<9} "
         f"{_bound(upper):<9} {_deviation(lower, limit):>8} {_deviation(upper, limit):>8} "

@@ -188,3 +188,10 @@ class SearchResult:
     @property
     def within_goal_width(self) -> bool:
         return self.relative_width <= self.goal.relative_width
+
+    def brackets(self, limit_fraction: float) -> bool:
+        """Whether the true limit lies between the bounds (a missing lower bound is 0,
+        a missing upper bound is line rate)."""
+        lower = self.lower_bound_fraction or 0.0
+        upper = 1.0 if self.upper_bound_fraction is None else self.upper_bound_fraction
+        return lower <= limit_fraction <= upper
