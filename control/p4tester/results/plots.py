@@ -9,7 +9,7 @@ same input gives the same file (fixed size and dpi, no timestamps). Invalid tria
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -18,6 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from p4tester.results.latency import merge_latency
 from p4tester.results.model import StreamStats, TrialResult
 from p4tester.results.tables import ThroughputPoint
 
@@ -128,6 +129,26 @@ def plot_throughput(
     return _save(figure, path)
 
 
+def _loss_curves(
+    axes: Axes,
+    trials: Iterable[TrialResult],
+    curve_of: Callable[[TrialResult], float],
+    x_of: Callable[[TrialResult], float],
+    label_of: Callable[[float], str],
+    marker: str,
+) -> None:
+    """Loss % against x_of(trial), one curve per curve_of(trial) value."""
+    curves: dict[float, list[TrialResult]] = {}
+    for trial in _valid(trials):
+        curves.setdefault(curve_of(trial), []).append(trial)
+    for key in sorted(curves):
+        curve = sorted(curves[key], key=x_of)
+        axes.plot([x_of(t) for t in curve], [t.loss_ratio * 100.0 for t in curve],
+                  marker=marker, label=label_of(key))
+    axes.set_ylabel("frame loss [%]")
+    axes.grid(True, alpha=_GRID_ALPHA)
+
+
 def plot_frame_loss_rate(
     trials: Iterable[TrialResult],
     path: Path | str,
@@ -135,21 +156,10 @@ def plot_frame_loss_rate(
 ) -> Path:
     """Loss % vs offered load % of line rate, one curve per frame size."""
     figure, (axes,) = _figure()
-    by_size: dict[int, list[TrialResult]] = {}
-    for trial in _valid(trials):
-        by_size.setdefault(trial.frame_size, []).append(trial)
-    for size in sorted(by_size):
-        curve = sorted(by_size[size], key=lambda t: t.offered_fraction)
-        axes.plot(
-            [t.offered_fraction * 100.0 for t in curve],
-            [t.loss_ratio * 100.0 for t in curve],
-            marker="o",
-            label=f"{size} B",
-        )
+    _loss_curves(axes, trials, lambda t: t.frame_size, lambda t: t.offered_fraction * 100.0,
+                 lambda size: f"{size:g} B", "o")
     axes.set_xlabel("offered load [% of line rate]")
-    axes.set_ylabel("frame loss [%]")
     axes.set_title(title)
-    axes.grid(True, alpha=_GRID_ALPHA)
     axes.legend(title="frame size")
     return _save(figure, path)
 
@@ -247,22 +257,11 @@ def plot_loss_vs_frame_size(
     range (seed 000: 230-278 B) shows as the bump it is.
     """
     figure, (axes,) = _figure()
-    by_load: dict[float, list[TrialResult]] = {}
-    for trial in _valid(trials):
-        # Round so 0.1 + 0.2-style float noise does not split one load into two curves.
-        by_load.setdefault(round(trial.offered_fraction, 9), []).append(trial)
-    for load in sorted(by_load):
-        curve = sorted(by_load[load], key=lambda t: t.frame_size)
-        axes.plot(
-            [t.frame_size for t in curve],
-            [t.loss_ratio * 100.0 for t in curve],
-            marker=".",
-            label=f"{load * 100.0:g}% of line rate",
-        )
+    # Rounded so 0.1 + 0.2-style float noise does not split one load into two curves.
+    _loss_curves(axes, trials, lambda t: round(t.offered_fraction, 9),
+                 lambda t: t.frame_size, lambda load: f"{load * 100.0:g}% of line rate", ".")
     axes.set_xlabel("frame size incl. FCS [B]")
-    axes.set_ylabel("frame loss [%]")
     axes.set_title(title)
-    axes.grid(True, alpha=_GRID_ALPHA)
     axes.legend(title="offered load")
     return _save(figure, path)
 
@@ -282,9 +281,8 @@ def plot_intervals(
     loss_axes.set_title(title)
     averages = []
     for trial in kept:
-        samples = [(s.latency.avg_us, s.latency.samples) for s in trial.streams if s.latency]
-        count = sum(n for _, n in samples)
-        averages.append(sum(a * n for a, n in samples) / count if count else float("nan"))
+        merged = merge_latency([s.latency for s in trial.streams if s.latency is not None])
+        averages.append(merged.avg_us if merged is not None else float("nan"))
     latency_axes.plot(indexes, averages, marker=".")
     latency_axes.set_ylabel("average latency [us]")
     latency_axes.set_xlabel("trial (interval) in run order")
