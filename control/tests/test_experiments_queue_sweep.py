@@ -3,6 +3,7 @@ linear in buffer %."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -14,7 +15,9 @@ from p4tester.experiments.queue_sweep import (
     run_queue_sweep,
 )
 from p4tester.experiments.recording import Recorder
+from p4tester.experiments.runner import TrialSpec
 from p4tester.experiments.simulated_runner import SimulatedDut, SimulatedRunner
+from p4tester.results.model import TrialResult
 
 # Two ports at 50.2 % into one line-rate egress: 100.4 %, so its queue sits at the
 # threshold. The default buffer (3276800 B) holds 32768 x pct / size frames: 512 per %
@@ -94,6 +97,7 @@ def test_threshold_is_set_before_each_group_and_plots_are_written(tmp_path: Path
     assert [dict(t.labels)["buffer_pct"] for t in recorder.trials] == [
         "1", "1", "10", "10", "50", "50", "100", "100",
     ]  # fmt: skip
+    assert {dict(t.labels)["repetition"] for t in recorder.trials} == {"0"}
     assert [path.name for path in result.plots] == [
         "latency_vs_buffer_64B.png",
         "latency_vs_buffer_512B.png",
@@ -114,9 +118,58 @@ def test_seed_defaults_and_config_errors() -> None:
         ({"buffer_percents": (50.0, 50.0, 60.0)}, "buffer_percents lists a threshold twice"),
         ({"buffer_percents": (0.0, 50.0)}, "buffer threshold 0.0 must be in (0, 100] %"),
         ({"offered_fraction": 1.2}, "offered_fraction must be a share of line rate"),
+        ({"repetitions": 0}, "repetitions must be a whole number >= 1, got 0"),
     ):
         with pytest.raises(ValueError, match=re.escape(f"QueueSweepConfig: {fragment}")):
             QueueSweepConfig(**fields)
     with pytest.raises(KeyError, match="no latency-vs-buffer fit for 128 B"):
         config, runner = sweep(None)
         run_queue_sweep(config, Recorder(runner), runner).size_fit(128)
+
+
+class StallingRunner:
+    """The simulated DUT, but every third trial's maximum is 5 ms longer: what one
+    scheduling stall of a software switch does to a single-frame maximum."""
+
+    def __init__(self, runner: SimulatedRunner) -> None:
+        self.runner = runner
+        self.trials = 0
+
+    def set_buffer_percent(self, percent: float) -> None:
+        self.runner.set_buffer_percent(percent)
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        trial = self.runner.run_trial(spec)
+        self.trials += 1
+        if self.trials % 3 != 1:
+            return trial
+        streams = tuple(
+            dataclasses.replace(
+                s, latency=dataclasses.replace(s.latency, max_us=s.latency.max_us + 5000.0)
+            )
+            if s.latency is not None
+            else s
+            for s in trial.streams
+        )
+        return dataclasses.replace(trial, streams=streams)
+
+
+def test_repetitions_fit_through_the_medians_so_one_stalled_trial_is_ignored() -> None:
+    config = dataclasses.replace(sweep()[0], frame_sizes=(64,), repetitions=3)
+    stalling = StallingRunner(SimulatedRunner(DUT))
+    recorder = Recorder(stalling)
+    result = run_queue_sweep(config, recorder, stalling)
+    assert stalling.trials == len(PERCENTS) * 3
+    assert [(p.buffer_pct, p.repetition) for p in result.points] == [
+        (pct, rep) for pct in PERCENTS for rep in range(3)
+    ]
+    assert [dict(t.labels)["repetition"] for t in recorder.trials] == ["0", "1", "2"] * 4
+    # The stalled trial is the first of each cell: its maximum is 5 ms above the others'.
+    first, second = result.points[0], result.points[1]
+    assert first.max_us is not None and second.max_us is not None
+    assert first.max_us - second.max_us == pytest.approx(5000.0, abs=1.0)
+    assert [(c.buffer_pct, c.trials) for c in result.cells] == [(pct, 3) for pct in PERCENTS]
+    fits = result.size_fit(64).fits
+    assert fits.max.slope == pytest.approx(MAX_SLOPE_US_PER_PCT[64], rel=1e-3)
+    assert fits.max.r_squared == pytest.approx(1.0, abs=1e-6)
+    assert fits.min.slope == pytest.approx(0.0, abs=1e-9)

@@ -54,7 +54,7 @@ def test_every_experiment_writes_its_results(lab: Path, tmp_path: Path) -> None:
                  "--duration", "1"),
         "soak": ("--load", "30%", "--total", "2", "--interval", "1"),
         "queue-sweep": ("--frame-sizes", "64", "--buffers", "10,50,100", "--load", "50%",
-                        "--duration", "1"),
+                        "--repetitions", "1", "--duration", "1"),
     }
     for experiment, options in runs.items():
         run(lab, tmp_path / experiment, experiment, *options)

@@ -25,7 +25,9 @@ def run_json(*args: str) -> dict[str, object]:
 def test_seed_004_latency_grows_linearly_with_the_dut_buffer(lab: Path, tmp_path: Path) -> None:
     """Two ports at 55 % into one (10 % overload: the buffer fills within a trial on
     these slow ports; seed 004 used 50.2 % of 100G): min latency flat, avg and max linear in the
-    buffer threshold (R^2 >= 0.9), over five thresholds; the plot is written."""
+    buffer threshold (R^2 >= 0.9), over five thresholds; the plot is written. Three trials
+    per threshold: the fit goes through their medians, so one scheduling stall of the
+    2-core host (a few ms added to one trial's single-frame maximum) does not bend it."""
     out = tmp_path / "sweep"
     document = run_json("queue-sweep", "-t", str(lab), "-p",
                         "topologies/profiles/two-to-one.yaml", "-o", str(out),
@@ -34,9 +36,7 @@ def test_seed_004_latency_grows_linearly_with_the_dut_buffer(lab: Path, tmp_path
     (fit,) = document["result"]["by_size"]  # type: ignore[index]
     fits = fit["fits"]
     assert fits["avg"]["r_squared"] >= 0.9, fits
-    # The maximum is one sample per trial: a scheduling hiccup of the 2-core host adds
-    # an outlier of a few ms to it now and then (seen: R^2 0.84 once, 1.000 mostly).
-    assert fits["max"]["r_squared"] >= 0.5, fits
+    assert fits["max"]["r_squared"] >= 0.9, fits
     assert fits["avg"]["slope"] > 0 and fits["max"]["slope"] > 0
     # Flat minimum: over the whole sweep it moves by less than a tenth of the max's rise.
     rise_max = fits["max"]["slope"] * 80

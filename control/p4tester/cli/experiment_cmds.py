@@ -226,7 +226,8 @@ def queue_sweep_body(args: argparse.Namespace, topology: Topology, profile: Prof
     config = QueueSweepConfig(frame_sizes=args.frame_sizes or profile.frame_sizes,
                               buffer_percents=tuple(float(p) for p in args.buffers.split(",")),
                               offered_fraction=args.load,
-                              trial_duration_s=trial_s(args, profile), plot_dir=output)
+                              trial_duration_s=trial_s(args, profile),
+                              repetitions=args.repetitions, plot_dir=output)
     result = run_queue_sweep(config, recorder, dut)
     lines = [trials_table(recorder.trials)]
     for fit in result.by_size:
@@ -323,6 +324,8 @@ def queue_sweep_options(sub: argparse.ArgumentParser) -> None:
                      help="DUT buffer thresholds, %% of its queue depth")
     sub.add_argument("--load", type=load_fraction, default=0.502,
                      help="per TX port (seed 004: two ports at ~50%% into one)")
+    sub.add_argument("--repetitions", type=int, default=3,
+                     help="trials per frame size and threshold; the fit uses their medians")
     _duration(sub)
 
 

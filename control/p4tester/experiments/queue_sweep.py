@@ -3,8 +3,13 @@
 Two TX ports at ~50 % each (`offered_fraction` per port: 0.502 by default, just above
 half, so the shared egress is slightly overloaded and its queue fills to the
 threshold) feed one DUT egress port. The DUT's buffer threshold is stepped through
-`buffer_percents` by an injected DutControl; at each threshold one trial per frame
-size records min/avg/max latency and the latency and queue-depth histograms.
+`buffer_percents` by an injected DutControl; at each threshold `repetitions` trials per
+frame size record min/avg/max latency and the latency and queue-depth histograms.
+
+Each (frame size, threshold) cell is summarised by the median over its repetitions of
+each trial's min, avg and max (RFC 8219 7.2 reports the median of the trials): the
+maximum is a single frame per trial, and one scheduling stall of a software switch
+turns it into an outlier that a mean, or a single trial, would carry into the fit.
 
 Expected shape (seed 004): minimum latency flat in buffer % (and linear in frame
 size); maximum and average linear in buffer %. The result fits a line to min, avg
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 from typing import Final, Protocol
 
 from p4tester.results.model import Histogram
@@ -73,6 +79,7 @@ class QueueSweepConfig:
     buffer_percents: tuple[float, ...] = SEED_004_BUFFER_PERCENTS
     offered_fraction: float = SEED_004_PORT_LOAD
     trial_duration_s: float = 60.0
+    repetitions: int = 1
     plot_dir: Path | None = None
     attempts: int = DEFAULT_ATTEMPTS
     experiment: str = "queue-sweep"
@@ -92,6 +99,7 @@ class QueueSweepConfig:
                 raise ValueError(f"{_OWNER}: buffer threshold {percent} must be in (0, 100] %")
         check_fraction(_OWNER, "offered_fraction", self.offered_fraction)
         check_positive(_OWNER, "trial_duration_s", self.trial_duration_s, "seconds")
+        check_count(_OWNER, "repetitions", self.repetitions)
         check_count(_OWNER, "attempts", self.attempts)
         check_name(_OWNER, "experiment", self.experiment)
         check_labels(_OWNER, self.labels)
@@ -104,6 +112,7 @@ class QueueSweepPoint:
 
     frame_size: int
     buffer_pct: float
+    repetition: int
     trial_index: int
     loss_ratio: float
     min_us: float | None
@@ -111,6 +120,19 @@ class QueueSweepPoint:
     max_us: float | None
     latency_histogram: Histogram | None
     queue_depth_histogram: Histogram | None  # frames, as the DUT stamped them
+
+
+@dataclass(frozen=True, slots=True)
+class QueueSweepCell:
+    """One frame size at one threshold: medians over the repetitions that received
+    frames (`trials` of them). The fits and plots are drawn through these."""
+
+    frame_size: int
+    buffer_pct: float
+    trials: int
+    min_us: float
+    avg_us: float
+    max_us: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +164,7 @@ class BufferFit:
 class QueueSweepResult:
     config: QueueSweepConfig
     points: tuple[QueueSweepPoint, ...]
+    cells: tuple[QueueSweepCell, ...]  # cells where nothing was received are left out
     by_size: tuple[SizeFit, ...]
     by_buffer: tuple[BufferFit, ...]  # empty with a single frame size
     plots: tuple[Path, ...]
@@ -153,37 +176,54 @@ class QueueSweepResult:
         raise KeyError(f"no latency-vs-buffer fit for {frame_size} B (too few points?)")
 
 
-def _fits(xs: list[float], points: list[QueueSweepPoint]) -> LatencyFits | None:
-    pairs = [
-        (x, p.min_us, p.avg_us, p.max_us)
-        for x, p in zip(xs, points, strict=True)
+def _fits(xs: list[float], cells: list[QueueSweepCell]) -> LatencyFits | None:
+    if len(set(xs)) < 2:
+        return None  # a line needs two distinct x values
+    return LatencyFits(
+        min=linear_fit(xs, [cell.min_us for cell in cells]),
+        avg=linear_fit(xs, [cell.avg_us for cell in cells]),
+        max=linear_fit(xs, [cell.max_us for cell in cells]),
+    )
+
+
+def _cell(points: list[QueueSweepPoint]) -> QueueSweepCell | None:
+    received = [
+        (p.min_us, p.avg_us, p.max_us)
+        for p in points
         if p.min_us is not None and p.avg_us is not None and p.max_us is not None
     ]
-    if len({x for x, *_ in pairs}) < 2:
-        return None  # a line needs two distinct x values
-    x = [pair[0] for pair in pairs]
-    return LatencyFits(
-        min=linear_fit(x, [pair[1] for pair in pairs]),
-        avg=linear_fit(x, [pair[2] for pair in pairs]),
-        max=linear_fit(x, [pair[3] for pair in pairs]),
+    if not received:
+        return None
+    return QueueSweepCell(
+        frame_size=points[0].frame_size,
+        buffer_pct=points[0].buffer_pct,
+        trials=len(received),
+        min_us=median(r[0] for r in received),
+        avg_us=median(r[1] for r in received),
+        max_us=median(r[2] for r in received),
     )
 
 
 def _point(
-    config: QueueSweepConfig, recorder: Recorder, size: int, percent: float
+    config: QueueSweepConfig, recorder: Recorder, size: int, percent: float, repetition: int
 ) -> QueueSweepPoint:
     trial = recorder.valid_trial(
         config.experiment,
         size,
         config.offered_fraction,
         config.trial_duration_s,
-        labels=(*config.labels, ("buffer_pct", f"{percent:g}")),
+        labels=(
+            *config.labels,
+            ("buffer_pct", f"{percent:g}"),
+            ("repetition", str(repetition)),
+        ),
         attempts=config.attempts,
     )
     latency = trial_latency(trial)
     return QueueSweepPoint(
         frame_size=size,
         buffer_pct=percent,
+        repetition=repetition,
         trial_index=trial.trial_index,
         loss_ratio=trial.loss_ratio,
         min_us=None if latency is None else latency.min_us,
@@ -194,20 +234,17 @@ def _point(
     )
 
 
-def _plots(config: QueueSweepConfig, points: tuple[QueueSweepPoint, ...]) -> tuple[Path, ...]:
+def _plots(config: QueueSweepConfig, cells: tuple[QueueSweepCell, ...]) -> tuple[Path, ...]:
     if config.plot_dir is None:
         return ()
     written = []
     for size in config.frame_sizes:
         plotted = [
-            BufferLatencyPoint(p.buffer_pct, p.min_us, p.avg_us, p.max_us)
-            for p in points
-            if p.frame_size == size
-            and p.min_us is not None
-            and p.avg_us is not None
-            and p.max_us is not None
+            BufferLatencyPoint(c.buffer_pct, c.min_us, c.avg_us, c.max_us)
+            for c in cells
+            if c.frame_size == size
         ]
-        if len({p.buffer_pct for p in plotted}) < 2:
+        if len(plotted) < 2:
             continue  # nothing received at most thresholds: no line to draw
         written.append(
             plot_latency_vs_buffer(
@@ -222,30 +259,39 @@ def _plots(config: QueueSweepConfig, points: tuple[QueueSweepPoint, ...]) -> tup
 def run_queue_sweep(
     config: QueueSweepConfig, recorder: Recorder, dut: DutControl
 ) -> QueueSweepResult:
-    """Set each threshold once, then run every frame size at it."""
+    """Set each threshold once, then run every frame size at it `repetitions` times."""
     points: list[QueueSweepPoint] = []
+    cells: list[QueueSweepCell] = []
     for percent in config.buffer_percents:
         # Set even when every trial at this threshold comes from the log: it is cheap,
         # and the next unfinished trial needs the DUT in this state.
         dut.set_buffer_percent(percent)
-        points.extend(_point(config, recorder, size, percent) for size in config.frame_sizes)
-    done = tuple(points)
+        for size in config.frame_sizes:
+            repeated = [
+                _point(config, recorder, size, percent, repetition)
+                for repetition in range(config.repetitions)
+            ]
+            points.extend(repeated)
+            cell = _cell(repeated)
+            if cell is not None:
+                cells.append(cell)
     by_size = []
     for size in config.frame_sizes:
-        chosen = [p for p in done if p.frame_size == size]
-        fits = _fits([p.buffer_pct for p in chosen], chosen)
+        chosen = [c for c in cells if c.frame_size == size]
+        fits = _fits([c.buffer_pct for c in chosen], chosen)
         if fits is not None:
             by_size.append(SizeFit(size, fits))
     by_buffer = []
     for percent in config.buffer_percents:
-        chosen = [p for p in done if p.buffer_pct == percent]
-        fits = _fits([float(p.frame_size) for p in chosen], chosen)
+        chosen = [c for c in cells if c.buffer_pct == percent]
+        fits = _fits([float(c.frame_size) for c in chosen], chosen)
         if fits is not None:
             by_buffer.append(BufferFit(percent, fits))
     return QueueSweepResult(
         config=config,
-        points=done,
+        points=tuple(points),
+        cells=tuple(cells),
         by_size=tuple(by_size),
         by_buffer=tuple(by_buffer),
-        plots=_plots(config, done),
+        plots=_plots(config, tuple(cells)),
     )
