@@ -6,7 +6,7 @@ VENV     ?= .venv
 PYTHON   := $(VENV)/bin/python
 BUILD    := p4src/build
 
-.PHONY: help setup build p4info-check test unit ptf e2e demo lint bench bench-search bench-dataplane lab-up lab-down clean
+.PHONY: help setup build build-tna p4info-check test unit ptf e2e demo lint bench bench-search bench-dataplane lab-up lab-down clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -17,10 +17,13 @@ setup:  ## install Debian and Python dependencies (venv in .venv); P4 toolchain:
 build:  ## compile p4src into the committed BMv2 JSON and P4Info (needs p4c)
 	bash scripts/p4-compile.sh $(BUILD)
 
+build-tna:  ## type-check the Tofino program (p4test + TNA files); compile it where bf-p4c exists
+	bash scripts/p4-build-tna.sh
+
 p4info-check:  ## recompile and fail if the committed build outputs are stale
 	bash scripts/p4info-check.sh
 
-test: p4info-check ptf e2e unit  ## everything that can run here: unit, build freshness, PTF and end-to-end on BMv2
+test: p4info-check build-tna ptf e2e unit  ## everything that can run here: unit, build freshness, Tofino type-check, PTF and end-to-end on BMv2
 
 unit:  ## unit tests of the controller (no switch needed)
 	$(PYTHON) -m pytest -q control/tests

@@ -12,12 +12,19 @@ from p4tester.dataplane import constants
 P4SRC = Path(__file__).resolve().parents[2] / "p4src"
 CONST = re.compile(r"^const\s+\w+(?:<\d+>)?\s+(\w+)\s*=\s*([^;]+);", re.M)
 DEFINE = re.compile(r"^#define\s+(\w+)\s+(\d+)\s*$", re.M)
+# The one target switch of constants.p4: `#ifdef __TARGET_TOFINO__ ... #else ... #endif`.
+TARGET_SWITCH = re.compile(r"^#ifdef __TARGET_TOFINO__\n(.*?)^#else\n(.*?)^#endif\n", re.M | re.S)
 
 
-def p4_values(*files: str) -> dict[str, int]:
+def for_target(text: str, tofino: bool) -> str:
+    """The text as the preprocessor leaves it for one target."""
+    return TARGET_SWITCH.sub(lambda m: m.group(1) if tofino else m.group(2), text)
+
+
+def p4_values(*files: str, tofino: bool = False) -> dict[str, int]:
     values: dict[str, int] = {}
     for name in files:
-        text = (P4SRC / name).read_text()
+        text = for_target((P4SRC / name).read_text(), tofino)
         for key, raw in DEFINE.findall(text):
             values[key] = int(raw)
         for key, raw in CONST.findall(text):
@@ -50,8 +57,14 @@ def test_tester_header_bytes_match_p4() -> None:
 
 
 def test_histogram_cells_total_fits_every_stream() -> None:
-    assert P4["HIST_CELLS_TOTAL"] == P4["MAX_STREAMS"] * P4["HIST_CELLS_PER_STREAM"]
+    text = (P4SRC / "common/constants.p4").read_text()
+    assert "#define HIST_CELLS_TOTAL (MAX_STREAMS * HIST_CELLS_PER_STREAM)\n" in text
     assert P4["HIST_CELLS_PER_STREAM"] == 1 << P4["HIST_CELLS_LOG2"]
+
+
+def test_stream_count_per_target() -> None:
+    assert P4["MAX_STREAMS"] == 64
+    assert p4_values("common/constants.p4", tofino=True)["MAX_STREAMS"] == 1024
 
 
 def test_epochs_fill_the_epoch_mask() -> None:

@@ -4,14 +4,19 @@
 #define TESTER_COMMON_CONSTANTS_P4
 
 /* ---- Sizes (change here only) ------------------------------------------ */
-/* Streams the generator and the checker keep state for. */
+/* Streams the generator and the checker keep state for: BMv2 keeps its state
+ * in software and runs slower with more; Tofino has SRAM for many more. */
+#ifdef __TARGET_TOFINO__
+#define MAX_STREAMS 1024
+#else
 #define MAX_STREAMS 64
+#endif
 /* Histogram cells per stream = 2^HIST_CELLS_LOG2: HIST_OUTSIDE_BIN is the last
  * cell (a sample outside every bin the controller set); the cells below it are
  * bins whose edges the controller writes into the *_bins tables. */
 #define HIST_CELLS_LOG2 5
 #define HIST_CELLS_PER_STREAM 32
-#define HIST_CELLS_TOTAL 2048
+#define HIST_CELLS_TOTAL (MAX_STREAMS * HIST_CELLS_PER_STREAM)
 /* Entries of each bin table: one set of bins for all streams (wildcard stream)
  * plus per-stream overrides. */
 #define BIN_TABLE_SIZE 1024

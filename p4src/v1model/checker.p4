@@ -31,6 +31,7 @@ control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestam
 
     SequenceVerdict() sequence_verdict;
     LatencyMath() latency_math;
+    IpdvMath() ipdv_math;
     HistogramBins() bins;
 
     apply {
@@ -73,8 +74,8 @@ control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestam
             last_latency.read(previous_latency, s);
             timestamp_t latency;
             timestamp_t ipdv_abs;
-            latency_math.apply(rx_ts, hdr.tester.tx_ts, previous_latency, have_previous,
-                               latency, ipdv_abs);
+            latency_math.apply(rx_ts, hdr.tester.tx_ts, latency);
+            ipdv_math.apply(latency, previous_latency, have_previous, ipdv_abs);
             last_latency.write(s, latency);
 
             timestamp_t current_min;

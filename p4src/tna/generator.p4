@@ -1,0 +1,94 @@
+/* Generator on Tofino: the packet generator's timer applications emit the stream
+ * templates; the controller sets each application's period and batch size for the
+ * requested rate. Ingress counts each application's packets against the trial's
+ * budget and multicasts them (group MCAST_GROUP_BASE + app) to the TX ports: one
+ * replica per stream, whose replication id is the stream id. Egress stamps the
+ * stream id, sequence number and TX timestamp into the copies that leave. */
+#ifndef TESTER_TNA_GENERATOR_P4
+#define TESTER_TNA_GENERATOR_P4
+
+#include "platform.p4"
+
+control GeneratorIngress(inout tna_headers_t hdr, inout ingress_intrinsic_metadata_for_deparser_t
+                         ig_dprsr_md, inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+    bit<32> budget = 0;
+    bool running = false;
+
+    /* Packets made this trial per application; the controller zeroes it. */
+    Register<bit<32>, bit<32>>(PKTGEN_APPS, 0) generated;
+    /* One access decides and counts: 1 while the budget lasts, 0 after. */
+    RegisterAction<bit<32>, bit<32>, bit<8>>(generated) take_from_budget = {
+        void apply(inout bit<32> made, out bit<8> granted) {
+            granted = 0;
+            if (made < budget) {
+                made = made + 1;
+                granted = 1;
+            }
+        }
+    };
+
+    action run(MulticastGroupId_t mcast_group, bit<32> packet_budget) {
+        ig_tm_md.mcast_grp_a = mcast_group;
+        budget = packet_budget;
+        running = true;
+    }
+
+    action stopped() {
+        running = false;
+    }
+
+    /* Controller writes: application -> run(group, budget) to start; stopped()
+     * (or no entry) drops the application's packets. */
+    table gen_apps {
+        key = { hdr.pktgen.app_id : exact @name("app_id"); }
+        actions = { run; stopped; }
+        default_action = stopped();
+        size = PKTGEN_APPS;
+    }
+
+    apply {
+        gen_apps.apply();
+        bit<8> granted = 0;
+        if (running && is_stream_template(hdr.frame)) {
+            granted = take_from_budget.execute((bit<32>) hdr.pktgen.app_id);
+        }
+        hdr.pktgen.setInvalid();
+        if (granted == 1) {
+            hdr.bridge.setValid();
+            hdr.bridge.role = ROLE_GENERATED;
+            hdr.bridge.ingress_port = 0;
+        } else {
+            ig_dprsr_md.drop_ctl = 1;
+        }
+    }
+}
+
+control GeneratorEgress(inout tna_headers_t hdr, inout local_metadata_t meta,
+                        in egress_intrinsic_metadata_t eg_intr_md,
+                        in egress_intrinsic_metadata_from_parser_t eg_prsr_md) {
+    Register<seq_t, bit<32>>(MAX_STREAMS, 0) tx_next_seq;
+    RegisterAction<seq_t, bit<32>, seq_t>(tx_next_seq) take_seq = {
+        void apply(inout seq_t next, out seq_t taken) {
+            taken = next;
+            next = next + 1;
+        }
+    };
+    /* Frames that left the tester, per stream (bytes without FCS). */
+    Counter<bit<64>, bit<32>>(MAX_STREAMS, CounterType_t.PACKETS_AND_BYTES) tx_stream;
+
+    apply {
+        if (hdr.bridge.role == ROLE_GENERATED && hdr.frame.tester.isValid()) {
+            bit<32> stream = (bit<32>) eg_intr_md.egress_rid;
+            hdr.frame.tester.stream_id = eg_intr_md.egress_rid;
+            hdr.frame.tester.seq = take_seq.execute(stream);
+            hdr.frame.tester.tx_ts = eg_prsr_md.global_tstamp[31:0];
+            tx_stream.count(stream);
+            meta.stamped_tx = true;
+            if (hdr.frame.ipv4.isValid()) {
+                hdr.frame.udp.checksum = 0;
+            }
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,88 @@
+/* TNA parsers and deparsers of the tester: intrinsic metadata, then the packet
+ * generator's header or the bridge header, then the shared frame parser. */
+#ifndef TESTER_TNA_PARSER_P4
+#define TESTER_TNA_PARSER_P4
+
+#include "platform.p4"
+#include "../common/frame_parser.p4"
+
+parser TesterIngressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadata_t meta,
+                           out ingress_intrinsic_metadata_t ig_intr_md) {
+    FrameParser() frame_parser;
+
+    state start {
+        meta = {{{false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false}, 0};
+        pkt.extract(ig_intr_md);
+        pkt.advance(PORT_METADATA_SIZE);
+        transition select(ig_intr_md.ingress_port[6:0]) {
+            PKTGEN_PORT_IN_PIPE: parse_pktgen;
+            default: parse_frame;
+        }
+    }
+
+    /* The generator's 6-byte header replaces the first 6 bytes of the template in
+     * its buffer: the controller stores each template behind 6 bytes of padding. */
+    state parse_pktgen {
+        pkt.extract(hdr.pktgen);
+        transition parse_frame;
+    }
+
+    state parse_frame {
+        frame_parser.apply(pkt, hdr.frame, meta.local.frame);
+        transition accept;
+    }
+}
+
+control TesterIngressDeparser(packet_out pkt, inout tna_headers_t hdr, in tna_metadata_t meta,
+                              in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
+    EmitFrame() emit_frame;
+
+    apply {
+        pkt.emit(hdr.bridge);
+        emit_frame.apply(pkt, hdr.frame);
+    }
+}
+
+parser TesterEgressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadata_t meta,
+                          out egress_intrinsic_metadata_t eg_intr_md) {
+    FrameParser() frame_parser;
+    Checksum() udp_checksum;
+
+    state start {
+        meta = {{{false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false}, 0};
+        pkt.extract(eg_intr_md);
+        pkt.extract(hdr.bridge);
+        frame_parser.apply(pkt, hdr.frame, meta.local.frame);
+        transition select(hdr.frame.tester.isValid()) {
+            true: udp_residual;
+            default: accept;
+        }
+    }
+
+    /* The residual of the UDP checksum without the fields egress stamps: the
+     * deparser adds them back (IPv6 forbids a zero UDP checksum). */
+    state udp_residual {
+        udp_checksum.subtract({hdr.frame.udp.checksum, hdr.frame.tester.stream_id,
+                               hdr.frame.tester.seq, hdr.frame.tester.tx_ts});
+        udp_checksum.subtract_all_and_deposit(meta.udp_residual);
+        transition accept;
+    }
+}
+
+control TesterEgressDeparser(packet_out pkt, inout tna_headers_t hdr, in tna_metadata_t meta,
+                             in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
+    EmitFrame() emit_frame;
+    Checksum() udp_checksum;
+
+    apply {
+        if (meta.local.stamped_tx && hdr.frame.ipv6.isValid()) {
+            hdr.frame.udp.checksum = udp_checksum.update({
+                hdr.frame.tester.stream_id, hdr.frame.tester.seq, hdr.frame.tester.tx_ts,
+                meta.udp_residual});
+        }
+        pkt.emit(hdr.frame.packet_in);
+        emit_frame.apply(pkt, hdr.frame);
+    }
+}
+
+#endif

@@ -1,0 +1,74 @@
+/* The tester for Intel Tofino (TNA): generator and checker in one program. This
+ * file only includes and wires; the logic is in common/ and in the TNA adapters
+ * beside it. Type-check: make build-tna. */
+#include <core.p4>
+#include <tna.p4>
+
+/* Tofino has no wide range match: the controller expands each bin's range into
+ * ternary prefixes. */
+#define BIN_VALUE_MATCH ternary
+
+#include "platform.p4"
+#include "../common/headers.p4"
+#include "../common/rx_classifier.p4"
+#include "../common/stream_template.p4"
+#include "parser.p4"
+#include "generator.p4"
+#include "checker.p4"
+#include "foreign.p4"
+
+control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
+                      in ingress_intrinsic_metadata_t ig_intr_md,
+                      in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                      inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                      inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+    /* Frames by RX_KIND_* (index); bytes without FCS. */
+    Counter<bit<64>, bit<32>>(RX_KIND_COUNT, CounterType_t.PACKETS_AND_BYTES) rx_kind;
+
+    RxClassifier() classifier;
+    GeneratorIngress() generator;
+    StreamChecker() checker;
+    ForeignTraffic() foreign;
+
+    apply {
+        if (hdr.pktgen.isValid()) {
+            generator.apply(hdr, ig_dprsr_md, ig_tm_md);
+        } else {
+            classifier.apply(hdr.frame, meta.local.frame, ig_prsr_md.parser_err == 0,
+                             meta.local.rx_kind);
+            rx_kind.count((bit<32>) meta.local.rx_kind);
+            if (meta.local.rx_kind == RX_KIND_STREAM) {
+                /* MAC timestamp: taken as the frame arrived, before any queue. */
+                checker.apply(hdr.frame, ig_intr_md.ingress_mac_tstamp[31:0]);
+                ig_dprsr_md.drop_ctl = 1;
+            } else if (meta.local.rx_kind == RX_KIND_FOREIGN) {
+                foreign.apply(hdr, ig_intr_md.ingress_port, ig_dprsr_md, ig_tm_md);
+            } else {
+                ig_dprsr_md.drop_ctl = 1;
+            }
+        }
+    }
+}
+
+control TesterEgress(inout tna_headers_t hdr, inout tna_metadata_t meta,
+                     in egress_intrinsic_metadata_t eg_intr_md,
+                     in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                     inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                     inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    GeneratorEgress() generator;
+
+    apply {
+        generator.apply(hdr, meta.local, eg_intr_md, eg_prsr_md);
+        if (hdr.bridge.role == ROLE_PUNTED) {
+            hdr.frame.packet_in.setValid();
+            hdr.frame.packet_in.reason = PUNT_REASON_FOREIGN;
+            hdr.frame.packet_in.ingress_port = hdr.bridge.ingress_port;
+        }
+        hdr.bridge.setInvalid();
+    }
+}
+
+Pipeline(TesterIngressParser(), TesterIngress(), TesterIngressDeparser(),
+         TesterEgressParser(), TesterEgress(), TesterEgressDeparser()) pipe;
+
+Switch(pipe) main;
