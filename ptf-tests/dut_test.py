@@ -11,6 +11,7 @@ from scapy.packet import Raw
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import TESTER_FLAG_DUT_STAMPED
 from p4tester.dataplane.headers import TesterHeader
+from p4tester.lab.dut_impairments import DutImpairments, impairment_entities
 from p4tester.p4rt import Exact, build_table_entry
 
 from tester_base import PORT_A, PORT_B, TesterBaseTest
@@ -62,3 +63,56 @@ class StampsQueueDepthBehindABottleneck(DutTest):
         self.assertEqual([h.dut_qdepth for h in headers], [0, 0, 1, 2])
         self.assertLess(headers[0].dut_qdelay, 10_000)
         self.assertEqual([h.dut_qdelay for h in headers[1:]], [SATURATED] * 3)
+
+
+class ImpairmentTest(DutTest):
+    """The DUT's impairments (p4src/dut/impairments.p4) on port A's tester frames,
+    written the way the lab writes them."""
+
+    def impair(self, **periods: int) -> None:
+        self.client.insert(*impairment_entities(self.schema, DutImpairments(**periods),
+                                                {PORT_A: PORT_B}))
+
+    def send_seqs(self, seqs: range) -> None:
+        for seq in seqs:
+            tu.send_packet(self, PORT_A, self.tester_frame(TesterHeader(stream_id=2, seq=seq)))
+
+    def received_seqs(self, count: int) -> list[int]:
+        frames = self.receive_frames(PORT_B, count, timeout_s=3.0)
+        self.assert_no_more_frames(PORT_B)
+        return [self.header_of(f).seq for f in frames]
+
+    def impaired(self) -> list[int]:
+        cells = self.client.read_counter(self.schema, names.DUT_IMPAIRED)
+        return [cells[kind].packets for kind in range(5)]
+
+
+class DropsEveryThirdTesterFrame(ImpairmentTest):
+    def runTest(self) -> None:
+        self.impair(drop_every=3)
+        foreign = Ether() / IP() / UDP(dport=53) / Raw(bytes(30))
+        self.send_seqs(range(0, 2))
+        tu.send_packet(self, PORT_A, foreign)  # neither dropped nor counted
+        self.assertEqual(self.receive_frames(PORT_B, 3, timeout_s=3.0)[2], bytes(foreign))
+        self.send_seqs(range(2, 7))
+        self.assertEqual(self.received_seqs(3), [3, 4, 6])
+        self.assertEqual(self.impaired(), [2, 0, 0, 0, 0])
+
+
+class HoldsEverySecondBehindTheNext(ImpairmentTest):
+    """Frame 2 waits for frame 3 and leaves after it; frame 4 has no successor and
+    leaves when its hold runs out."""
+
+    def runTest(self) -> None:
+        self.impair(reorder_every=2)
+        self.send_seqs(range(4))
+        self.assertEqual(self.received_seqs(4), [0, 2, 1, 3])
+        self.assertEqual(self.impaired(), [0, 0, 2, 1, 1])
+
+
+class DuplicatesEverySecond(ImpairmentTest):
+    def runTest(self) -> None:
+        self.impair(duplicate_every=2)
+        self.send_seqs(range(4))
+        self.assertEqual(self.received_seqs(6), [0, 1, 1, 2, 3, 3])
+        self.assertEqual(self.impaired(), [0, 2, 0, 0, 0])

@@ -2,7 +2,8 @@
  * buffer and bottleneck the lab sets over thrift (set_queue_depth /
  * set_queue_rate). When a frame carries the tester header, the DUT writes its
  * own egress queue depth (packets at enqueue) and queue delay (us) into it, so
- * the tester can plot latency against the DUT's queue. */
+ * the tester can plot latency against the DUT's queue. It can also drop, reorder
+ * and duplicate tester frames in a known pattern (impairments.p4). */
 #include <core.p4>
 #include <v1model.p4>
 
@@ -10,20 +11,29 @@
 #include "../common/headers.p4"
 #include "../common/frame_parser.p4"
 #include "../common/dut_stamp.p4"
+#include "../common/stream_template.p4"
 #include "../v1model/checksums.p4"
+#include "impairments.p4"
 
-parser DutParser(packet_in pkt, out headers_t hdr, inout local_metadata_t meta,
+struct dut_metadata_t {
+    local_metadata_t local;
+    hold_metadata_t  hold;
+}
+
+parser DutParser(packet_in pkt, out headers_t hdr, inout dut_metadata_t meta,
                  inout standard_metadata_t smeta) {
     FrameParser() frame_parser;
 
     state start {
-        frame_parser.apply(pkt, hdr, meta.frame);
+        frame_parser.apply(pkt, hdr, meta.local.frame);
         transition accept;
     }
 }
 
-control DutIngress(inout headers_t hdr, inout local_metadata_t meta,
+control DutIngress(inout headers_t hdr, inout dut_metadata_t meta,
                    inout standard_metadata_t smeta) {
+    Impairments() impairments;
+
     action forward(port_t port) {
         smeta.egress_spec = port;
     }
@@ -41,18 +51,42 @@ control DutIngress(inout headers_t hdr, inout local_metadata_t meta,
     }
 
     apply {
-        port_forward.apply();
+        /* One call site (BMv2 allows a table one): a held frame's next pass, or a
+         * tester frame on its way through. */
+        bool impair = smeta.instance_type == PKT_INSTANCE_TYPE_RECIRC;
+        if (!impair) {
+            impair = port_forward.apply().hit && is_stream_template(hdr);
+        }
+        if (impair) {
+            impairments.apply(meta.hold, smeta);
+        }
     }
 }
 
-control DutEgress(inout headers_t hdr, inout local_metadata_t meta,
+control DutEgress(inout headers_t hdr, inout dut_metadata_t meta,
                   inout standard_metadata_t smeta) {
     DutQueueStamp() queue_stamp;
 
     apply {
-        queue_stamp.apply(hdr, (bit<32>) smeta.enq_qdepth, smeta.deq_timedelta);
-        meta.stamped_tx = hdr.tester.isValid();
+        if (smeta.egress_port == HOLD_PORT) {
+            recirculate_preserving_field_list(HOLD_FIELDS);
+        } else {
+            queue_stamp.apply(hdr, (bit<32>) smeta.enq_qdepth, smeta.deq_timedelta);
+            meta.local.stamped_tx = hdr.tester.isValid();
+        }
     }
+}
+
+control DutChecksums(inout headers_t hdr, inout dut_metadata_t meta) {
+    TesterHeaderChecksums() tester_header;
+
+    apply {
+        tester_header.apply(hdr, meta.local);
+    }
+}
+
+control DutNoChecksumVerify(inout headers_t hdr, inout dut_metadata_t meta) {
+    apply { }
 }
 
 control DutDeparser(packet_out pkt, in headers_t hdr) {
@@ -63,5 +97,5 @@ control DutDeparser(packet_out pkt, in headers_t hdr) {
     }
 }
 
-V1Switch(DutParser(), NoChecksumVerify(), DutIngress(), DutEgress(),
-         TesterHeaderChecksums(), DutDeparser()) main;
+V1Switch(DutParser(), DutNoChecksumVerify(), DutIngress(), DutEgress(),
+         DutChecksums(), DutDeparser()) main;

@@ -44,3 +44,6 @@ ALL_COUNTERS: Final = (
 # Reference DUT program
 DUT_PORT_FORWARD: Final = "DutIngress.port_forward"
 DUT_FORWARD: Final = "DutIngress.forward"
+DUT_IMPAIRMENTS: Final = "DutIngress.impairments.impairments"
+DUT_IMPAIR: Final = "DutIngress.impairments.impair"
+DUT_IMPAIRED: Final = "DutIngress.impairments.dut_impaired"

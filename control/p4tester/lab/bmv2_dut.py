@@ -7,6 +7,7 @@ from pathlib import Path
 
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
+from p4tester.lab.dut_impairments import impairment_entities, parse_impairments
 from p4tester.lab.netdev import LabError
 from p4tester.lab.processes import start_switch, stop_process
 from p4tester.p4rt import Exact, P4InfoSchema, P4RuntimeClient, build_table_entry
@@ -34,6 +35,7 @@ def start_bmv2_dut(topology: Topology, rundir: Path, *, log: bool = False) -> in
     settings = dut_settings(topology)
     where = topology.source or topology.name
     forward = forwarding(settings, where)
+    impairments = parse_impairments(settings, where)
     grpc = settings.get("grpc", "127.0.0.1:9560")
     thrift_port = int(settings.get("thrift_port", "9091"))
     ports = sorted({p for pair in forward.items() for p in pair})
@@ -48,6 +50,8 @@ def start_bmv2_dut(topology: Topology, rundir: Path, *, log: bool = False) -> in
                                   names.DUT_FORWARD, {"port": o})
                 for i, o in forward.items()
             ])
+            if impairments.any:
+                client.insert(*impairment_entities(schema, impairments, forward))
         configure_dut_queues(Bmv2Thrift(thrift_port), settings, forward)
     except BaseException:
         stop_process(pid)

@@ -1,0 +1,59 @@
+"""The reference DUT's impairment settings and the P4Runtime entities the lab writes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from p4tester.lab.dut_impairments import (
+    DUP_GROUP_BASE,
+    DutImpairments,
+    impairment_entities,
+    parse_impairments,
+)
+from p4tester.lab.netdev import LabError
+from p4tester.p4rt import P4InfoSchema
+
+DUT_SCHEMA = P4InfoSchema.from_text_file("p4src/build/dut.p4info.txt")
+
+
+def test_settings_parse_with_zero_for_never() -> None:
+    assert parse_impairments({"drop_every": "50", "duplicate_every": "40"}, "t.yaml") == (
+        DutImpairments(drop_every=50, reorder_every=0, duplicate_every=40)
+    )
+    assert not parse_impairments({}, "t.yaml").any
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"drop_every": "-1"}, "t.yaml: dut.drop_every '-1' must be a whole number of frames >= 0"),
+        ({"duplicate_every": "often"}, "t.yaml: dut.duplicate_every 'often' must be a whole"),
+        ({"reorder_every": "1"}, "t.yaml: dut.reorder_every 1 would hold every frame"),
+    ],
+)
+def test_bad_settings_name_the_key_and_the_fix(settings: dict[str, str], message: str) -> None:
+    with pytest.raises(LabError, match=re.escape(message)):
+        parse_impairments(settings, "t.yaml")
+
+
+def test_entities_per_ingress_port_and_duplicate_groups_per_egress_port() -> None:
+    impairments = DutImpairments(drop_every=50, reorder_every=30, duplicate_every=40)
+    table, other_table, group_to_1, group_to_2 = impairment_entities(
+        DUT_SCHEMA, impairments, {1: 2, 2: 1}
+    )
+    info = DUT_SCHEMA.table("DutIngress.impairments.impairments")
+    assert table.table_id == other_table.table_id == info.id
+    assert [m.exact.value for m in table.match] == [b"\x01"]
+    params = [int.from_bytes(p.value, "big") for p in table.action.action.params]
+    assert params == [50, 30, 40]
+    assert group_to_1.multicast_group_entry.multicast_group_id == DUP_GROUP_BASE + 1
+    assert group_to_2.multicast_group_entry.multicast_group_id == DUP_GROUP_BASE + 2
+    replicas = group_to_2.multicast_group_entry.replicas
+    assert [(r.egress_port, r.instance) for r in replicas] == [(2, 1), (2, 2)]
+
+
+def test_no_groups_without_duplication() -> None:
+    entities = impairment_entities(DUT_SCHEMA, DutImpairments(drop_every=5), {1: 2})
+    assert len(entities) == 1

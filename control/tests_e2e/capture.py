@@ -1,0 +1,90 @@
+"""An independent count of what crossed a link: tcpdump writes the frames a lab
+interface sent, and this module reads the pcap with its own parser (not the
+controller's) and applies the RFC 4737 / RFC 3393-style definitions the tester's
+checker documents, frame by frame."""
+
+from __future__ import annotations
+
+import signal
+import struct
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+TESTER_UDP_PORT = 0x5054
+TESTER_SIGNATURE = b"P4T"
+PCAP_GLOBAL_HEADER = 24
+PCAP_RECORD_HEADER = 16
+
+
+@contextmanager
+def capture_sent(iface: str, path: Path) -> Iterator[None]:
+    """tcpdump of the frames `iface` sends (not those it receives), for the block."""
+    process = subprocess.Popen(
+        ["tcpdump", "-i", iface, "-Q", "out", "-U", "--immediate-mode", "-w", str(path),
+         "udp", "dst", "port", str(TESTER_UDP_PORT)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        # tcpdump prints "listening on" once its socket is open.
+        assert process.stderr is not None
+        line = process.stderr.readline().decode()
+        assert "listening on" in line, line
+        yield
+        time.sleep(0.5)  # frames still in flight through the DUT
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=10)
+
+
+def stream_seqs(path: Path, stream_id: int) -> list[int]:
+    """Sequence numbers of a stream's tester frames, in capture order (Ethernet,
+    IPv4 without options, UDP to the tester port)."""
+    data = path.read_bytes()
+    seqs = []
+    offset = PCAP_GLOBAL_HEADER
+    while offset + PCAP_RECORD_HEADER <= len(data):
+        _, _, captured, _ = struct.unpack_from("<IIII", data, offset)
+        frame = data[offset + PCAP_RECORD_HEADER: offset + PCAP_RECORD_HEADER + captured]
+        offset += PCAP_RECORD_HEADER + captured
+        if len(frame) < 14 + 20 + 8 + 18 or frame[12:14] != b"\x08\x00" or frame[23] != 17:
+            continue
+        udp = 14 + (frame[14] & 0x0F) * 4
+        (dst_port,) = struct.unpack_from("!H", frame, udp + 2)
+        tester = udp + 8
+        if dst_port != TESTER_UDP_PORT or frame[tester:tester + 3] != TESTER_SIGNATURE:
+            continue
+        stream, seq = struct.unpack_from("!HI", frame, tester + 4)
+        if stream == stream_id:
+            seqs.append(seq)
+    return seqs
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceCounts:
+    received: int
+    duplicates: int  # repeat of the frame just before
+    reordered: int  # below the next expected (RFC 4737), not a repeat
+    gap_events: int
+    lost_in_gaps: int
+
+
+def count_sequence(seqs: list[int], first_seq: int = 0) -> SequenceCounts:
+    next_expected = first_seq
+    previous: int | None = None
+    duplicates = reordered = gap_events = lost_in_gaps = 0
+    for seq in seqs:
+        if seq == next_expected:
+            next_expected = seq + 1
+        elif seq == previous:
+            duplicates += 1
+        elif seq > next_expected:
+            gap_events += 1
+            lost_in_gaps += seq - next_expected
+            next_expected = seq + 1
+        else:
+            reordered += 1
+        previous = seq
+    return SequenceCounts(len(seqs), duplicates, reordered, gap_events, lost_in_gaps)

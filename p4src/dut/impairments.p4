@@ -1,0 +1,127 @@
+/* Impairments of the reference DUT, deterministic so that a test knows exactly what
+ * happened (the lab's answer to netem where the kernel has no sch_netem). Per
+ * ingress port, counting that port's forwarded frames from 1:
+ *   frame n is dropped    when drop_every      divides n,
+ *   else held (reordered) when reorder_every   divides n,
+ *   else duplicated       when duplicate_every divides n  (0 = never, for each).
+ * Only tester frames are impaired and counted: whatever else a lab link carries
+ * (the kernel's IPv6 chatter) passes untouched. A held frame circulates through the recirculation path until the port's next
+ * frame has gone out before it, so the two leave swapped (a bounded number of
+ * passes: with no later frame it leaves anyway). A duplicate is a second copy
+ * right behind the first (multicast group DUP_GROUP_BASE + egress port). */
+#ifndef TESTER_DUT_IMPAIRMENTS_P4
+#define TESTER_DUT_IMPAIRMENTS_P4
+
+#include "../v1model/platform.p4"
+
+/* Held frames go to this port, which has no interface; its egress recirculates. */
+const port_t HOLD_PORT = 200;
+/* Recirculation passes a held frame waits at most (a few per frame gap at lab rates). */
+const bit<16> MAX_HOLD_PASSES = 4096;
+const bit<16> DUP_GROUP_BASE = 100;
+const bit<8> HOLD_FIELDS = 1;
+
+/* Index of the dut_impaired counter. */
+const bit<32> IMPAIRED_DROPPED     = 0;
+const bit<32> IMPAIRED_DUPLICATED  = 1;
+const bit<32> IMPAIRED_HELD        = 2;
+const bit<32> IMPAIRED_OVERTAKEN   = 3;  /* held frames released after a later one left */
+const bit<32> IMPAIRED_TIMED_OUT   = 4;  /* held frames released by MAX_HOLD_PASSES */
+#define IMPAIRED_KINDS 5
+#define DUT_PORTS 64
+
+struct hold_metadata_t {
+    @field_list(HOLD_FIELDS) bit<32> epoch;      /* port's frames out when the hold began */
+    @field_list(HOLD_FIELDS) bit<16> passes;
+    @field_list(HOLD_FIELDS) port_t  out_port;
+    @field_list(HOLD_FIELDS) port_t  in_port;
+}
+
+/* Decides, in ingress, a forwarded frame's fate; egress_spec is already set. */
+control Impairments(inout hold_metadata_t hold, inout standard_metadata_t smeta) {
+    /* Per ingress port and impairment: frames since that impairment last struck. */
+    register<bit<32>>(DUT_PORTS) drop_since;
+    register<bit<32>>(DUT_PORTS) reorder_since;
+    register<bit<32>>(DUT_PORTS) duplicate_since;
+    /* Frames of the ingress port that went on to egress (not held, not dropped). */
+    register<bit<32>>(DUT_PORTS) passed;
+    counter(IMPAIRED_KINDS, CounterType.packets) dut_impaired;
+
+    bit<32> drop_every = 0;
+    bit<32> reorder_every = 0;
+    bit<32> duplicate_every = 0;
+
+    action impair(bit<32> drop_every_n, bit<32> reorder_every_n, bit<32> duplicate_every_n) {
+        drop_every = drop_every_n;
+        reorder_every = reorder_every_n;
+        duplicate_every = duplicate_every_n;
+    }
+
+    /* Controller (the lab) writes: ingress port -> impair(...); no entry: none. */
+    table impairments {
+        key = { smeta.ingress_port : exact @name("ingress_port"); }
+        actions = { impair; NoAction; }
+        default_action = NoAction();
+        size = DUT_PORTS;
+    }
+
+    apply {
+        bit<32> port = (bit<32>) smeta.ingress_port;
+        if (smeta.instance_type == PKT_INSTANCE_TYPE_RECIRC) {
+            /* A held frame: out once a later frame of its port has gone ahead. */
+            bit<32> now_passed;
+            passed.read(now_passed, (bit<32>) hold.in_port);
+            if (now_passed != hold.epoch) {
+                dut_impaired.count(IMPAIRED_OVERTAKEN);
+                smeta.egress_spec = hold.out_port;
+            } else if (hold.passes >= MAX_HOLD_PASSES) {
+                dut_impaired.count(IMPAIRED_TIMED_OUT);
+                smeta.egress_spec = hold.out_port;
+            } else {
+                hold.passes = hold.passes + 1;
+                smeta.egress_spec = HOLD_PORT;
+            }
+            return;
+        }
+        impairments.apply();
+        /* Each count runs on every tester frame of the port, impaired or not, so
+         * frame n meets impairment X exactly when X's period divides n. */
+        bit<32> drop_seen;
+        bit<32> reorder_seen;
+        bit<32> duplicate_seen;
+        drop_since.read(drop_seen, port);
+        reorder_since.read(reorder_seen, port);
+        duplicate_since.read(duplicate_seen, port);
+        drop_seen = drop_seen + 1;
+        reorder_seen = reorder_seen + 1;
+        duplicate_seen = duplicate_seen + 1;
+        bool drop_due = drop_every != 0 && drop_seen >= drop_every;
+        bool reorder_due = reorder_every != 0 && reorder_seen >= reorder_every;
+        bool duplicate_due = duplicate_every != 0 && duplicate_seen >= duplicate_every;
+        drop_since.write(port, drop_due ? 0 : drop_seen);
+        reorder_since.write(port, reorder_due ? 0 : reorder_seen);
+        duplicate_since.write(port, duplicate_due ? 0 : duplicate_seen);
+
+        if (drop_due) {
+            dut_impaired.count(IMPAIRED_DROPPED);
+            mark_to_drop(smeta);
+        } else if (reorder_due) {
+            dut_impaired.count(IMPAIRED_HELD);
+            passed.read(hold.epoch, port);
+            hold.passes = 0;
+            hold.out_port = smeta.egress_spec;
+            hold.in_port = smeta.ingress_port;
+            smeta.egress_spec = HOLD_PORT;
+        } else {
+            bit<32> passed_now;
+            passed.read(passed_now, port);
+            passed.write(port, passed_now + 1);
+            if (duplicate_due) {
+                dut_impaired.count(IMPAIRED_DUPLICATED);
+                smeta.mcast_grp = DUP_GROUP_BASE + (bit<16>) smeta.egress_spec;
+            }
+        }
+    }
+}
+
+#endif
