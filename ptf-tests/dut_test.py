@@ -3,6 +3,8 @@ stamping into passing tester headers."""
 
 from __future__ import annotations
 
+import time
+
 import ptf.testutils as tu
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
@@ -84,7 +86,7 @@ class ImpairmentTest(DutTest):
 
     def impaired(self) -> list[int]:
         cells = self.client.read_counter(self.schema, names.DUT_IMPAIRED)
-        return [cells[kind].packets for kind in range(5)]
+        return [cells[kind].packets for kind in range(6)]
 
 
 class DropsEveryThirdTesterFrame(ImpairmentTest):
@@ -96,7 +98,7 @@ class DropsEveryThirdTesterFrame(ImpairmentTest):
         self.assertEqual(self.receive_frames(PORT_B, 3, timeout_s=3.0)[2], bytes(foreign))
         self.send_seqs(range(2, 7))
         self.assertEqual(self.received_seqs(3), [3, 4, 6])
-        self.assertEqual(self.impaired(), [2, 0, 0, 0, 0])
+        self.assertEqual(self.impaired(), [2, 0, 0, 0, 0, 0])
 
 
 class HoldsEverySecondBehindTheNext(ImpairmentTest):
@@ -107,7 +109,7 @@ class HoldsEverySecondBehindTheNext(ImpairmentTest):
         self.impair(reorder_every=2)
         self.send_seqs(range(4))
         self.assertEqual(self.received_seqs(4), [0, 2, 1, 3])
-        self.assertEqual(self.impaired(), [0, 0, 2, 1, 1])
+        self.assertEqual(self.impaired(), [0, 0, 2, 1, 1, 0])
 
 
 class DuplicatesEverySecond(ImpairmentTest):
@@ -115,4 +117,22 @@ class DuplicatesEverySecond(ImpairmentTest):
         self.impair(duplicate_every=2)
         self.send_seqs(range(4))
         self.assertEqual(self.received_seqs(6), [0, 1, 1, 2, 3, 3])
-        self.assertEqual(self.impaired(), [0, 2, 0, 0, 0])
+        self.assertEqual(self.impaired(), [0, 2, 0, 0, 0, 0])
+
+
+class DelaysEveryFrame(ImpairmentTest):
+    """100 ms: long against BMv2's own sub-millisecond latency, so the host's
+    clock in PTF can tell; the frames keep their order."""
+
+    def runTest(self) -> None:
+        self.impair(delay_us=100_000)
+        started = time.monotonic()
+        self.send_seqs(range(3))
+        frames = self.receive_frames(PORT_B, 1, timeout_s=3.0)
+        elapsed = time.monotonic() - started
+        frames += self.receive_frames(PORT_B, 2, timeout_s=3.0)
+        self.assert_no_more_frames(PORT_B)
+        self.assertGreaterEqual(elapsed, 0.1)
+        self.assertLess(elapsed, 0.5)
+        self.assertEqual([self.header_of(f).seq for f in frames], [0, 1, 2])
+        self.assertEqual(self.impaired(), [0, 0, 0, 0, 0, 3])

@@ -20,8 +20,9 @@ DUT_SCHEMA = P4InfoSchema.from_text_file("p4src/build/dut.p4info.txt")
 
 def test_settings_parse_with_zero_for_never() -> None:
     assert parse_impairments({"drop_every": "50", "duplicate_every": "40"}, "t.yaml") == (
-        DutImpairments(drop_every=50, reorder_every=0, duplicate_every=40)
+        DutImpairments(drop_every=50, reorder_every=0, duplicate_every=40, delay_us=0)
     )
+    assert parse_impairments({"delay_us": "2000"}, "t.yaml").any
     assert not parse_impairments({}, "t.yaml").any
 
 
@@ -29,6 +30,7 @@ def test_settings_parse_with_zero_for_never() -> None:
     ("settings", "message"),
     [
         ({"drop_every": "-1"}, "t.yaml: dut.drop_every '-1' must be a whole number of frames >= 0"),
+        ({"delay_us": "2ms"}, "t.yaml: dut.delay_us '2ms' must be a whole number of microseconds"),
         ({"duplicate_every": "often"}, "t.yaml: dut.duplicate_every 'often' must be a whole"),
         ({"reorder_every": "1"}, "t.yaml: dut.reorder_every 1 would hold every frame"),
     ],
@@ -39,7 +41,7 @@ def test_bad_settings_name_the_key_and_the_fix(settings: dict[str, str], message
 
 
 def test_entities_per_ingress_port_and_duplicate_groups_per_egress_port() -> None:
-    impairments = DutImpairments(drop_every=50, reorder_every=30, duplicate_every=40)
+    impairments = DutImpairments(drop_every=50, reorder_every=30, duplicate_every=40, delay_us=7)
     table, other_table, group_to_1, group_to_2 = impairment_entities(
         DUT_SCHEMA, impairments, {1: 2, 2: 1}
     )
@@ -47,7 +49,7 @@ def test_entities_per_ingress_port_and_duplicate_groups_per_egress_port() -> Non
     assert table.table_id == other_table.table_id == info.id
     assert [m.exact.value for m in table.match] == [b"\x01"]
     params = [int.from_bytes(p.value, "big") for p in table.action.action.params]
-    assert params == [50, 30, 40]
+    assert params == [50, 30, 40, 7]
     assert group_to_1.multicast_group_entry.multicast_group_id == DUP_GROUP_BASE + 1
     assert group_to_2.multicast_group_entry.multicast_group_id == DUP_GROUP_BASE + 2
     replicas = group_to_2.multicast_group_entry.replicas

@@ -66,10 +66,11 @@ control DutIngress(inout headers_t hdr, inout dut_metadata_t meta,
 control DutEgress(inout headers_t hdr, inout dut_metadata_t meta,
                   inout standard_metadata_t smeta) {
     DutQueueStamp() queue_stamp;
+    HoldLoop() hold_loop;
 
     apply {
         if (smeta.egress_port == HOLD_PORT) {
-            recirculate_preserving_field_list(HOLD_FIELDS);
+            hold_loop.apply(meta.hold, smeta);
         } else {
             queue_stamp.apply(hdr, (bit<32>) smeta.enq_qdepth, smeta.deq_timedelta);
             meta.local.stamped_tx = hdr.tester.isValid();

@@ -3,7 +3,8 @@
  * ingress port, counting that port's forwarded frames from 1:
  *   frame n is dropped    when drop_every      divides n,
  *   else held (reordered) when reorder_every   divides n,
- *   else duplicated       when duplicate_every divides n  (0 = never, for each).
+ *   else duplicated       when duplicate_every divides n  (0 = never, for each),
+ *   else delayed by delay_us, when that is set (netem delay without jitter).
  * Only tester frames are impaired and counted: whatever else a lab link carries
  * (the kernel's IPv6 chatter) passes untouched. A held frame circulates through the recirculation path until the port's next
  * frame has gone out before it, so the two leave swapped (a bounded number of
@@ -18,6 +19,9 @@
 const port_t HOLD_PORT = 200;
 /* Recirculation passes a held frame waits at most (a few per frame gap at lab rates). */
 const bit<16> MAX_HOLD_PASSES = 4096;
+/* A delayed frame's bound: on BMv2 a pass takes some microseconds, so delays up to
+ * a few hundred ms are exact; a longer one ends early and is counted timed out. */
+const bit<16> MAX_DELAY_PASSES = 0xFFFF;
 const bit<16> DUP_GROUP_BASE = 100;
 const bit<8> HOLD_FIELDS = 1;
 
@@ -27,7 +31,12 @@ const bit<32> IMPAIRED_DUPLICATED  = 1;
 const bit<32> IMPAIRED_HELD        = 2;
 const bit<32> IMPAIRED_OVERTAKEN   = 3;  /* held frames released after a later one left */
 const bit<32> IMPAIRED_TIMED_OUT   = 4;  /* held frames released by MAX_HOLD_PASSES */
-#define IMPAIRED_KINDS 5
+const bit<32> IMPAIRED_DELAYED     = 5;
+#define IMPAIRED_KINDS 6
+
+/* Why a frame circulates: waiting to be overtaken, or for its release time. */
+const bit<8> HOLD_REORDER = 0;
+const bit<8> HOLD_DELAY   = 1;
 #define DUT_PORTS 64
 
 struct hold_metadata_t {
@@ -35,6 +44,22 @@ struct hold_metadata_t {
     @field_list(HOLD_FIELDS) bit<16> passes;
     @field_list(HOLD_FIELDS) port_t  out_port;
     @field_list(HOLD_FIELDS) port_t  in_port;
+    @field_list(HOLD_FIELDS) bit<8>  kind;        /* HOLD_* */
+    @field_list(HOLD_FIELDS) bit<48> release_at;  /* HOLD_DELAY: switch clock, us */
+    /* HOLD_DELAY: egress saw the clock past release_at. Egress decides because
+     * simple_switch keeps a recirculated frame's first ingress timestamp, while
+     * the egress timestamp is taken anew at each pass. */
+    @field_list(HOLD_FIELDS) bool    due;
+}
+
+/* Egress side of a hold: mark a delayed frame due, and send it round again. */
+control HoldLoop(inout hold_metadata_t hold, in standard_metadata_t smeta) {
+    apply {
+        if (hold.kind == HOLD_DELAY && smeta.egress_global_timestamp >= hold.release_at) {
+            hold.due = true;
+        }
+        recirculate_preserving_field_list(HOLD_FIELDS);
+    }
 }
 
 /* Decides, in ingress, a forwarded frame's fate; egress_spec is already set. */
@@ -50,11 +75,14 @@ control Impairments(inout hold_metadata_t hold, inout standard_metadata_t smeta)
     bit<32> drop_every = 0;
     bit<32> reorder_every = 0;
     bit<32> duplicate_every = 0;
+    bit<32> delay = 0;
 
-    action impair(bit<32> drop_every_n, bit<32> reorder_every_n, bit<32> duplicate_every_n) {
+    action impair(bit<32> drop_every_n, bit<32> reorder_every_n, bit<32> duplicate_every_n,
+                  bit<32> delay_us) {
         drop_every = drop_every_n;
         reorder_every = reorder_every_n;
         duplicate_every = duplicate_every_n;
+        delay = delay_us;
     }
 
     /* Controller (the lab) writes: ingress port -> impair(...); no entry: none. */
@@ -68,6 +96,20 @@ control Impairments(inout hold_metadata_t hold, inout standard_metadata_t smeta)
     apply {
         bit<32> port = (bit<32>) smeta.ingress_port;
         if (smeta.instance_type == PKT_INSTANCE_TYPE_RECIRC) {
+            if (hold.kind == HOLD_DELAY) {
+                /* Out at the first pass after the release time (late by at most one
+                 * pass), or when the pass bound runs out. */
+                if (hold.due) {
+                    smeta.egress_spec = hold.out_port;
+                } else if (hold.passes == MAX_DELAY_PASSES) {
+                    dut_impaired.count(IMPAIRED_TIMED_OUT);
+                    smeta.egress_spec = hold.out_port;
+                } else {
+                    hold.passes = hold.passes + 1;
+                    smeta.egress_spec = HOLD_PORT;
+                }
+                return;
+            }
             /* A held frame: out once a later frame of its port has gone ahead. */
             bit<32> now_passed;
             passed.read(now_passed, (bit<32>) hold.in_port);
@@ -108,6 +150,7 @@ control Impairments(inout hold_metadata_t hold, inout standard_metadata_t smeta)
         } else if (reorder_due) {
             dut_impaired.count(IMPAIRED_HELD);
             passed.read(hold.epoch, port);
+            hold.kind = HOLD_REORDER;
             hold.passes = 0;
             hold.out_port = smeta.egress_spec;
             hold.in_port = smeta.ingress_port;
@@ -119,6 +162,14 @@ control Impairments(inout hold_metadata_t hold, inout standard_metadata_t smeta)
             if (duplicate_due) {
                 dut_impaired.count(IMPAIRED_DUPLICATED);
                 smeta.mcast_grp = DUP_GROUP_BASE + (bit<16>) smeta.egress_spec;
+            } else if (delay != 0) {
+                dut_impaired.count(IMPAIRED_DELAYED);
+                hold.kind = HOLD_DELAY;
+                hold.passes = 0;
+                hold.due = false;
+                hold.release_at = smeta.ingress_global_timestamp + (bit<48>) delay;
+                hold.out_port = smeta.egress_spec;
+                smeta.egress_spec = HOLD_PORT;
             }
         }
     }

@@ -1,6 +1,7 @@
 """Impairments of the `bmv2` reference DUT (p4src/dut/impairments.p4): per ingress
 port, every Nth tester frame dropped, held back behind the next one (reordered) or
-sent twice (duplicated). The lab's stand-in for netem, with a known pattern."""
+sent twice (duplicated), and the others delayed by a fixed time. The lab's stand-in
+for netem, with a known pattern."""
 
 from __future__ import annotations
 
@@ -14,24 +15,26 @@ from p4tester.p4rt import Exact, P4InfoSchema, build_multicast_group, build_tabl
 
 # Must match impairments.p4: a duplicate goes to group DUP_GROUP_BASE + egress port.
 DUP_GROUP_BASE: Final = 100
-SETTINGS: Final = ("drop_every", "reorder_every", "duplicate_every")
+SETTINGS: Final = ("drop_every", "reorder_every", "duplicate_every", "delay_us")
 
 
 @dataclass(frozen=True, slots=True)
 class DutImpairments:
-    """Periods in tester frames per ingress port; 0 = never."""
+    """Periods in tester frames per ingress port, 0 = never; delay in us, 0 = none."""
 
     drop_every: int = 0
     reorder_every: int = 0
     duplicate_every: int = 0
+    delay_us: int = 0
 
     @property
     def any(self) -> bool:
-        return bool(self.drop_every or self.reorder_every or self.duplicate_every)
+        return bool(self.drop_every or self.reorder_every or self.duplicate_every
+                    or self.delay_us)
 
 
 def parse_impairments(settings: Mapping[str, str], where: str) -> DutImpairments:
-    """The dut's drop_every / reorder_every / duplicate_every settings."""
+    """The dut's drop_every / reorder_every / duplicate_every / delay_us settings."""
     periods: dict[str, int] = {}
     for key in SETTINGS:
         raw = settings.get(key, "0")
@@ -40,8 +43,9 @@ def parse_impairments(settings: Mapping[str, str], where: str) -> DutImpairments
         except ValueError:
             periods[key] = -1
         if periods[key] < 0:
-            raise LabError(f"{where}: dut.{key} {raw!r} must be a whole number of frames >= 0 "
-                           "(0 = never), e.g. 50 for every 50th frame")
+            unit = "microseconds" if key == "delay_us" else "frames"
+            raise LabError(f"{where}: dut.{key} {raw!r} must be a whole number of {unit} "
+                           ">= 0 (0 = never), e.g. 50")
     if periods["reorder_every"] == 1:
         raise LabError(f"{where}: dut.reorder_every 1 would hold every frame behind the next "
                        "one, which is also held: use 2 or more")
@@ -57,6 +61,7 @@ def impairment_entities(schema: P4InfoSchema, impairments: DutImpairments,
                               "drop_every_n": impairments.drop_every,
                               "reorder_every_n": impairments.reorder_every,
                               "duplicate_every_n": impairments.duplicate_every,
+                              "delay_us": impairments.delay_us,
                           })
         for port in sorted(forward)
     ]
