@@ -11,6 +11,7 @@ import pytest
 
 from p4tester.config.profile import profile_from_dict
 from p4tester.config.topology import load_topology
+from p4tester.dataplane import names
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab.dut_impairments import DutImpairments, impairment_entities
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
@@ -18,16 +19,33 @@ from p4tester.results.model import LatencyStats
 from p4tester.tester.session import SwitchTrialRunner, TesterSession
 
 LINE_RATE_64B_PPS = 5e6 / (84 * 8)
+# A held frame leaves at the first pass of the DUT's recirculation loop after its
+# release time. On an idle BMv2 a pass waits for thread wake-ups (at 200 frames/s
+# releases came 127 us late on average); at 500 frames/s about one frame is always
+# in the loop and passes take some microseconds.
 RATE_PPS = 500
 DURATION_S = 2.0
 DELAY_US = 2000  # topologies/bmv2-delay.yaml
 RESOLUTION_US = 1.0  # BMv2's clock
 
 
+DUT_SCHEMA = "p4src/build/dut.p4info.txt"
+DELAYED, DELAY_PASSES = 5, 6  # cells of the DUT's impairment counter
+
+
 def set_dut_delay(grpc: str, delay_us: int) -> None:
-    schema = P4InfoSchema.from_text_file("p4src/build/dut.p4info.txt")
+    schema = P4InfoSchema.from_text_file(DUT_SCHEMA)
     with P4RuntimeClient(grpc) as client:
         client.modify(*impairment_entities(schema, DutImpairments(delay_us=delay_us), {1: 2}))
+
+
+def dut_pass_time_us(grpc: str) -> float:
+    """The DUT's release granularity: the mean time of one pass of its hold loop
+    (a delayed frame leaves at the first pass after its release time)."""
+    schema = P4InfoSchema.from_text_file(DUT_SCHEMA)
+    with P4RuntimeClient(grpc) as client:
+        counts = client.read_counter(schema, names.DUT_IMPAIRED)
+    return DELAY_US * counts[DELAYED].packets / counts[DELAY_PASSES].packets
 
 
 @pytest.mark.topology("bmv2-delay.yaml")
@@ -49,11 +67,17 @@ def test_latency_is_the_delay_plus_the_base_latency(lab: Path) -> None:
             assert stream.rx_frames == stream.tx_frames == RATE_PPS * DURATION_S
             assert stream.latency is not None
             latency[delay] = stream.latency
+            if delay:
+                pass_us = dut_pass_time_us(grpc)
     delayed, base = latency[DELAY_US], latency[0]
-    # Never early: the fastest delayed frame took D more than the fastest base frame.
-    assert delayed.min_us >= base.min_us + DELAY_US - RESOLUTION_US
-    # On average D more, within the base latency's own spread (its p99 above its
-    # median) plus one pass of the DUT's hold loop.
-    assert base.p50_us is not None and base.p99_us is not None
-    spread = base.p99_us - base.p50_us
-    assert abs(delayed.avg_us - (base.avg_us + DELAY_US)) <= spread + 100.0, (delayed, base)
+    # The fastest frame took D more than the fastest base frame, within the base
+    # latency's own spread (its mean |IPDV|: the minima of two trials differ by about
+    # that much), the DUT's release granularity and the clock's resolution. Seen:
+    # errors of 1-6 us (up to 90 us once), spread 36-75 us, passes of 10-40 us.
+    tolerance = base.jitter_us + pass_us + RESOLUTION_US
+    assert abs(delayed.min_us - (base.min_us + DELAY_US)) <= tolerance, (delayed, base, pass_us)
+    # On average too, within both trials' spreads: a busy host delays some frames of
+    # either trial by milliseconds, which moves an average.
+    average_tolerance = base.jitter_us + delayed.jitter_us + pass_us + RESOLUTION_US
+    assert abs(delayed.avg_us - (base.avg_us + DELAY_US)) <= average_tolerance, (
+        delayed, base, pass_us)

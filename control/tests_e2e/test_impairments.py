@@ -68,6 +68,6 @@ def test_tester_counts_equal_a_capture_of_what_the_dut_sent(lab: Path, tmp_path:
     schema = P4InfoSchema.from_text_file("p4src/build/dut.p4info.txt")
     with P4RuntimeClient(dut["grpc"]) as client:
         impaired = client.read_counter(schema, names.DUT_IMPAIRED)
-    assert [impaired[kind].packets for kind in range(6)] == [
-        DROPPED, DUPLICATED, HELD, HELD, 0, 0,
+    assert [impaired[kind].packets for kind in range(7)] == [
+        DROPPED, DUPLICATED, HELD, HELD, 0, 0, 0,
     ]

@@ -32,7 +32,9 @@ const bit<32> IMPAIRED_HELD        = 2;
 const bit<32> IMPAIRED_OVERTAKEN   = 3;  /* held frames released after a later one left */
 const bit<32> IMPAIRED_TIMED_OUT   = 4;  /* held frames released by MAX_HOLD_PASSES */
 const bit<32> IMPAIRED_DELAYED     = 5;
-#define IMPAIRED_KINDS 6
+const bit<32> IMPAIRED_DELAY_PASSES = 6;  /* loop passes of delayed frames: the delay's
+                                             granularity is D x delayed / passes */
+#define IMPAIRED_KINDS 7
 
 /* Why a frame circulates: waiting to be overtaken, or for its release time. */
 const bit<8> HOLD_REORDER = 0;
@@ -105,6 +107,7 @@ control Impairments(inout hold_metadata_t hold, inout standard_metadata_t smeta)
                     dut_impaired.count(IMPAIRED_TIMED_OUT);
                     smeta.egress_spec = hold.out_port;
                 } else {
+                    dut_impaired.count(IMPAIRED_DELAY_PASSES);
                     hold.passes = hold.passes + 1;
                     smeta.egress_spec = HOLD_PORT;
                 }
