@@ -73,7 +73,7 @@ control GeneratorEgress(inout tna_headers_t hdr, inout local_metadata_t meta,
             next = next + 1;
         }
     };
-    /* Frames that left the tester, per stream (bytes without FCS). */
+    /* Frames that left the tester, per stream (bytes as Tofino counts them, FCS included). */
     Counter<bit<64>, bit<32>>(MAX_STREAMS, CounterType_t.PACKETS_AND_BYTES) tx_stream;
 
     apply {

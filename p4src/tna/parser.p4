@@ -20,8 +20,9 @@ parser TesterIngressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadat
         }
     }
 
-    /* The generator's 6-byte header replaces the first 6 bytes of the template in
-     * its buffer: the controller stores each template behind 6 bytes of padding. */
+    /* The generator emits its 6-byte header in front of the template it reads from
+     * its buffer (the controller stores the frame as it is, without FCS); ingress
+     * removes the header, so what leaves is the template. */
     state parse_pktgen {
         pkt.extract(hdr.pktgen);
         transition parse_frame;

@@ -22,7 +22,7 @@ control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
                       in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
                       inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                       inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
-    /* Frames by RX_KIND_* (index); bytes without FCS. */
+    /* Frames by RX_KIND_* (index); bytes as Tofino counts them, FCS included. */
     Counter<bit<64>, bit<32>>(RX_KIND_COUNT, CounterType_t.PACKETS_AND_BYTES) rx_kind;
 
     RxClassifier() classifier;

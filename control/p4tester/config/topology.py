@@ -15,14 +15,20 @@ A topology file (YAML) describes what is cabled, not what to run:
 
 A port's line rate is what "100 % load" means for it (L1 bit/s). BMv2 moves tens of
 thousands of frames per second, so lab ports are given small nominal rates.
+
+On a Tofino switch (target: tofino, grpc: the BfRt server, bf_switchd's port 50052) each
+port also names the front-panel port it is, as the switch's port manager writes it:
+
+      1: {line_rate: 100Gbps, front_panel: "1/0", peer: dut:Ethernet1}
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
@@ -31,6 +37,8 @@ from p4tester.streams.rates import Rate, RateError, RateUnit
 TARGETS = ("bmv2", "tofino")
 DUT_KINDS = ("loopback", "bmv2", "linux", "external")
 MAX_PORT = 255  # front-panel ports on BMv2; higher numbers are pacing and CPU ports
+# A Tofino front-panel port: "<connector>/<channel>", e.g. "1/0" (breakouts: "1/1"...).
+FRONT_PANEL_PATTERN: Final = re.compile(r"^\d+/\d+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +57,7 @@ class PortConfig:
     number: int
     line_rate_bps: float
     peer: str = ""
+    front_panel: str = ""  # Tofino: the switch's name of the port, e.g. "1/0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +94,7 @@ def topology_from_dict(data: Mapping[str, Any], source: str) -> Topology:
     require_keys(data, source, required=("name", "ports"), optional=("switch", "dut"))
     switch = _switch(data.get("switch", {}), f"{source}: switch")
     ports = _ports(data["ports"], f"{source}: ports")
+    _check_front_panel(ports, switch.target, f"{source}: ports")
     dut = _dut(data.get("dut", {"kind": "loopback"}), f"{source}: dut")
     return Topology(str(data["name"]), switch, ports, dut, source)
 
@@ -110,10 +120,31 @@ def _ports(data: object, where: str) -> tuple[PortConfig, ...]:
             raise ConfigError(f"{where}: port {key!r} must be a number in 0..{MAX_PORT}")
         if not isinstance(value, Mapping) or "line_rate" not in value:
             raise ConfigError(f"{where}: port {key} needs a line_rate, e.g. {{line_rate: 10Gbps}}")
-        require_keys(value, f"{where}: port {key}", required=("line_rate",), optional=("peer",))
+        require_keys(value, f"{where}: port {key}", required=("line_rate",),
+                     optional=("peer", "front_panel"))
         ports.append(PortConfig(key, parse_line_rate(value["line_rate"], f"{where}: port {key}"),
-                                str(value.get("peer", ""))))
+                                str(value.get("peer", "")), str(value.get("front_panel", ""))))
     return tuple(sorted(ports, key=lambda p: p.number))
+
+
+def _check_front_panel(ports: tuple[PortConfig, ...], target: str, where: str) -> None:
+    """Tofino ports need their front-panel name, once each; BMv2 ports have none."""
+    seen: dict[str, int] = {}
+    for port in ports:
+        name = port.front_panel
+        if target != "tofino":
+            if name:
+                raise ConfigError(f"{where}: port {port.number}: front_panel is for target "
+                                  f"tofino (this switch is {target}); drop it")
+            continue
+        if not FRONT_PANEL_PATTERN.match(name):
+            raise ConfigError(
+                f"{where}: port {port.number}: target tofino needs front_panel, the switch's "
+                f"name of the port such as \"1/0\" (got {name!r})")
+        if name in seen:
+            raise ConfigError(f"{where}: ports {seen[name]} and {port.number} are both "
+                              f"front_panel {name!r}; each front-panel port once")
+        seen[name] = port.number
 
 
 def parse_line_rate(value: object, where: str) -> float:

@@ -1,0 +1,217 @@
+"""Tofino 1 target: the TargetDriver protocol plus what a trial needs on Tofino.
+
+A trial (runner.py does this):
+    target.prepare(ids, tx_ports)      ports up, generators on, apps off, old groups gone
+    target.set_latency_bins(edges_us)  and set_qdepth_bins(edges)
+    target.set_templates({id: frame})  frames without FCS (stream id in them is ignored)
+    target.set_stream_rates({id: pps}) applications, timers, buffer, multicast groups
+    before = target.snapshot()
+    target.start_trial({id: budget})   registers zeroed, budgets armed, apps enabled
+    ... target.generated() until each app made its budget; target.poll_lost() now and then
+    target.stop_trial(); drain; after = target.snapshot(); target.stream_stats(before, after)
+Ports in the protocol are topology port numbers; front_panel maps them to "1/0" names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from p4tester.results.model import StreamStats
+from p4tester.targets.base import TargetDriver
+from p4tester.targets.tofino import bins, multicast, names, pktgen, state
+from p4tester.targets.tofino.apps import AppPlan, app_budget, plan_apps
+from p4tester.targets.tofino.bfrt import BfrtClient
+from p4tester.targets.tofino.hardware import CORE_CLOCK_HZ, pipe_of
+from p4tester.targets.tofino.ports import PortSettings, bring_up_ports, check_front_panel_name
+from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE
+from p4tester.targets.tofino.readout import stream_stats, take_snapshot
+from p4tester.tester.snapshot import CounterSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class StreamPorts:
+    """A stream's TX and RX ports, as topology port numbers."""
+
+    stream_id: int
+    tx_port: int
+    rx_port: int
+
+
+class TofinoTarget:
+    """The tester program on a Tofino 1 switch, over a BfRt client."""
+
+    def __init__(self, client: BfrtClient, streams: Sequence[StreamPorts],
+                 front_panel: Mapping[int, str], *, port_settings: PortSettings | None = None,
+                 tolerance: float = DEFAULT_TOLERANCE, clock_hz: int = CORE_CLOCK_HZ) -> None:
+        self._streams = {s.stream_id: s for s in streams}
+        if len(self._streams) != len(streams):
+            raise ValueError("stream ids must be unique")
+        for s in streams:
+            if not 0 <= s.stream_id < names.MAX_STREAMS:
+                raise ValueError(f"stream id {s.stream_id} is outside 0..{names.MAX_STREAMS - 1}"
+                                 " (MAX_STREAMS of the Tofino program)")
+            for port in (s.tx_port, s.rx_port):
+                if port not in front_panel:
+                    raise ValueError(f"stream {s.stream_id}: port {port} has no front-panel "
+                                     "name; give it one (topology port front_panel: '1/0')")
+        for name in front_panel.values():
+            check_front_panel_name(name)
+        self.client = client
+        self._front_panel = dict(front_panel)
+        self._port_settings = port_settings
+        self._tolerance = tolerance
+        self._clock_hz = clock_hz
+        self._dev_ports: dict[int, int] = {}
+        self._templates: dict[int, bytes] = {}
+        self._apps: tuple[AppPlan, ...] = ()
+        self._gen_entries: set[int] = set()
+        self._latency_edges_us: tuple[int, ...] | None = None
+        self._qdepth_edges: tuple[int, ...] | None = None
+        self._lost = state.LostTotals()
+
+    @property
+    def name(self) -> str:
+        return "tofino"
+
+    @property
+    def apps(self) -> tuple[AppPlan, ...]:
+        """The generator applications of the current rates (achieved rate, error)."""
+        return self._apps
+
+    # ---- TargetDriver ------------------------------------------------------------------
+    def prepare(self, stream_ids: Iterable[int], tx_ports: Iterable[int]) -> None:
+        unknown = sorted(set(stream_ids) - set(self._streams))
+        if unknown:
+            raise ValueError(f"streams {unknown} are not among this target's streams")
+        stray = sorted(set(tx_ports) - {s.tx_port for s in self._streams.values()})
+        if stray:
+            raise ValueError(f"TX ports {stray} carry none of this target's streams")
+        used = sorted({p for s in self._streams.values() for p in (s.tx_port, s.rx_port)})
+        dev = bring_up_ports(self.client, [self._front_panel[p] for p in used],
+                             self._port_settings)
+        self._dev_ports = {p: dev[self._front_panel[p]] for p in used}
+        pktgen.disable_all_apps(self.client)
+        pktgen.enable_generator_ports(self.client, self._pipes("tx").values())
+        self.client.clear_table(names.GEN_APPS)
+        self._gen_entries.clear()
+        multicast.remove_groups(self.client)
+        self._apps = ()
+
+    def set_stream_rates(self, rates_pps: Mapping[int, float]) -> None:
+        if not self._dev_ports:
+            raise RuntimeError("prepare() the target before setting rates: ports come first")
+        apps = plan_apps(rates_pps, self._templates, self._pipes("tx"),
+                         tolerance=self._tolerance, clock_hz=self._clock_hz)
+        self.stop_trial()
+        pktgen.program_apps(self.client, apps)
+        tx_dev = {s: self._dev_ports[self._streams[s].tx_port] for s in rates_pps}
+        multicast.write_groups(self.client, apps, tx_dev)
+        self._apps = apps
+
+    def clear_stream_rates(self, stream_ids: Iterable[int]) -> None:
+        """Stop the applications serving these streams (with all their streams)."""
+        ids = set(stream_ids)
+        affected = [a for a in self._apps if ids & set(a.stream_ids)]
+        self._stop(affected)
+        multicast.remove_app_groups(self.client, affected)
+        self._apps = tuple(a for a in self._apps if a not in affected)
+
+    # ---- Tofino trial ------------------------------------------------------------------
+    def set_templates(self, templates: Mapping[int, bytes]) -> None:
+        unknown = sorted(set(templates) - set(self._streams))
+        if unknown:
+            raise ValueError(f"templates for streams {unknown} that this target does not have")
+        self._templates.update(templates)
+
+    def set_latency_bins(self, edges_us: Sequence[int]) -> int:
+        """Bins for all streams, edges in us; returns the ternary entries written."""
+        written = bins.set_bins(self.client, bins.LATENCY, bins.latency_edges_ns(edges_us))
+        self._latency_edges_us = tuple(edges_us)
+        return written
+
+    def set_qdepth_bins(self, edges: Sequence[int]) -> int:
+        written = bins.set_bins(self.client, bins.QDEPTH, edges)
+        self._qdepth_edges = tuple(edges)
+        return written
+
+    def start_trial(self, budgets: Mapping[int, int], initial_seq: int = 0) -> None:
+        """Zero the trial's registers, arm each application's budget and start it."""
+        if not self._apps:
+            raise RuntimeError("set_stream_rates() before start_trial(): no application runs")
+        app_budgets = {a.app_id: app_budget(a, budgets) for a in self._apps}
+        streams = [s for a in self._apps for s in a.stream_ids]
+        state.zero_streams(self.client, streams, initial_seq)
+        state.zero_generated(self.client, app_budgets)
+        self._lost.reset(streams)
+        for app in self._apps:
+            data = {names.GEN_RUN_GROUP: app.mcast_group,
+                    names.GEN_RUN_BUDGET: app_budgets[app.app_id]}
+            self._write_gen_app(app.app_id, data, names.GEN_RUN)
+        for app in self._apps:
+            pktgen.set_app_enabled(self.client, app.app_id, True, app.pipe)
+
+    def generated(self) -> dict[int, int]:
+        """Packets each application made this trial (app id -> packets)."""
+        return state.read_generated(self.client, [a.app_id for a in self._apps])
+
+    def stop_trial(self) -> None:
+        self._stop(self._apps)
+
+    def poll_lost(self) -> None:
+        """Widen rx_lost: call at least every ~20 s during a trial."""
+        self._lost.update(state.read_lost(self.client, self._pipes("rx", self._app_streams())))
+
+    def snapshot(self) -> CounterSnapshot:
+        return take_snapshot(self.client, self._app_streams())
+
+    def stream_stats(self, before: CounterSnapshot, after: CounterSnapshot,
+                     ) -> tuple[StreamStats, ...]:
+        if self._latency_edges_us is None or self._qdepth_edges is None:
+            raise RuntimeError("set_latency_bins() and set_qdepth_bins() before reading "
+                               "statistics: histograms need their edges")
+        streams = self._app_streams()
+        states = state.read_streams(self.client, self._pipes("rx", streams),
+                                    self._pipes("tx", streams))
+        self._lost.update({s: st.rx_lost for s, st in states.items()})
+        return tuple(
+            stream_stats(states[s], app.frame_size, self._lost.total(s), before, after,
+                         self._latency_edges_us, self._qdepth_edges)
+            for app in self._apps for s in app.stream_ids)
+
+    # ---- helpers -----------------------------------------------------------------------
+    def _stop(self, apps: Iterable[AppPlan]) -> None:
+        for app in apps:
+            pktgen.set_app_enabled(self.client, app.app_id, False, app.pipe)
+            if app.app_id in self._gen_entries:
+                self._write_gen_app(app.app_id, {}, names.GEN_STOPPED)
+
+    def _write_gen_app(self, app_id: int, data: Mapping[str, int], action: str) -> None:
+        key = {names.GEN_APPS_KEY: app_id}
+        if app_id in self._gen_entries:
+            self.client.modify_entry(names.GEN_APPS, key, data, action=action)
+        else:
+            self.client.add_entry(names.GEN_APPS, key, data, action=action)
+            self._gen_entries.add(app_id)
+
+    def _app_streams(self) -> list[int]:
+        return [s for a in self._apps for s in a.stream_ids]
+
+    def _pipes(self, side: Literal["tx", "rx"],
+               stream_ids: Iterable[int] | None = None) -> dict[int, int]:
+        """stream -> pipe of its TX or RX port."""
+        if not self._dev_ports:
+            raise RuntimeError("prepare() the target first: dev ports are not known yet")
+        pipes = {}
+        for s in self._streams if stream_ids is None else stream_ids:
+            ports = self._streams[s]
+            pipes[s] = pipe_of(self._dev_ports[ports.tx_port if side == "tx" else ports.rx_port])
+        return pipes
+
+
+
+if TYPE_CHECKING:  # mypy (make lint) checks that TofinoTarget is a TargetDriver
+
+    def _is_target_driver(target: TofinoTarget) -> TargetDriver:
+        return target

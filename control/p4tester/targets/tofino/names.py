@@ -1,0 +1,150 @@
+"""Every BfRt name the Tofino driver uses, in one place: the tester program's objects
+(p4src/tna, pipeline "pipe") and the SDE's fixed tables (ports, PRE, packet generator).
+
+Sources, so a maintainer knows what to re-check after an SDE or program change:
+- program objects: p4src/tna/*.p4 and p4src/common/histogram_bins.p4 (the unit test
+  test_targets_tofino_names.py fails when a name or size here leaves the P4 source);
+- fixed tables and their fields: the SDE's bf_rt_port_tf1.json, bf_rt_pre_tf1.json and
+  bf_rt_pktgen_tf1.json (open-p4studio, pkgsrc/bf-drivers/src/bf_rt/);
+- register data fields "<register without 'pipe.'>.<field>" (f1 for a plain register,
+  the struct member for a struct register) and the per-pipe list a read returns: the
+  SDE's tna_register example. ASSUMED, not seen on this program's bfrt.json.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# ---- The tester program (p4src/tna) --------------------------------------------------
+PIPELINE: Final = "pipe"
+
+# Sizes the program declares (common/constants.p4 under __TARGET_TOFINO__, tna/platform.p4).
+MAX_STREAMS: Final = 1024
+PKTGEN_APPS: Final = 8
+BIN_TABLE_SIZE: Final = 1024
+MCAST_GROUP_BASE: Final = 1
+HIST_CELLS_LOG2: Final = 5
+
+# Generator (ingress): application -> run(group, budget) | stopped().
+GEN_APPS: Final = "pipe.TesterIngress.generator.gen_apps"
+GEN_APPS_KEY: Final = "app_id"
+GEN_RUN: Final = "TesterIngress.generator.run"
+GEN_RUN_GROUP: Final = "mcast_group"
+GEN_RUN_BUDGET: Final = "packet_budget"
+GEN_STOPPED: Final = "TesterIngress.generator.stopped"
+GENERATED: Final = "pipe.TesterIngress.generator.generated"
+
+# Generator (egress).
+TX_NEXT_SEQ: Final = "pipe.TesterEgress.generator.tx_next_seq"
+TX_STREAM: Final = "pipe.TesterEgress.generator.tx_stream"
+
+# Checker registers, index = stream id.
+RX_NEXT_EXPECTED: Final = "pipe.TesterIngress.checker.rx_next_expected"
+RX_LAST_SEQ: Final = "pipe.TesterIngress.checker.rx_last_seq"
+RX_SEEN: Final = "pipe.TesterIngress.checker.rx_seen"
+RX_LOST: Final = "pipe.TesterIngress.checker.rx_lost"
+LATENCY_MIN: Final = "pipe.TesterIngress.checker.latency_min"
+LATENCY_MAX: Final = "pipe.TesterIngress.checker.latency_max"
+LAST_LATENCY: Final = "pipe.TesterIngress.checker.last_latency"
+# 64-bit sums: a Sum64 control instance whose register is called `cells`.
+LATENCY_SUM: Final = "pipe.TesterIngress.checker.latency_sum.cells"
+JITTER_SUM: Final = "pipe.TesterIngress.checker.jitter_sum.cells"
+SUM_LO: Final = "lo"
+SUM_HI: Final = "hi"
+PLAIN_FIELD: Final = "f1"
+
+# Counters.
+RX_KIND: Final = "pipe.TesterIngress.rx_kind"
+RX_STREAM: Final = "pipe.TesterIngress.checker.rx_stream"
+RX_GAP_EVENTS: Final = "pipe.TesterIngress.checker.rx_gap_events"
+RX_REORDERED: Final = "pipe.TesterIngress.checker.rx_reordered"
+RX_DUPLICATE: Final = "pipe.TesterIngress.checker.rx_duplicate"
+LATENCY_HIST: Final = "pipe.TesterIngress.checker.latency_hist"
+QDEPTH_HIST: Final = "pipe.TesterIngress.checker.qdepth_hist"
+PER_STREAM_COUNTERS: Final = (TX_STREAM, RX_STREAM, RX_GAP_EVENTS, RX_REORDERED, RX_DUPLICATE)
+HISTOGRAM_COUNTERS: Final = (LATENCY_HIST, QDEPTH_HIST)
+
+# Histogram bins: (stream ternary, value ternary) -> set_*_bin(bin).
+LATENCY_BINS: Final = "pipe.TesterIngress.checker.bins.latency_bins"
+SET_LATENCY_BIN: Final = "TesterIngress.checker.bins.set_latency_bin"
+QDEPTH_BINS: Final = "pipe.TesterIngress.checker.bins.qdepth_bins"
+SET_QDEPTH_BIN: Final = "TesterIngress.checker.bins.set_qdepth_bin"
+BIN_STREAM_KEY: Final = "stream"
+LATENCY_KEY: Final = "latency"
+QDEPTH_KEY: Final = "qdepth"
+BIN_PARAM: Final = "bin"
+
+# Foreign traffic: ingress_port (ternary) -> drop / punt / forward(port).
+FOREIGN_TRAFFIC: Final = "pipe.TesterIngress.foreign.foreign_traffic"
+FOREIGN_PORT_KEY: Final = "ingress_port"
+DROP_FOREIGN: Final = "TesterIngress.foreign.drop_foreign"
+PUNT_FOREIGN: Final = "TesterIngress.foreign.punt_foreign"
+FORWARD_FOREIGN: Final = "TesterIngress.foreign.forward_foreign"
+FORWARD_PORT_PARAM: Final = "port"
+
+# ---- BfRt conventions ------------------------------------------------------------------
+MATCH_PRIORITY: Final = "$MATCH_PRIORITY"  # lower value = higher priority (unlike P4Runtime)
+REGISTER_INDEX: Final = "$REGISTER_INDEX"
+COUNTER_INDEX: Final = "$COUNTER_INDEX"
+COUNTER_PACKETS: Final = "$COUNTER_SPEC_PKTS"
+COUNTER_BYTES: Final = "$COUNTER_SPEC_BYTES"
+
+# ---- Ports (bf_rt_port_tf1.json) ---------------------------------------------------
+PORT: Final = "$PORT"
+PORT_STR_INFO: Final = "$PORT_STR_INFO"
+PORT_NAME: Final = "$PORT_NAME"
+DEV_PORT: Final = "$DEV_PORT"
+PORT_SPEED: Final = "$SPEED"
+PORT_FEC: Final = "$FEC"
+PORT_ENABLE: Final = "$PORT_ENABLE"
+PORT_AUTONEG: Final = "$AUTO_NEGOTIATION"
+SPEED_100G: Final = "BF_SPEED_100G"
+FEC_RS: Final = "BF_FEC_TYP_REED_SOLOMON"
+AUTONEG_DEFAULT: Final = "PM_AN_DEFAULT"  # the SDE picks by media type
+
+# ---- Multicast, packet replication engine (bf_rt_pre_tf1.json) ----------------------
+PRE_NODE: Final = "$pre.node"
+PRE_MGID: Final = "$pre.mgid"
+NODE_ID: Final = "$MULTICAST_NODE_ID"
+NODE_RID: Final = "$MULTICAST_RID"
+NODE_LAG_IDS: Final = "$MULTICAST_LAG_ID"
+NODE_DEV_PORTS: Final = "$DEV_PORT"
+MGID: Final = "$MGID"
+MGID_NODE_IDS: Final = "$MULTICAST_NODE_ID"
+MGID_L1_XID_VALID: Final = "$MULTICAST_NODE_L1_XID_VALID"
+MGID_L1_XIDS: Final = "$MULTICAST_NODE_L1_XID"
+
+# ---- Packet generator, Tofino 1 (bf_rt_pktgen_tf1.json): modify-only fixed tables ----
+PKTGEN_PORT_CFG: Final = "tf1.pktgen.port_cfg"
+PKTGEN_PORT_KEY: Final = "dev_port"
+PKTGEN_ENABLE: Final = "pktgen_enable"
+PKTGEN_APP_CFG: Final = "tf1.pktgen.app_cfg"
+PKTGEN_APP_KEY: Final = "app_id"
+TRIGGER_TIMER_PERIODIC: Final = "trigger_timer_periodic"
+APP_TIMER_NS: Final = "timer_nanosec"
+APP_ENABLE: Final = "app_enable"
+APP_PKT_LEN: Final = "pkt_len"
+APP_BUFFER_OFFSET: Final = "pkt_buffer_offset"
+APP_SOURCE_PORT: Final = "pipe_local_source_port"
+APP_INCREMENT_SOURCE_PORT: Final = "increment_source_port"
+APP_BATCH_COUNT: Final = "batch_count_cfg"  # zero-based: 0 = one batch
+APP_PACKETS_PER_BATCH: Final = "packets_per_batch_cfg"  # zero-based: 0 = one packet
+APP_IBG: Final = "ibg"
+APP_IBG_JITTER: Final = "ibg_jitter"
+APP_IPG: Final = "ipg"
+APP_IPG_JITTER: Final = "ipg_jitter"
+APP_BATCH_COUNTER: Final = "batch_counter"
+APP_PKT_COUNTER: Final = "pkt_counter"
+APP_TRIGGER_COUNTER: Final = "trigger_counter"
+PKTGEN_BUFFER: Final = "tf1.pktgen.pkt_buffer"
+BUFFER_OFFSET: Final = "pkt_buffer_offset"
+BUFFER_SIZE: Final = "pkt_buffer_size"
+BUFFER_DATA: Final = "buffer"
+
+
+def register_field(register: str, field: str = PLAIN_FIELD) -> str:
+    """BfRt data field of a register: 'pipe.A.b' + 'f1' -> 'A.b.f1'."""
+    prefix = PIPELINE + "."
+    if not register.startswith(prefix):
+        raise ValueError(f"register {register!r} must be a full name starting with {prefix!r}")
+    return f"{register[len(prefix):]}.{field}"

@@ -1,0 +1,99 @@
+"""A trial's figures on Tofino, in the same types as on BMv2 (results.model.StreamStats).
+
+Counters are read as snapshots before and after the trial, summed over pipes, and
+differenced (tester.snapshot): nothing has to be cleared. Registers were zeroed at
+the trial's start, so they hold the trial's values. Latency is nanoseconds on the
+switch and microseconds in the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM, RX_KIND_COUNT
+from p4tester.p4rt import CounterValue
+from p4tester.results.latency import latency_stats
+from p4tester.results.model import Histogram, StreamStats
+from p4tester.streams.frame_sizes import FCS_BYTES
+from p4tester.targets.tofino import names
+from p4tester.targets.tofino.bfrt import BfrtClient
+from p4tester.targets.tofino.hardware import RX_BYTES_INCLUDE_FCS
+from p4tester.targets.tofino.state import StreamState
+from p4tester.tester.snapshot import (
+    CounterSnapshot,
+    bytes_between,
+    histogram_between,
+    packets_between,
+)
+
+NS_PER_US: Final = 1000.0
+
+
+def counter_indices(counter: str, stream_ids: Iterable[int]) -> list[int]:
+    """The cells of a counter that these streams use."""
+    streams = sorted(set(stream_ids))
+    if counter == names.RX_KIND:
+        return list(range(RX_KIND_COUNT))
+    if counter in names.HISTOGRAM_COUNTERS:
+        cells = range(HIST_CELLS_PER_STREAM)
+        return [s * HIST_CELLS_PER_STREAM + b for s in streams for b in cells]
+    return streams
+
+
+def take_snapshot(client: BfrtClient, stream_ids: Iterable[int]) -> CounterSnapshot:
+    """Every counter cell of these streams, each summed over the pipes."""
+    streams = list(stream_ids)
+    cells = {}
+    for counter in (names.RX_KIND, *names.PER_STREAM_COUNTERS, *names.HISTOGRAM_COUNTERS):
+        read = client.read_counters(counter, counter_indices(counter, streams))
+        cells[counter] = {
+            index: CounterValue(sum(v.packets for v in per_pipe), sum(v.bytes for v in per_pipe))
+            for index, per_pipe in read.items()
+        }
+    return CounterSnapshot(cells)
+
+
+def _histogram(edges: Sequence[int], cells: list[int]) -> Histogram:
+    """Cells of the bins, then the last cell: values outside every bin."""
+    return Histogram(tuple(edges), tuple(cells[: len(edges) - 1]), cells[-1])
+
+
+def stream_stats(
+    state: StreamState,
+    frame_size: int,
+    lost_in_gaps: int,
+    before: CounterSnapshot,
+    after: CounterSnapshot,
+    latency_edges_us: Sequence[int],
+    qdepth_edges: Sequence[int],
+) -> StreamStats:
+    """One stream's figures; lost_in_gaps is rx_lost widened (state.LostTotals)."""
+    sid = state.stream_id
+    rx = packets_between(before, after, names.RX_STREAM, sid)
+    rx_bytes = bytes_between(before, after, names.RX_STREAM, sid)
+    if not RX_BYTES_INCLUDE_FCS:
+        rx_bytes += FCS_BYTES * rx
+    histogram = _histogram(latency_edges_us,
+                           histogram_between(before, after, names.LATENCY_HIST, sid))
+    queue = _histogram(qdepth_edges, histogram_between(before, after, names.QDEPTH_HIST, sid))
+    latency = None
+    # Every stream frame the checker sees is one latency sample.
+    if rx and state.rx_seen:
+        latency = latency_stats(rx, state.latency_min_ns / NS_PER_US,
+                                state.latency_max_ns / NS_PER_US,
+                                state.latency_sum_ns / NS_PER_US,
+                                state.jitter_sum_ns / NS_PER_US, histogram)
+    return StreamStats(
+        stream_id=sid,
+        frame_size=frame_size,
+        tx_frames=packets_between(before, after, names.TX_STREAM, sid),
+        rx_frames=rx,
+        rx_bytes=rx_bytes,
+        gap_events=packets_between(before, after, names.RX_GAP_EVENTS, sid),
+        lost_in_gaps=lost_in_gaps,
+        reordered=packets_between(before, after, names.RX_REORDERED, sid),
+        duplicates=packets_between(before, after, names.RX_DUPLICATE, sid),
+        latency=latency,
+        queue_depth=queue if queue.total else None,
+    )

@@ -1,0 +1,125 @@
+"""Trials on a Tofino switch: the TrialRunner the experiments use, over TofinoTarget.
+
+Rates are not rounded to whole frames per second as on BMv2: the generator's timer
+makes fractional rates, and each application reports the rate it really makes
+(AppPlan.schedule), which is what TrialResult.offered_pps sums.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Final
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.profile import Profile, StreamConfig
+from p4tester.config.topology import Topology
+from p4tester.dataplane.constants import RX_KIND_FOREIGN
+from p4tester.experiments.runner import TrialSpec
+from p4tester.results.model import TrialResult
+from p4tester.streams.rates import line_rate_pps
+from p4tester.streams.template import FrameSpec, build_template
+from p4tester.targets.tofino import names
+from p4tester.targets.tofino.bfrt import BfrtClient
+from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
+from p4tester.tester.session import QDEPTH_EDGES, TrialFailed
+from p4tester.tester.snapshot import packets_between
+
+POLL_S: Final = 0.2
+# rx_lost is 32 bits: at 100G and 64 B, 2^32 lost frames take 29 s.
+LOST_POLL_S: Final = 10.0
+SEND_SLACK: Final = 1.5
+SEND_GRACE_S: Final = 5.0
+
+
+def target_from_config(client: BfrtClient, topology: Topology, profile: Profile) -> TofinoTarget:
+    if topology.switch.target != "tofino":
+        raise ConfigError(f"{topology.source or topology.name}: switch target is "
+                          f"{topology.switch.target!r}; the Tofino runner needs target: tofino")
+    streams = [StreamPorts(s.id, s.tx_port, s.rx_port) for s in profile.streams]
+    return TofinoTarget(client, streams, {p.number: p.front_panel for p in topology.ports})
+
+
+def stream_template(stream: StreamConfig, frame_size: int) -> bytes:
+    """The frame a stream's generator application sends. Egress stamps the stream id
+    (the multicast rid), so every template carries id 0: equal streams share one."""
+    return build_template(FrameSpec(stream_id=0, frame_size=frame_size,
+                                    addresses=stream.addresses,
+                                    encapsulation=stream.encapsulation))
+
+
+class TofinoTrialRunner:
+    """TrialRunner on a Tofino tester; open() once before the first trial."""
+
+    def __init__(self, target: TofinoTarget, topology: Topology, profile: Profile, *,
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.target = target
+        self.topology = topology
+        self.profile = profile
+        self._sleep = sleep
+        self._clock = clock
+
+    def open(self) -> None:
+        streams = self.profile.streams
+        self.target.prepare([s.id for s in streams], [s.tx_port for s in streams])
+        self.target.set_latency_bins(self.profile.latency_bins_us)
+        self.target.set_qdepth_bins(QDEPTH_EDGES)
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        rates: dict[int, float] = {}
+        budgets: dict[int, int] = {}
+        templates: dict[int, bytes] = {}
+        for stream in self.profile.streams:
+            size = stream.size_in(spec.frame_size)
+            line_rate = self.topology.port(stream.tx_port).line_rate_bps
+            rates[stream.id] = spec.offered_fraction * stream.share * line_rate_pps(line_rate,
+                                                                                     size)
+            budgets[stream.id] = spec.frame_count or max(1, round(rates[stream.id]
+                                                                  * spec.duration_s))
+            templates[stream.id] = stream_template(stream, size)
+        target = self.target
+        target.set_templates(templates)
+        target.set_stream_rates(rates)
+        started = time.time()
+        before = target.snapshot()
+        target.start_trial(budgets)
+        try:
+            self._wait_until_sent(budgets)
+        finally:
+            target.stop_trial()
+        self._sleep(self.profile.trial.drain_s)
+        after = target.snapshot()
+        return TrialResult(
+            experiment=spec.experiment,
+            trial_index=spec.trial_index,
+            offered_fraction=spec.offered_fraction,
+            offered_pps=sum(a.schedule.achieved_pps * len(a.stream_ids) for a in target.apps),
+            duration_s=spec.duration_s,
+            frame_size=spec.frame_size,
+            streams=target.stream_stats(before, after),
+            started_at=started,
+            rx_foreign=packets_between(before, after, names.RX_KIND, RX_KIND_FOREIGN),
+            labels=spec.labels,
+        )
+
+    def _wait_until_sent(self, budgets: dict[int, int]) -> None:
+        apps = {a.app_id: (budgets[a.stream_ids[0]], a.schedule.achieved_pps)
+                for a in self.target.apps}
+        allowed = max(b / pps for b, pps in apps.values()) * SEND_SLACK + SEND_GRACE_S
+        start = self._clock()
+        last_lost_poll = start
+        while True:
+            self._sleep(POLL_S)
+            made = self.target.generated()
+            if all(made.get(app, 0) >= budget for app, (budget, _) in apps.items()):
+                return
+            now = self._clock()
+            if now - last_lost_poll >= LOST_POLL_S:
+                self.target.poll_lost()
+                last_lost_poll = now
+            if now - start > allowed:
+                short = sorted(a for a, (b, _) in apps.items() if made.get(a, 0) < b)
+                raise TrialFailed(
+                    f"generator applications {short} did not make their budgets within "
+                    f"{allowed:.1f} s: is the program loaded and the pktgen port enabled?")

@@ -1,0 +1,154 @@
+"""Per-stream register state of the Tofino program: zeroed before a trial, read after.
+
+Registers are symmetric (every pipe has its own copy, indexed by stream id). A
+stream's checker state lives in the pipe of its RX port, its sequence counter in the
+pipe of its TX port; the generator's `generated` cells in the pipe of the generator.
+Writes go to every pipe, so whichever pipe a stream uses starts from the same values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from p4tester.targets.tofino import names
+from p4tester.targets.tofino.bfrt import BfrtClient, RegisterCell
+
+U32: Final = 1 << 32
+LATENCY_MIN_RESET: Final = U32 - 1  # any latency is below it
+
+_F1: Final = names.PLAIN_FIELD
+
+
+def _field(register: str, field: str = _F1) -> str:
+    return names.register_field(register, field)
+
+
+def zero_streams(client: BfrtClient, stream_ids: Iterable[int], initial_seq: int = 0) -> None:
+    """Trial start values: the first frame expected is initial_seq, nothing seen yet."""
+    if not 0 <= initial_seq < U32:
+        raise ValueError(f"initial sequence number {initial_seq} must be in 0..{U32 - 1}")
+    streams = sorted(set(stream_ids))
+    plain = {
+        names.RX_NEXT_EXPECTED: initial_seq,
+        names.RX_LAST_SEQ: (initial_seq - 1) % U32,
+        names.RX_SEEN: 0,
+        names.RX_LOST: 0,
+        names.LATENCY_MIN: LATENCY_MIN_RESET,
+        names.LATENCY_MAX: 0,
+        names.LAST_LATENCY: 0,
+        names.TX_NEXT_SEQ: initial_seq,
+    }
+    for register, value in plain.items():
+        client.write_registers(register, {s: {_field(register): value} for s in streams})
+    for register in (names.LATENCY_SUM, names.JITTER_SUM):
+        zero = {_field(register, names.SUM_LO): 0, _field(register, names.SUM_HI): 0}
+        client.write_registers(register, {s: zero for s in streams})
+
+
+def zero_generated(client: BfrtClient, app_ids: Iterable[int]) -> None:
+    client.write_registers(names.GENERATED,
+                           {a: {_field(names.GENERATED): 0} for a in sorted(set(app_ids))})
+
+
+def read_generated(client: BfrtClient, app_ids: Iterable[int]) -> dict[int, int]:
+    """Packets each application made this trial (its pipe's cell; the others stay 0)."""
+    cells = client.read_registers(names.GENERATED, sorted(set(app_ids)))
+    return {app: sum(cell[_field(names.GENERATED)]) for app, cell in cells.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class StreamState:
+    """One stream's checker registers (from its RX pipe); times in nanoseconds."""
+
+    stream_id: int
+    rx_next_expected: int
+    rx_last_seq: int
+    rx_seen: bool
+    rx_lost: int  # 32 bits, wraps: LostTotals widens it
+    latency_min_ns: int
+    latency_max_ns: int
+    latency_sum_ns: int
+    jitter_sum_ns: int
+    last_latency_ns: int
+    tx_next_seq: int  # from the TX pipe
+
+
+CHECKER_REGISTERS: Final = (names.RX_NEXT_EXPECTED, names.RX_LAST_SEQ, names.RX_SEEN,
+                            names.RX_LOST, names.LATENCY_MIN, names.LATENCY_MAX,
+                            names.LAST_LATENCY)
+
+
+def read_streams(client: BfrtClient, rx_pipes: Mapping[int, int],
+                 tx_pipes: Mapping[int, int]) -> dict[int, StreamState]:
+    """Every stream's state (rx_pipes / tx_pipes: stream -> pipe of its RX / TX port)."""
+    streams = sorted(rx_pipes)
+    read = {r: client.read_registers(r, streams)
+            for r in (*CHECKER_REGISTERS, names.LATENCY_SUM, names.JITTER_SUM,
+                      names.TX_NEXT_SEQ)}
+
+    def plain(register: str, stream: int, pipe: int) -> int:
+        return _in_pipe(read[register][stream], _field(register), pipe, register)
+
+    def wide(register: str, stream: int, pipe: int) -> int:
+        cell = read[register][stream]
+        low = _in_pipe(cell, _field(register, names.SUM_LO), pipe, register)
+        return _in_pipe(cell, _field(register, names.SUM_HI), pipe, register) << 32 | low
+
+    states = {}
+    for s in streams:
+        rx = rx_pipes[s]
+        states[s] = StreamState(
+            stream_id=s,
+            rx_next_expected=plain(names.RX_NEXT_EXPECTED, s, rx),
+            rx_last_seq=plain(names.RX_LAST_SEQ, s, rx),
+            rx_seen=plain(names.RX_SEEN, s, rx) != 0,
+            rx_lost=plain(names.RX_LOST, s, rx),
+            latency_min_ns=plain(names.LATENCY_MIN, s, rx),
+            latency_max_ns=plain(names.LATENCY_MAX, s, rx),
+            latency_sum_ns=wide(names.LATENCY_SUM, s, rx),
+            jitter_sum_ns=wide(names.JITTER_SUM, s, rx),
+            last_latency_ns=plain(names.LAST_LATENCY, s, rx),
+            tx_next_seq=plain(names.TX_NEXT_SEQ, s, tx_pipes[s]),
+        )
+    return states
+
+
+def read_lost(client: BfrtClient, rx_pipes: Mapping[int, int]) -> dict[int, int]:
+    """Raw 32-bit rx_lost of each stream, from its RX pipe (the cheap poll)."""
+    cells = client.read_registers(names.RX_LOST, sorted(rx_pipes))
+    return {s: _in_pipe(cells[s], _field(names.RX_LOST), pipe, names.RX_LOST)
+            for s, pipe in rx_pipes.items()}
+
+
+def _in_pipe(cell: RegisterCell, field: str, pipe: int, register: str) -> int:
+    values = cell[field]
+    if not 0 <= pipe < len(values):
+        raise ValueError(f"{register}: the switch answered {len(values)} pipe values for "
+                         f"field {field!r}; the stream's port is in pipe {pipe}")
+    return values[pipe]
+
+
+class LostTotals:
+    """rx_lost widened beyond 32 bits: poll it more often than it can wrap (at 100G and
+    64 B, 2^32 lost frames take 29 s) and add the deltas modulo 2^32."""
+
+    def __init__(self) -> None:
+        self._last: dict[int, int] = {}
+        self._total: dict[int, int] = {}
+
+    def reset(self, stream_ids: Iterable[int]) -> None:
+        """After zero_streams: every count starts at 0."""
+        for stream in stream_ids:
+            self._last[stream] = 0
+            self._total[stream] = 0
+
+    def update(self, raw: Mapping[int, int]) -> None:
+        for stream, value in raw.items():
+            delta = (value - self._last.get(stream, 0)) % U32
+            self._total[stream] = self._total.get(stream, 0) + delta
+            self._last[stream] = value
+
+    def total(self, stream: int) -> int:
+        return self._total.get(stream, 0)

@@ -1,0 +1,294 @@
+"""TofinoTarget against the fake BfRt switch: exact writes of prepare, rates and trial
+start, register zeroing, and the statistics readout from per-pipe values."""
+
+from __future__ import annotations
+
+import pytest
+from tofino_fake import FakeBfrt, Write
+
+from p4tester.results.model import Histogram, StreamStats
+from p4tester.targets.base import TargetDriver
+from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
+
+# Topology port n is front panel "n/0"; the fake puts 1-8 in pipe 0, 9-16 in pipe 1...
+FRONT = {n: f"{n}/0" for n in range(1, 33)}
+# stream 0: 1/0 (dev 0, pipe 0) -> 9/0 (dev 128, pipe 1)
+# stream 1: 2/0 (dev 8, pipe 0) -> 17/0 (dev 256, pipe 2)
+# stream 5: 9/0 (dev 128, pipe 1) -> 1/0 (dev 0, pipe 0)
+STREAMS = [StreamPorts(0, 1, 9), StreamPorts(1, 2, 17), StreamPorts(5, 9, 1)]
+F60 = bytes(range(60))
+F124 = bytes(124)
+U32 = 1 << 32
+GEN_APPS = "pipe.TesterIngress.generator.gen_apps"
+APP_CFG = "tf1.pktgen.app_cfg"
+CHK = "pipe.TesterIngress.checker."
+
+
+def prepared(fake: FakeBfrt) -> TofinoTarget:
+    target = TofinoTarget(fake, STREAMS, FRONT)
+    target.prepare([0, 1, 5], [1, 2, 9])
+    target.set_latency_bins([0, 1, 2, 5])
+    target.set_qdepth_bins([0, 4, 8])
+    return target
+
+
+def running(fake: FakeBfrt) -> TofinoTarget:
+    target = prepared(fake)
+    target.set_templates({0: F60, 1: F60, 5: F124})
+    target.set_stream_rates({0: 1e6, 1: 1e6, 5: 2e6})
+    return target
+
+
+def test_is_a_target_driver_named_tofino() -> None:
+    driver: TargetDriver = TofinoTarget(FakeBfrt(), STREAMS, FRONT)
+    assert driver.name == "tofino"
+
+
+def test_prepare_brings_up_ports_and_resets_generators() -> None:
+    fake = FakeBfrt()
+    TofinoTarget(fake, STREAMS, FRONT).prepare([0, 1, 5], [1, 2, 9])
+    up = {"$SPEED": "BF_SPEED_100G", "$FEC": "BF_FEC_TYP_REED_SOLOMON",
+          "$AUTO_NEGOTIATION": "PM_AN_DEFAULT", "$PORT_ENABLE": True}
+    assert fake.writes == [
+        *[Write("add", "$PORT", {"$DEV_PORT": p}, up) for p in (0, 8, 128, 256)],
+        *[Write("modify", APP_CFG, {"app_id": a}, {"app_enable": False}) for a in range(8)],
+        # Generators of the TX ports' pipes (0 and 1): dev ports 68 and 196.
+        Write("modify", "tf1.pktgen.port_cfg", {"dev_port": 68}, {"pktgen_enable": True}),
+        Write("modify", "tf1.pktgen.port_cfg", {"dev_port": 196}, {"pktgen_enable": True}),
+        Write("clear", GEN_APPS, {}),
+    ]
+
+
+def test_prepare_and_constructor_errors() -> None:
+    fake = FakeBfrt()
+    target = TofinoTarget(fake, STREAMS, FRONT)
+    with pytest.raises(ValueError, match=r"streams \[3\] are not among this target's streams"):
+        target.prepare([0, 3], [1])
+    with pytest.raises(ValueError, match=r"TX ports \[4\] carry none of this target's streams"):
+        target.prepare([0], [4])
+    with pytest.raises(ValueError, match=r"stream 0: port 9 has no front-panel name"):
+        TofinoTarget(fake, STREAMS, {1: "1/0"})
+    with pytest.raises(ValueError, match=r"stream id 1024 is outside 0..1023"):
+        TofinoTarget(fake, [StreamPorts(1024, 1, 2)], FRONT)
+    with pytest.raises(ValueError, match=r"stream ids must be unique"):
+        TofinoTarget(fake, [StreamPorts(1, 1, 2), StreamPorts(1, 2, 1)], FRONT)
+    with pytest.raises(RuntimeError, match=r"prepare\(\) the target before setting rates"):
+        target.set_stream_rates({0: 1e6})
+    with pytest.raises(ValueError, match=r"templates for streams \[9\]"):
+        target.set_templates({9: F60})
+
+
+def test_rates_make_applications_buffers_and_groups() -> None:
+    fake = FakeBfrt()
+    target = prepared(fake)
+    target.set_templates({0: F60, 1: F60, 5: F124})
+    fake.writes.clear()
+    target.set_stream_rates({0: 1e6, 1: 1e6, 5: 2e6})
+    apps = target.apps
+    assert [(a.app_id, a.pipe, a.stream_ids, a.schedule.period_ns) for a in apps] == [
+        (0, 0, (0, 1), 1000), (1, 1, (5,), 500)]
+    assert [(w.op, w.table, w.key, w.pipe) for w in fake.writes] == [
+        ("modify", "tf1.pktgen.pkt_buffer", {"pkt_buffer_offset": 0, "pkt_buffer_size": 60}, 0),
+        ("modify", APP_CFG, {"app_id": 0}, 0),
+        ("modify", "tf1.pktgen.pkt_buffer", {"pkt_buffer_offset": 0, "pkt_buffer_size": 124}, 1),
+        ("modify", APP_CFG, {"app_id": 1}, 1),
+        ("add", "$pre.node", {"$MULTICAST_NODE_ID": 0}, None),
+        ("add", "$pre.node", {"$MULTICAST_NODE_ID": 1}, None),
+        ("add", "$pre.mgid", {"$MGID": 1}, None),
+        ("add", "$pre.node", {"$MULTICAST_NODE_ID": 5}, None),
+        ("add", "$pre.mgid", {"$MGID": 2}, None),
+    ]
+    ports = {e.key["$MULTICAST_NODE_ID"]: e.data["$DEV_PORT"] for e in fake.entries("$pre.node")}
+    assert ports == {0: (0,), 1: (8,), 5: (128,)}
+
+
+def test_start_trial_zeroes_registers_and_arms_budgets() -> None:
+    fake = FakeBfrt()
+    target = running(fake)
+    fake.set_register(CHK + "rx_lost", 5, "TesterIngress.checker.rx_lost.f1", [9, 9, 9, 9])
+    fake.writes.clear()
+    target.start_trial({0: 1000, 1: 1000, 5: 500}, initial_seq=7)
+
+    def cells(register: str, field: str, value: int) -> list[Write]:
+        return [Write("register", register, {"$REGISTER_INDEX": s}, {field: value})
+                for s in (0, 1, 5)]
+
+    def plain(name: str, value: int, control: str = "TesterIngress.checker") -> list[Write]:
+        prefix = "pipe.TesterEgress.generator." if control.startswith("TesterEgress") else CHK
+        return cells(prefix + name, f"{control}.{name}.f1", value)
+
+    def wide(name: str) -> list[Write]:
+        return [Write("register", f"{CHK}{name}.cells", {"$REGISTER_INDEX": s},
+                      {f"TesterIngress.checker.{name}.cells.lo": 0,
+                       f"TesterIngress.checker.{name}.cells.hi": 0}) for s in (0, 1, 5)]
+
+    assert fake.writes == [
+        *plain("rx_next_expected", 7), *plain("rx_last_seq", 6), *plain("rx_seen", 0),
+        *plain("rx_lost", 0), *plain("latency_min", 0xFFFFFFFF), *plain("latency_max", 0),
+        *plain("last_latency", 0), *plain("tx_next_seq", 7, "TesterEgress.generator"),
+        *wide("latency_sum"), *wide("jitter_sum"),
+        *[Write("register", "pipe.TesterIngress.generator.generated", {"$REGISTER_INDEX": a},
+                {"TesterIngress.generator.generated.f1": 0}) for a in (0, 1)],
+        Write("add", GEN_APPS, {"app_id": 0}, {"mcast_group": 1, "packet_budget": 1000},
+              "TesterIngress.generator.run"),
+        Write("add", GEN_APPS, {"app_id": 1}, {"mcast_group": 2, "packet_budget": 500},
+              "TesterIngress.generator.run"),
+        Write("modify", APP_CFG, {"app_id": 0}, {"app_enable": True}, pipe=0),
+        Write("modify", APP_CFG, {"app_id": 1}, {"app_enable": True}, pipe=1),
+    ]
+    # Written to every pipe: whichever pipe a stream's port is in starts clean.
+    assert fake.registers[CHK + "rx_lost"][5]["TesterIngress.checker.rx_lost.f1"] == [0] * 4
+
+
+def test_start_trial_needs_one_budget_per_application() -> None:
+    fake = FakeBfrt()
+    target = running(fake)
+    with pytest.raises(ValueError, match=r"streams \[0, 1\] share generator application 0"):
+        target.start_trial({0: 1000, 1: 999, 5: 500})
+    with pytest.raises(RuntimeError, match=r"set_stream_rates\(\) before start_trial"):
+        prepared(FakeBfrt()).start_trial({0: 1})
+
+
+def test_stop_and_restart_modify_the_application_entries() -> None:
+    fake = FakeBfrt()
+    target = running(fake)
+    target.start_trial({0: 10, 1: 10, 5: 10})
+    fake.writes.clear()
+    target.stop_trial()
+    assert fake.writes == [
+        Write("modify", APP_CFG, {"app_id": 0}, {"app_enable": False}, pipe=0),
+        Write("modify", GEN_APPS, {"app_id": 0}, {}, "TesterIngress.generator.stopped"),
+        Write("modify", APP_CFG, {"app_id": 1}, {"app_enable": False}, pipe=1),
+        Write("modify", GEN_APPS, {"app_id": 1}, {}, "TesterIngress.generator.stopped"),
+    ]
+    target.start_trial({0: 20, 1: 20, 5: 20})
+    runs = [w for w in fake.writes_to(GEN_APPS) if w.action == "TesterIngress.generator.run"]
+    assert [w.op for w in runs] == ["modify", "modify"]
+
+
+def test_generated_sums_the_pipes() -> None:
+    fake = FakeBfrt()
+    target = running(fake)
+    field = "TesterIngress.generator.generated.f1"
+    fake.set_register("pipe.TesterIngress.generator.generated", 0, field, [1000, 0, 0, 0])
+    fake.set_register("pipe.TesterIngress.generator.generated", 1, field, [0, 250, 0, 0])
+    assert target.generated() == {0: 1000, 1: 250}
+
+
+def test_readout_takes_rx_state_from_the_rx_pipe_and_sums_counters() -> None:
+    fake = FakeBfrt()
+    target = running(fake)
+    target.start_trial({0: 1000, 1: 1000, 5: 500})
+    before = target.snapshot()
+
+    # Stream 0 comes back on 9/0 (pipe 1): its checker state is pipe 1's column; the
+    # other pipes hold another stream's leftovers that must not be used.
+    def reg(name: str, value: int, field: str = "f1") -> None:
+        register = CHK + name
+        fake.set_register(register, 0, f"{register[5:]}.{field}", [77, value, 88, 99])
+
+    reg("rx_seen", 1)
+    reg("rx_lost", 7)
+    reg("latency_min", 1500)
+    reg("latency_max", 3000)
+    reg("latency_sum.cells", 2_000_000, "lo")
+    reg("latency_sum.cells", 0, "hi")
+    reg("jitter_sum.cells", 98_900, "lo")
+    reg("jitter_sum.cells", 0, "hi")
+    fake.count("pipe.TesterEgress.generator.tx_stream", 0, 0, 1000, 60_000)
+    fake.count(CHK + "rx_stream", 0, 1, 990, 63_360)
+    fake.count(CHK + "rx_stream", 0, 3, 10, 640)  # counters are summed over pipes
+    fake.count(CHK + "rx_gap_events", 0, 1, 2)
+    fake.count(CHK + "rx_reordered", 0, 1, 1)
+    for cell, packets in ((0, 0), (1, 600), (2, 390), (31, 10)):
+        fake.count(CHK + "latency_hist", 0 * 32 + cell, 1, packets)
+    fake.count("pipe.TesterIngress.rx_kind", 1, 2, 3)  # foreign frames
+    after = target.snapshot()
+    stats = {s.stream_id: s for s in target.stream_stats(before, after)}
+    assert sorted(stats) == [0, 1, 5]
+    zero = stats[0]
+    assert zero == StreamStats(
+        stream_id=0, frame_size=64, tx_frames=1000, rx_frames=1000, rx_bytes=64_000,
+        gap_events=2, lost_in_gaps=7, reordered=1, duplicates=0,
+        latency=zero.latency, queue_depth=None)
+    latency = zero.latency
+    assert latency is not None
+    assert (latency.samples, latency.min_us, latency.max_us) == (1000, 1.5, 3.0)
+    assert latency.avg_us == pytest.approx(2.0)
+    assert latency.jitter_us == pytest.approx(98_900 / 999 / 1000)
+    assert latency.histogram == Histogram((0, 1, 2, 5), (0, 600, 390), 10)
+    assert stats[1].latency is None and stats[1].rx_frames == 0
+    assert after.cell("pipe.TesterIngress.rx_kind", 1).packets == 3
+
+
+def test_wide_sums_combine_hi_and_lo() -> None:
+    fake = FakeBfrt()
+    target = running(fake)
+    target.start_trial({0: 1, 1: 1, 5: 1})
+    before = target.snapshot()
+    sum_ns = 3 * U32 + 5
+    for name, value in (("lo", sum_ns % U32), ("hi", sum_ns >> 32)):
+        fake.set_register(CHK + "latency_sum.cells", 5,
+                          f"TesterIngress.checker.latency_sum.cells.{name}", [value] * 4)
+    fake.set_register(CHK + "rx_seen", 5, "TesterIngress.checker.rx_seen.f1", [1] * 4)
+    fake.set_register(CHK + "latency_max", 5, "TesterIngress.checker.latency_max.f1",
+                      [U32 - 1] * 4)
+    fake.count(CHK + "rx_stream", 5, 0, 4, 512)
+    stats = {s.stream_id: s for s in target.stream_stats(before, target.snapshot())}
+    latency = stats[5].latency
+    assert latency is not None
+    assert latency.avg_us == pytest.approx(sum_ns / 4 / 1000)
+
+
+def test_rx_lost_is_widened_across_wraps() -> None:
+    fake = FakeBfrt()
+    target = running(fake)
+    target.start_trial({0: 1, 1: 1, 5: 1})
+    field = "TesterIngress.checker.rx_lost.f1"
+    # Stream 5 comes back on 1/0, pipe 0.
+    for raw in (4_000_000_000, 100, 50_000):
+        fake.set_register(CHK + "rx_lost", 5, field, [raw, 0, 0, 0])
+        target.poll_lost()
+    before = target.snapshot()
+    stats = {s.stream_id: s for s in target.stream_stats(before, before)}
+    assert stats[5].lost_in_gaps == U32 + 50_000
+    target.start_trial({0: 1, 1: 1, 5: 1})  # a new trial starts from zero
+    fake.set_register(CHK + "rx_lost", 5, field, [3, 0, 0, 0])
+    stats = {s.stream_id: s for s in target.stream_stats(before, before)}
+    assert stats[5].lost_in_gaps == 3
+
+
+def test_readout_needs_bin_edges() -> None:
+    fake = FakeBfrt()
+    target = TofinoTarget(fake, STREAMS, FRONT)
+    target.prepare([0], [1])
+    target.set_templates({0: F60, 1: F60, 5: F60})
+    target.set_stream_rates({0: 1e6})
+    snap = target.snapshot()
+    with pytest.raises(RuntimeError, match=r"set_latency_bins\(\) and set_qdepth_bins\(\)"):
+        target.stream_stats(snap, snap)
+
+
+def test_clear_stream_rates_stops_their_application_and_groups() -> None:
+    fake = FakeBfrt()
+    target = running(fake)
+    target.start_trial({0: 1, 1: 1, 5: 1})
+    target.clear_stream_rates([5])
+    assert [a.app_id for a in target.apps] == [0]
+    assert [e.key["$MGID"] for e in fake.entries("$pre.mgid")] == [1]
+    assert fake.entries(APP_CFG, pipe=1)[0].data["app_enable"] is False
+    stopped = {e.key["app_id"]: e.action for e in fake.entries(GEN_APPS)}
+    assert stopped == {0: "TesterIngress.generator.run", 1: "TesterIngress.generator.stopped"}
+
+
+def test_new_rates_stop_the_old_applications_and_replace_groups() -> None:
+    fake = FakeBfrt()
+    target = running(fake)
+    target.start_trial({0: 1, 1: 1, 5: 1})
+    target.set_stream_rates({0: 3e6, 1: 3e6, 5: 3e6})  # same rate, two templates: two apps
+    assert [(a.app_id, a.stream_ids) for a in target.apps] == [(0, (0, 1)), (1, (5,))]
+    target.set_templates({5: F60})
+    target.set_stream_rates({0: 3e6, 1: 3e6, 5: 3e6})
+    assert [(a.app_id, a.pipe, a.stream_ids) for a in target.apps] == [(0, 0, (0, 1, 5))]
+    assert [e.key["$MGID"] for e in fake.entries("$pre.mgid")] == [1]
+    assert all(e.action == "TesterIngress.generator.stopped" for e in fake.entries(GEN_APPS))

@@ -1,0 +1,264 @@
+"""An in-memory BfRt switch for the Tofino driver's tests.
+
+It knows the tester program's objects and the SDE fixed tables by name, written out
+here from p4src/tna and the SDE's bf_rt_*_tf1.json rather than imported from the
+driver, so a misspelt name in names.py fails like it would on a switch. It answers as
+a server does: unknown tables, fields and actions are refused, adds of existing
+entries and changes of missing ones fail, the packet generator's tables are
+modify-only and check buffer alignment. Every write is logged in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from p4tester.p4rt import CounterValue
+from p4tester.targets.tofino.bfrt import (
+    BfrtError,
+    BfrtNotFoundError,
+    Data,
+    Key,
+    RegisterCell,
+    TableEntry,
+)
+
+PIPES = 4
+APP_FIELDS = ("app_enable", "pkt_len", "pkt_buffer_offset", "pipe_local_source_port",
+              "increment_source_port", "batch_count_cfg", "packets_per_batch_cfg", "ibg",
+              "ibg_jitter", "ipg", "ipg_jitter", "batch_counter", "pkt_counter",
+              "trigger_counter")
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    keys: tuple[str, ...]
+    # action -> its data fields; None -> data fields of an entry without an action.
+    actions: Mapping[str | None, tuple[str, ...]]
+    fixed: bool = False  # SDE fixed table: modify only, one copy per pipe
+
+
+BINS_KEYS = ("stream", "$MATCH_PRIORITY")
+TABLES: dict[str, TableSpec] = {
+    "pipe.TesterIngress.generator.gen_apps": TableSpec(("app_id",), {
+        "TesterIngress.generator.run": ("mcast_group", "packet_budget"),
+        "TesterIngress.generator.stopped": ()}),
+    "pipe.TesterIngress.foreign.foreign_traffic": TableSpec(("ingress_port", "$MATCH_PRIORITY"), {
+        "TesterIngress.foreign.drop_foreign": (),
+        "TesterIngress.foreign.punt_foreign": (),
+        "TesterIngress.foreign.forward_foreign": ("port",)}),
+    "pipe.TesterIngress.checker.bins.latency_bins": TableSpec((*BINS_KEYS, "latency"), {
+        "TesterIngress.checker.bins.set_latency_bin": ("bin",)}),
+    "pipe.TesterIngress.checker.bins.qdepth_bins": TableSpec((*BINS_KEYS, "qdepth"), {
+        "TesterIngress.checker.bins.set_qdepth_bin": ("bin",)}),
+    "$PORT": TableSpec(("$DEV_PORT",), {
+        None: ("$SPEED", "$FEC", "$PORT_ENABLE", "$AUTO_NEGOTIATION")}),
+    "$PORT_STR_INFO": TableSpec(("$PORT_NAME",), {None: ("$DEV_PORT",)}),
+    "$pre.node": TableSpec(("$MULTICAST_NODE_ID",), {
+        None: ("$MULTICAST_RID", "$MULTICAST_LAG_ID", "$DEV_PORT")}),
+    "$pre.mgid": TableSpec(("$MGID",), {
+        None: ("$MULTICAST_NODE_ID", "$MULTICAST_NODE_L1_XID_VALID", "$MULTICAST_NODE_L1_XID")}),
+    "tf1.pktgen.port_cfg": TableSpec(("dev_port",), {None: ("pktgen_enable",)}, fixed=True),
+    "tf1.pktgen.app_cfg": TableSpec(("app_id",), {
+        None: APP_FIELDS, "trigger_timer_periodic": ("timer_nanosec", *APP_FIELDS)}, fixed=True),
+    "tf1.pktgen.pkt_buffer": TableSpec(("pkt_buffer_offset", "pkt_buffer_size"),
+                                       {None: ("buffer",)}, fixed=True),
+}
+
+_CHECKER = "pipe.TesterIngress.checker."
+REGISTERS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "pipe.TesterIngress.generator.generated": (8, ("TesterIngress.generator.generated.f1",)),
+    "pipe.TesterEgress.generator.tx_next_seq": (1024, ("TesterEgress.generator.tx_next_seq.f1",)),
+    **{_CHECKER + r: (1024, (f"TesterIngress.checker.{r}.f1",))
+       for r in ("rx_next_expected", "rx_last_seq", "rx_seen", "rx_lost", "latency_min",
+                 "latency_max", "last_latency")},
+    **{_CHECKER + f"{r}.cells": (1024, (f"TesterIngress.checker.{r}.cells.lo",
+                                        f"TesterIngress.checker.{r}.cells.hi"))
+       for r in ("latency_sum", "jitter_sum")},
+}
+COUNTERS: dict[str, int] = {
+    "pipe.TesterIngress.rx_kind": 5,
+    "pipe.TesterEgress.generator.tx_stream": 1024,
+    **{_CHECKER + c: 1024 for c in ("rx_stream", "rx_gap_events", "rx_reordered",
+                                    "rx_duplicate")},
+    **{_CHECKER + c: 1024 * 32 for c in ("latency_hist", "qdepth_hist")},
+}
+
+
+def front_panel_dev_port(connector: int) -> int:
+    """A 32-port, 4-pipe layout: connectors 1-8 in pipe 0, 9-16 in pipe 1, ..."""
+    pipe, slot = divmod(connector - 1, 8)
+    return pipe * 128 + slot * 8
+
+
+@dataclass(frozen=True)
+class Write:
+    op: str  # add | modify | delete | clear | register
+    table: str
+    key: Mapping[str, Any]
+    data: Mapping[str, Any] = field(default_factory=dict)
+    action: str | None = None
+    pipe: int | None = None
+
+
+def _frozen(key: Key) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted(key.items()))
+
+
+class FakeBfrt:
+    """BfrtClient in memory; `writes` logs every change in order."""
+
+    def __init__(self, connectors: Iterable[int] = range(1, 33)) -> None:
+        self.writes: list[Write] = []
+        self.tables: dict[tuple[str, int | None], dict[Any, TableEntry]] = {}
+        self.registers: dict[str, dict[int, dict[str, list[int]]]] = {r: {} for r in REGISTERS}
+        self.counters: dict[str, dict[int, list[CounterValue]]] = {c: {} for c in COUNTERS}
+        for n in connectors:
+            self._rows("$PORT_STR_INFO", None)[_frozen({"$PORT_NAME": f"{n}/0"})] = TableEntry(
+                {"$PORT_NAME": f"{n}/0"}, {"$DEV_PORT": front_panel_dev_port(n)})
+
+    # ---- test helpers --------------------------------------------------------------
+    def entries(self, table: str, pipe: int | None = None) -> list[TableEntry]:
+        return list(self._rows(table, pipe).values())
+
+    def set_register(self, register: str, index: int, field_name: str,
+                     per_pipe: Iterable[int]) -> None:
+        self.registers[register].setdefault(index, {})[field_name] = list(per_pipe)
+
+    def count(self, counter: str, index: int, pipe: int, packets: int, nbytes: int = 0) -> None:
+        cells = self.counters[counter].setdefault(index, [CounterValue(0, 0)] * PIPES)
+        old = cells[pipe]
+        cells[pipe] = CounterValue(old.packets + packets, old.bytes + nbytes)
+
+    def writes_to(self, table: str) -> list[Write]:
+        return [w for w in self.writes if w.table == table]
+
+    # ---- BfrtClient ----------------------------------------------------------------
+    def add_entry(self, table: str, key: Key, data: Data, *, action: str | None = None,
+                  pipe: int | None = None) -> None:
+        spec = self._check(table, key, data, action)
+        if spec.fixed:
+            raise BfrtError(f"{table} is a fixed table: entries can only be modified")
+        rows = self._rows(table, None)
+        if _frozen(key) in rows:
+            raise BfrtError(f"{table}: entry {dict(key)} already exists")
+        rows[_frozen(key)] = TableEntry(dict(key), dict(data), action)
+        self.writes.append(Write("add", table, dict(key), dict(data), action, pipe))
+
+    def modify_entry(self, table: str, key: Key, data: Data, *, action: str | None = None,
+                     pipe: int | None = None) -> None:
+        spec = self._check(table, key, data, action)
+        self._check_pktgen(table, key, data)
+        pipes = ([pipe] if pipe is not None else list(range(PIPES))) if spec.fixed else [None]
+        for p in pipes:
+            rows = self._rows(table, p)
+            old = rows.get(_frozen(key))
+            if old is None and not spec.fixed:
+                raise BfrtNotFoundError(f"{table}: no entry {dict(key)} to modify")
+            merged = {**(old.data if old else {}), **data} if spec.fixed else dict(data)
+            rows[_frozen(key)] = TableEntry(dict(key), merged,
+                                             action or (old.action if old else None))
+        self.writes.append(Write("modify", table, dict(key), dict(data), action, pipe))
+
+    def delete_entry(self, table: str, key: Key, *, pipe: int | None = None) -> None:
+        self._check_key(table, key)
+        if self._rows(table, None).pop(_frozen(key), None) is None:
+            raise BfrtNotFoundError(f"{table}: no entry {dict(key)} to delete")
+        self.writes.append(Write("delete", table, dict(key), pipe=pipe))
+
+    def read_entry(self, table: str, key: Key, *, pipe: int | None = None) -> TableEntry:
+        spec = self._check_key(table, key)
+        found = self._rows(table, pipe if spec.fixed else None).get(_frozen(key))
+        if found is None:
+            raise BfrtNotFoundError(f"{table}: no entry {dict(key)}")
+        return found
+
+    def read_entries(self, table: str, *, pipe: int | None = None) -> list[TableEntry]:
+        spec = self._spec(table)
+        return list(self._rows(table, (pipe or 0) if spec.fixed else None).values())
+
+    def clear_table(self, table: str, *, pipe: int | None = None) -> None:
+        self._spec(table)
+        self._rows(table, None).clear()
+        self.writes.append(Write("clear", table, {}, pipe=pipe))
+
+    def read_registers(self, register: str, indices: Iterable[int]) -> dict[int, RegisterCell]:
+        size, fields = self._register(register)
+        cells: dict[int, RegisterCell] = {}
+        for index in indices:
+            self._index(register, index, size)
+            stored = self.registers[register].get(index, {})
+            cells[index] = {f: tuple(stored.get(f, [0] * PIPES)) for f in fields}
+        return cells
+
+    def write_registers(self, register: str, cells: Mapping[int, Mapping[str, int]]) -> None:
+        size, fields = self._register(register)
+        for index, values in cells.items():
+            self._index(register, index, size)
+            for name, value in values.items():
+                if name not in fields:
+                    raise BfrtError(f"{register} has no data field {name!r}; it has {fields}")
+                self.set_register(register, index, name, [value] * PIPES)
+            self.writes.append(Write("register", register, {"$REGISTER_INDEX": index},
+                                     dict(values)))
+
+    def read_counters(self, counter: str,
+                      indices: Iterable[int]) -> dict[int, tuple[CounterValue, ...]]:
+        if counter not in COUNTERS:
+            raise BfrtError(f"no counter named {counter!r}")
+        cells = {}
+        for index in indices:
+            self._index(counter, index, COUNTERS[counter])
+            cells[index] = tuple(self.counters[counter].get(index, [CounterValue(0, 0)] * PIPES))
+        return cells
+
+    # ---- what a server checks ------------------------------------------------------
+    def _spec(self, table: str) -> TableSpec:
+        if table not in TABLES:
+            raise BfrtError(f"no table named {table!r}")
+        return TABLES[table]
+
+    def _rows(self, table: str, pipe: int | None) -> dict[Any, TableEntry]:
+        return self.tables.setdefault((table, pipe), {})
+
+    def _check_key(self, table: str, key: Key) -> TableSpec:
+        spec = self._spec(table)
+        if set(key) != set(spec.keys):
+            raise BfrtError(f"{table}: key fields {sorted(key)}, expected {sorted(spec.keys)}")
+        return spec
+
+    def _check(self, table: str, key: Key, data: Data, action: str | None) -> TableSpec:
+        spec = self._check_key(table, key)
+        if action not in spec.actions:
+            raise BfrtError(f"{table}: no action {action!r}")
+        unknown = set(data) - set(spec.actions[action])
+        if unknown:
+            raise BfrtError(f"{table}: unknown data fields {sorted(unknown)} for {action!r}")
+        return spec
+
+    @staticmethod
+    def _check_pktgen(table: str, key: Key, data: Data) -> None:
+        """What pipe_mgr checks of buffer offsets and sizes (16-B aligned, 16 KiB)."""
+        offset = key.get("pkt_buffer_offset", data.get("pkt_buffer_offset", 0))
+        assert isinstance(offset, int)
+        if offset % 16:
+            raise BfrtError(f"{table}: pkt_buffer_offset {offset} is not 16-B aligned")
+        if table == "tf1.pktgen.pkt_buffer":
+            size = key["pkt_buffer_size"]
+            assert isinstance(size, int)
+            if offset + size > 16 * 1024 or len(bytes(data["buffer"])) != size:  # type: ignore[arg-type]
+                raise BfrtError(f"{table}: bad offset/size {offset}/{size}")
+        if table == "tf1.pktgen.app_cfg" and not 0 <= int(str(key["app_id"])) < 8:
+            raise BfrtError(f"{table}: app_id {key['app_id']} outside 0..7")
+
+    @staticmethod
+    def _register(register: str) -> tuple[int, tuple[str, ...]]:
+        if register not in REGISTERS:
+            raise BfrtError(f"no register named {register!r}")
+        return REGISTERS[register]
+
+    @staticmethod
+    def _index(name: str, index: int, size: int) -> None:
+        if not 0 <= index < size:
+            raise BfrtError(f"{name}: index {index} outside 0..{size - 1}")
