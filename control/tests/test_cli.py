@@ -96,3 +96,24 @@ def test_existing_results_need_resume(tmp_path: Path, capsys: pytest.CaptureFixt
                  "--load", "10%", "--total", "2"])
     assert code == exit_codes.BAD_INPUT
     assert "pass --resume to continue that run" in capsys.readouterr().err
+
+
+TOFINO_TOPOLOGY = REPO / "topologies/tofino-32x100g.yaml"
+TOFINO_PROFILE = REPO / "topologies/profiles/tofino-32x100g.yaml"
+
+
+def test_tofino_experiment_without_the_sde_says_what_to_install(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tofino topology selects the BfRt driver; here bfrt_grpc is absent."""
+    code = main(["throughput", "-t", str(TOFINO_TOPOLOGY), "-p", str(TOFINO_PROFILE),
+                 "-o", str(tmp_path / "tp")])
+    assert code == exit_codes.SWITCH_UNAVAILABLE
+    err = capsys.readouterr().err
+    assert err.startswith("p4tester: the Tofino target needs the SDE's bfrt_grpc Python package")
+
+
+def test_stats_on_tofino_is_refused_with_the_alternative(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["stats", "-t", str(TOFINO_TOPOLOGY), "-p", str(TOFINO_PROFILE)])
+    assert code == exit_codes.BAD_INPUT
+    assert "stats reads BMv2 counters; on tofino run an experiment" in capsys.readouterr().err

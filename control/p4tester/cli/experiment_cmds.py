@@ -16,6 +16,7 @@ from typing import Any
 from p4tester.cli import exit_codes
 from p4tester.cli.output import emit, fail
 from p4tester.cli.run_output import open_log, to_jsonable, write_outputs
+from p4tester.cli.trial_runners import open_trial_runner
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
@@ -44,7 +45,6 @@ from p4tester.results.tables import throughput_table, trials_table
 from p4tester.search.goals import SearchGoal
 from p4tester.streams.rates import Rate, RateError
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
-from p4tester.tester.session import SwitchTrialRunner, TesterSession
 
 Body = Callable[[argparse.Namespace, Topology, Profile, Recorder, Path], Any]
 
@@ -347,8 +347,8 @@ def _handler(name: str, body: Body) -> Callable[[argparse.Namespace, Topology, P
         output: Path = args.output
         check_loads(args, topology, profile)
         log = open_log(output, name, profile.source, topology.source, args.resume)
-        with TesterSession(topology, profile, push_pipeline=args.push_pipeline) as session:
-            recorder = Recorder(ProgressRunner(SwitchTrialRunner(session)), log)
+        with open_trial_runner(topology, profile, push_pipeline=args.push_pipeline) as runner:
+            recorder = Recorder(ProgressRunner(runner), log)
             try:
                 result, text = body(args, topology, profile, recorder, output)
             except ExperimentError as exc:

@@ -21,6 +21,8 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, load_profile
 from p4tester.config.topology import Topology, load_topology
 from p4tester.p4rt import ArbitrationError, PipelineMismatchError, SwitchUnreachableError
+from p4tester.targets.tofino.bfrt import BfrtError
+from p4tester.targets.tofino.sde_client import SdeNotFoundError
 
 Handler = Callable[[argparse.Namespace, Topology, Profile], int]
 
@@ -82,6 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             if args.count < 1 or args.interval <= 0:
                 raise ConfigError("--count must be >= 1 and --interval > 0")
+            if topology.switch.target != "bmv2":
+                raise ConfigError(f"stats reads BMv2 counters; on {topology.switch.target} run "
+                                  "an experiment (soak gives interval statistics)")
             with TesterSession(topology, profile, push_pipeline=args.push_pipeline) as session:
                 watch(session, args.interval, args.count, as_json)
             return exit_codes.OK
@@ -91,6 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail(str(exc), as_json)
         return exit_codes.BAD_INPUT
     except (SwitchUnreachableError, ArbitrationError, PipelineMismatchError) as exc:
+        fail(str(exc), as_json)
+        return exit_codes.SWITCH_UNAVAILABLE
+    except (SdeNotFoundError, BfrtError) as exc:
+        # Tofino: the SDE's client is missing, or the BfRt server failed the driver.
         fail(str(exc), as_json)
         return exit_codes.SWITCH_UNAVAILABLE
     except KeyboardInterrupt:
