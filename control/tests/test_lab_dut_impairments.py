@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +60,9 @@ def test_entities_per_ingress_port_and_duplicate_groups_per_egress_port() -> Non
 def test_no_groups_without_duplication() -> None:
     entities = impairment_entities(DUT_SCHEMA, DutImpairments(drop_every=5), {1: 2})
     assert len(entities) == 1
+
+
+def test_duplicate_group_base_matches_the_dut_program() -> None:
+    source = (Path(__file__).resolve().parents[2] / "p4src/dut/impairments.p4").read_text()
+    (value,) = re.findall(r"const bit<16> DUP_GROUP_BASE = (\d+);", source)
+    assert int(value) == DUP_GROUP_BASE
