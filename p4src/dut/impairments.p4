@@ -6,10 +6,12 @@
  *   else duplicated       when duplicate_every divides n  (0 = never, for each),
  *   else delayed by delay_us, when that is set (netem delay without jitter).
  * Only tester frames are impaired and counted: whatever else a lab link carries
- * (the kernel's IPv6 chatter) passes untouched. A held frame circulates through the recirculation path until the port's next
- * frame has gone out before it, so the two leave swapped (a bounded number of
- * passes: with no later frame it leaves anyway). A duplicate is a second copy
- * right behind the first (multicast group DUP_GROUP_BASE + egress port). */
+ * (the kernel's IPv6 chatter) passes untouched. A held frame circulates through
+ * the recirculation path until the port's next frame has gone out before it, so
+ * the two leave swapped; a delayed frame circulates until its release time. Both
+ * loops are bounded in passes: at the bound the frame leaves anyway. A duplicate
+ * is a second copy right behind the first (multicast group DUP_GROUP_BASE +
+ * egress port). */
 #ifndef TESTER_DUT_IMPAIRMENTS_P4
 #define TESTER_DUT_IMPAIRMENTS_P4
 
@@ -30,7 +32,7 @@ const bit<32> IMPAIRED_DROPPED     = 0;
 const bit<32> IMPAIRED_DUPLICATED  = 1;
 const bit<32> IMPAIRED_HELD        = 2;
 const bit<32> IMPAIRED_OVERTAKEN   = 3;  /* held frames released after a later one left */
-const bit<32> IMPAIRED_TIMED_OUT   = 4;  /* held frames released by MAX_HOLD_PASSES */
+const bit<32> IMPAIRED_TIMED_OUT   = 4;  /* circulating frames released by their bound */
 const bit<32> IMPAIRED_DELAYED     = 5;
 const bit<32> IMPAIRED_DELAY_PASSES = 6;  /* loop passes of delayed frames: the delay's
                                              granularity is D x delayed / passes */
@@ -98,31 +100,29 @@ control Impairments(inout hold_metadata_t hold, inout standard_metadata_t smeta)
     apply {
         bit<32> port = (bit<32>) smeta.ingress_port;
         if (smeta.instance_type == PKT_INSTANCE_TYPE_RECIRC) {
-            if (hold.kind == HOLD_DELAY) {
-                /* Out at the first pass after the release time (late by at most one
-                 * pass), or when the pass bound runs out. */
-                if (hold.due) {
-                    smeta.egress_spec = hold.out_port;
-                } else if (hold.passes == MAX_DELAY_PASSES) {
-                    dut_impaired.count(IMPAIRED_TIMED_OUT);
-                    smeta.egress_spec = hold.out_port;
-                } else {
-                    dut_impaired.count(IMPAIRED_DELAY_PASSES);
-                    hold.passes = hold.passes + 1;
-                    smeta.egress_spec = HOLD_PORT;
+            /* A circulating frame: a held one is out once a later frame of its port
+             * has gone ahead, a delayed one at the first pass after its release
+             * time (late by at most one pass); either at its pass bound. */
+            bool ready = hold.due;
+            bit<16> bound = MAX_DELAY_PASSES;
+            if (hold.kind == HOLD_REORDER) {
+                bit<32> now_passed;
+                passed.read(now_passed, (bit<32>) hold.in_port);
+                ready = now_passed != hold.epoch;
+                bound = MAX_HOLD_PASSES;
+                if (ready) {
+                    dut_impaired.count(IMPAIRED_OVERTAKEN);
                 }
-                return;
             }
-            /* A held frame: out once a later frame of its port has gone ahead. */
-            bit<32> now_passed;
-            passed.read(now_passed, (bit<32>) hold.in_port);
-            if (now_passed != hold.epoch) {
-                dut_impaired.count(IMPAIRED_OVERTAKEN);
+            if (ready) {
                 smeta.egress_spec = hold.out_port;
-            } else if (hold.passes >= MAX_HOLD_PASSES) {
+            } else if (hold.passes >= bound) {
                 dut_impaired.count(IMPAIRED_TIMED_OUT);
                 smeta.egress_spec = hold.out_port;
             } else {
+                if (hold.kind == HOLD_DELAY) {
+                    dut_impaired.count(IMPAIRED_DELAY_PASSES);
+                }
                 hold.passes = hold.passes + 1;
                 smeta.egress_spec = HOLD_PORT;
             }
@@ -155,6 +155,7 @@ control Impairments(inout hold_metadata_t hold, inout standard_metadata_t smeta)
             passed.read(hold.epoch, port);
             hold.kind = HOLD_REORDER;
             hold.passes = 0;
+            hold.due = false;
             hold.out_port = smeta.egress_spec;
             hold.in_port = smeta.ingress_port;
             smeta.egress_spec = HOLD_PORT;

@@ -20,7 +20,8 @@ const port_t CPU_PORT = TNA_CPU_PORT;
 /* Tofino 1: each pipe's packet generator enters ingress on port 68 of that pipe
  * (68, 196, 324, 452): the low 7 bits of the ingress port tell a generated packet. */
 const bit<7> PKTGEN_PORT_IN_PIPE = 68;
-/* Packet-generator applications (Tofino 1: 8): one generator stream each. */
+/* Packet-generator applications (Tofino 1: 8): one rate and template each,
+ * fanned out to its streams by multicast. */
 #define PKTGEN_APPS 8
 
 /* Ingress -> egress: what ingress decided, so that egress need not guess. */
