@@ -158,3 +158,26 @@ class MalformedDoesNotDisturbAStream(CheckerTest):
         self.send_frames([good[0], bad[0], good[1], bad[1], good[2]])
         self.assert_stream_figures(8, received=3, next_expected=3, lost=0, gap_events=0,
                                    reordered=0, duplicates=0)
+
+
+class PortCountersSeeEveryFrame(CheckerTest):
+    """rx_port counts every frame from a front-panel port, whatever its kind, before
+    classification; tx_port every frame leaving one (here foreign frames forwarded
+    from port B to port C). The controller's self-check compares both with the
+    interfaces' kernel counters."""
+
+    def runTest(self) -> None:
+        self.tester.set_foreign_policy(
+            ForeignPolicy("forward", ingress_port=self.rx_port, forward_port=PORT_C))
+        foreign = Ether() / IP() / UDP(dport=53) / Raw(bytes(30))
+        self.send_seqs(6, range(3))
+        self.send_frames([foreign, foreign])
+        self.send_frames([self.tester_frame(TesterHeader(stream_id=6, seq=3, signature=0x503455))])
+        self.assertEqual(len(self.receive_frames(PORT_C, 2)), 2)
+        rx = self.tester.read_counter(names.RX_PORT)
+        self.assertEqual({port: cell.packets for port, cell in rx.items() if cell.packets},
+                         {self.rx_port: 6})
+        tx = self.tester.read_counter(names.TX_PORT)
+        self.assertEqual({port: cell.packets for port, cell in tx.items() if cell.packets},
+                         {PORT_C: 2})
+        self.assertEqual(tx[PORT_C].bytes, 2 * len(foreign))

@@ -16,7 +16,7 @@ from p4tester.dataplane.headers import TesterHeader
 from p4tester.lab.dut_impairments import DutImpairments, impairment_entities
 from p4tester.p4rt import Exact, build_table_entry
 
-from tester_base import PORT_A, PORT_B, TesterBaseTest
+from tester_base import PORT_A, PORT_B, PORT_C, TesterBaseTest
 
 SATURATED = 0xFFFF
 
@@ -138,3 +138,21 @@ class DelaysEveryFrame(ImpairmentTest):
         impaired = self.impaired()
         self.assertEqual(impaired[:6], [0, 0, 0, 0, 0, 3])
         self.assertGreater(impaired[6], 3)  # each frame went round the loop more than once
+
+
+class CountsFramesInAndOutPerPort(DutTest):
+    """dut_rx_port counts every frame the DUT received, forwarded or not; dut_tx_port
+    every frame it sent: the lab's check that the DUT was not starved of CPU."""
+
+    def runTest(self) -> None:
+        tester = self.tester_frame(TesterHeader(stream_id=2, seq=0))
+        tu.send_packet(self, PORT_A, tester)
+        tu.send_packet(self, PORT_A, tester)
+        tu.send_packet(self, PORT_C, tester)  # no forwarding entry: dropped
+        self.assertEqual(len(self.receive_frames(PORT_B, 2)), 2)
+        self.assert_no_more_frames(PORT_B)
+        rx = self.client.read_counter(self.schema, names.DUT_RX_PORT)
+        tx = self.client.read_counter(self.schema, names.DUT_TX_PORT)
+        self.assertEqual({p: c.packets for p, c in rx.items() if c.packets},
+                         {PORT_A: 2, PORT_C: 1})
+        self.assertEqual({p: c.packets for p, c in tx.items() if c.packets}, {PORT_B: 2})

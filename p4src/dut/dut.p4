@@ -32,6 +32,12 @@ parser DutParser(packet_in pkt, out headers_t hdr, inout dut_metadata_t meta,
 
 control DutIngress(inout headers_t hdr, inout dut_metadata_t meta,
                    inout standard_metadata_t smeta) {
+    /* Every frame the DUT received from a port (index: port), before anything
+     * else: the lab compares it with the kernel's rx_packets of the DUT's
+     * interface, to tell a DUT starved of CPU from the DUT it was configured to
+     * be (issue 10). */
+    counter(DUT_PORTS, CounterType.packets_and_bytes) dut_rx_port;
+
     Impairments() impairments;
 
     action forward(port_t port) {
@@ -55,6 +61,7 @@ control DutIngress(inout headers_t hdr, inout dut_metadata_t meta,
          * tester frame on its way through. */
         bool impair = smeta.instance_type == PKT_INSTANCE_TYPE_RECIRC;
         if (!impair) {
+            dut_rx_port.count((bit<32>) smeta.ingress_port);
             impair = port_forward.apply().hit && is_stream_template(hdr);
         }
         if (impair) {
@@ -65,6 +72,10 @@ control DutIngress(inout headers_t hdr, inout dut_metadata_t meta,
 
 control DutEgress(inout headers_t hdr, inout dut_metadata_t meta,
                   inout standard_metadata_t smeta) {
+    /* Every frame that left the DUT's queue by a port (index: port): frames in
+     * minus frames out is what the queue and the impairments dropped. */
+    counter(DUT_PORTS, CounterType.packets_and_bytes) dut_tx_port;
+
     DutQueueStamp() queue_stamp;
     HoldLoop() hold_loop;
 
@@ -72,6 +83,7 @@ control DutEgress(inout headers_t hdr, inout dut_metadata_t meta,
         if (smeta.egress_port == HOLD_PORT) {
             hold_loop.apply(meta.hold, smeta);
         } else {
+            dut_tx_port.count((bit<32>) smeta.egress_port);
             queue_stamp.apply(hdr, (bit<32>) smeta.enq_qdepth, smeta.deq_timedelta);
             meta.local.stamped_tx = hdr.tester.isValid();
         }

@@ -14,6 +14,8 @@ const port_t CPU_PORT = 510;
  * PACER_PORT_BASE + s: the controller sets that queue's rate (pps) over thrift.
  * These ports have no interface: what leaves their queue is recirculated. */
 const port_t PACER_PORT_BASE = 256;
+/* Front-panel ports are 0 .. PACER_PORT_BASE - 1: one per-port counter cell each. */
+#define FRONT_PANEL_PORTS 256
 const port_t PACER_PORT_LAST = PACER_PORT_BASE + MAX_STREAMS - 1;
 
 /* standard_metadata.instance_type of a recirculated packet in simple_switch. */

@@ -17,6 +17,11 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
                       inout standard_metadata_t smeta) {
     /* Frames by RX_KIND_* (index); bytes without FCS. */
     counter(RX_KIND_COUNT, CounterType.packets_and_bytes) rx_kind;
+    /* Every frame the program received from a front-panel port (index: port),
+     * before classification. The controller compares it with the kernel's
+     * rx_packets of the port's interface: a frame the interface delivered but
+     * this counter never saw was dropped inside the tester (issue 10). */
+    counter(FRONT_PANEL_PORTS, CounterType.packets_and_bytes) rx_port;
 
     RxClassifier() classifier;
     GeneratorIngress() generator;
@@ -47,6 +52,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
             }
         } else if (smeta.instance_type != PKT_INSTANCE_TYPE_RECIRC) {
             run_generator = false;
+            rx_port.count((bit<32>) smeta.ingress_port);
             classifier.apply(hdr, meta.frame, smeta.parser_error == error.NoError, meta.rx_kind);
             rx_kind.count((bit<32>) meta.rx_kind);
             if (meta.rx_kind == RX_KIND_STREAM) {
@@ -70,10 +76,18 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
 
 control TesterEgress(inout headers_t hdr, inout local_metadata_t meta,
                      inout standard_metadata_t smeta) {
+    /* Every frame that leaves by a front-panel port (index: port): stream frames,
+     * forwarded foreign frames. The controller compares it with the kernel's
+     * tx_packets of the port's interface (issue 10). */
+    counter(FRONT_PANEL_PORTS, CounterType.packets_and_bytes) tx_port;
+
     GeneratorEgress() generator;
 
     apply {
         generator.apply(hdr, meta, smeta);
+        if (smeta.egress_port < PACER_PORT_BASE) {
+            tx_port.count((bit<32>) smeta.egress_port);
+        }
         if (smeta.egress_port == CPU_PORT) {
             hdr.packet_in.setValid();
             hdr.packet_in.ingress_port = (bit<16>) smeta.ingress_port;

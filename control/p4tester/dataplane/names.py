@@ -29,6 +29,10 @@ RX_DUPLICATE: Final = "TesterIngress.checker.rx_duplicate"
 LATENCY_HIST: Final = "TesterIngress.checker.latency_hist"
 QDEPTH_HIST: Final = "TesterIngress.checker.qdepth_hist"
 TX_STREAM: Final = "TesterEgress.generator.tx_stream"
+# Per front-panel port (index: port number): what the program received / sent there,
+# for the per-trial self-check against the interfaces' own counters.
+RX_PORT: Final = "TesterIngress.rx_port"
+TX_PORT: Final = "TesterEgress.tx_port"
 
 ALL_COUNTERS: Final = (
     RX_KIND,
@@ -39,6 +43,8 @@ ALL_COUNTERS: Final = (
     LATENCY_HIST,
     QDEPTH_HIST,
     TX_STREAM,
+    RX_PORT,
+    TX_PORT,
 )
 
 # Reference DUT program
@@ -47,3 +53,5 @@ DUT_FORWARD: Final = "DutIngress.forward"
 DUT_IMPAIRMENTS: Final = "DutIngress.impairments.impairments"
 DUT_IMPAIR: Final = "DutIngress.impairments.impair"
 DUT_IMPAIRED: Final = "DutIngress.impairments.dut_impaired"
+DUT_RX_PORT: Final = "DutIngress.dut_rx_port"
+DUT_TX_PORT: Final = "DutEgress.dut_tx_port"
