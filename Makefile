@@ -6,13 +6,16 @@ VENV     ?= .venv
 PYTHON   := $(VENV)/bin/python
 BUILD    := p4src/build
 
-.PHONY: help setup build build-tna p4info-check test unit ptf e2e demo lint bench bench-search bench-dataplane lab-up lab-down clean
+.PHONY: help setup setup-tofino build build-tna p4info-check test unit ptf e2e demo lint bench bench-search bench-dataplane lab-up lab-down clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
-setup:  ## install Debian and Python dependencies (venv in .venv); P4 toolchain: see README
+setup:  ## Debian and Python dependencies (.venv), and the P4 toolchain (P4_TOOLCHAIN_DIR=archives, else a source build)
 	bash scripts/setup.sh $(VENV)
+
+setup-tofino:  ## bf-p4c, p4c's Tofino backend, under /opt/p4tofino (archives or a ~100 min source build)
+	bash scripts/install-p4-toolchain.sh tofino
 
 build:  ## compile p4src into the committed BMv2 JSON and P4Info (needs p4c)
 	bash scripts/p4-compile.sh $(BUILD)
@@ -23,7 +26,8 @@ build-tna:  ## type-check the Tofino program (p4test + TNA files); compile it wh
 p4info-check:  ## recompile and fail if the committed build outputs are stale
 	bash scripts/p4info-check.sh
 
-test: p4info-check build-tna ptf e2e unit  ## everything that can run here: unit, build freshness, Tofino type-check, PTF and end-to-end on BMv2
+test:  ## every suite: build freshness, Tofino compile, PTF and end-to-end on BMv2, unit; a summary line each
+	bash scripts/run-tests.sh $(VENV)
 
 unit:  ## unit tests of the controller (no switch needed)
 	$(PYTHON) -m pytest -q control/tests

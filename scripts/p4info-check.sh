@@ -5,9 +5,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 source scripts/p4-programs.sh
+source scripts/toolchain/require.sh
 if ! command -v p4c-bm2-ss >/dev/null 2>&1; then
-  echo "p4info-check SKIPPED: p4c-bm2-ss is not installed (README, 'P4 toolchain')"
-  exit 0
+  skip_or_fail p4info-check "p4c-bm2-ss is not installed"
 fi
 fresh=$(mktemp -d)
 trap 'rm -rf "$fresh"' EXIT

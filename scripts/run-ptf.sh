@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Runs the PTF suite on BMv2: veth pairs, a simple_switch_grpc, ptf; cleans up
-# whatever happens. Skips, saying so in one line, when the toolchain is absent.
+# whatever happens. Skips, saying so in one line, when the toolchain is absent (fails under CI=true).
 set -euo pipefail
 venv=${1:-.venv}
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 
+source scripts/toolchain/require.sh
 if ! command -v p4c-bm2-ss >/dev/null 2>&1 || ! command -v simple_switch_grpc >/dev/null 2>&1; then
-  echo "PTF suite SKIPPED: p4c-bm2-ss and simple_switch_grpc are not installed (README, 'P4 toolchain')"
-  exit 0
+  skip_or_fail "PTF suite" "p4c-bm2-ss and simple_switch_grpc are not installed"
 fi
 if [ "$(id -u)" -ne 0 ]; then
   echo "ptf: needs root (veth pairs, raw sockets); run: sudo make ptf" >&2
@@ -39,6 +39,15 @@ set -e
 ran=$(sed -nE 's/^Ran ([0-9]+) tests?.*/\1/p' "$rundir/ptf.out" | tail -n1)
 failed=$({ grep -oE '(failures|errors)=[0-9]+' "$rundir/ptf.out" || true; } | awk -F= '{n += $2} END {print n + 0}')
 ran=${ran:-0}; failed=${failed:-0}
-echo "ptf: $((ran - failed)) passed, $failed failed"
-if [ "$ran" -eq 0 ]; then echo "ptf: no test ran" >&2; exit 1; fi
+if [ "$ran" -eq 0 ] || [ "$status" -ne 0 ]; then
+  # PTF writes its own errors (an interface it could not open, a crashed dataplane thread)
+  # to its log, not to the terminal: show them, and what the switch said.
+  echo "ptf: exit status $status after $ran test(s); the end of $rundir/ptf.log:" >&2
+  tail -n 30 "$rundir/ptf.log" >&2 || true
+  echo "ptf: the switch's output ($rundir/tester.out):" >&2
+  tail -n 10 "$rundir/tester.out" >&2 || true
+fi
+if [ "$ran" -eq 0 ]; then failed=$((failed + 1)); fi
+echo "ptf: $((ran - failed < 0 ? 0 : ran - failed)) passed, $failed failed"
+if [ "$ran" -eq 0 ]; then exit 1; fi
 exit "$status"

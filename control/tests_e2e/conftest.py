@@ -1,5 +1,7 @@
 """End-to-end tests on BMv2 labs: they need p4c/BMv2 and root, and skip (saying
-so once) without them. Each test brings its lab up and always takes it down."""
+so once) without them; under CI=true (or REQUIRE_P4_TOOLCHAIN=1) a missing
+prerequisite fails the suite instead, because CI must run everything. Each test
+brings its lab up and always takes it down."""
 
 from __future__ import annotations
 
@@ -29,10 +31,16 @@ def missing_prerequisite() -> str | None:
     return None
 
 
+def toolchain_required() -> bool:
+    return os.environ.get("CI") == "true" or os.environ.get("REQUIRE_P4_TOOLCHAIN") == "1"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     reason = missing_prerequisite()
     if reason is None:
         return
+    if toolchain_required():
+        pytest.exit(f"E2E suite FAILED: {reason}; CI=true requires it (make setup)", returncode=1)
     print(f"\nE2E suite SKIPPED: {reason}")
     for item in items:
         item.add_marker(pytest.mark.skip(reason=reason))
