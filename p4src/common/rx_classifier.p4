@@ -11,9 +11,12 @@ control RxClassifier(in headers_t hdr, in frame_metadata_t frame, in bool parsed
         if (!frame.tester_port_seen) {
             rx_kind = RX_KIND_FOREIGN;
         } else if (!parsed_whole || !hdr.tester.isValid()
-                   || hdr.udp.length < MIN_TESTER_UDP_LENGTH) {
+                   || (hdr.udp.length[15:8] == 0
+                       && hdr.udp.length[7:0] < (bit<8>) MIN_TESTER_UDP_LENGTH)) {
             /* Either the frame ended inside the tester header, or Ethernet
-             * padding hides the cut and only the UDP length tells. */
+             * padding hides the cut and only the UDP length tells. The length
+             * test is "< MIN_TESTER_UDP_LENGTH" split at 8 bits (the minimum is
+             * below 256): a Tofino branch compares at most 12 bits by range. */
             rx_kind = RX_KIND_TRUNCATED;
         } else if (hdr.tester.signature != TESTER_SIGNATURE) {
             rx_kind = RX_KIND_BAD_SIGNATURE;

@@ -1,9 +1,12 @@
 /* Generator on Tofino: the packet generator's timer applications emit the stream
  * templates; the controller sets each application's period and batch size for the
- * requested rate. Ingress counts each application's packets against the trial's
- * budget and multicasts them (group MCAST_GROUP_BASE + app) to the TX ports: one
- * replica per stream, whose replication id is the stream id. Egress stamps the
- * stream id, sequence number and TX timestamp into the copies that leave. */
+ * requested rate. An application runs in the generators of several pipes at once,
+ * each making its share of the rate, so that no pipe's ingress carries much more
+ * than what it receives. Ingress counts each (pipe, application)'s packets against
+ * its share of the trial's budget and multicasts them (group MCAST_GROUP_BASE + app)
+ * to the TX ports of all pipes: one replica per stream, whose replication id is the
+ * stream id. Egress stamps the stream id, sequence number and TX timestamp into
+ * each copy as it leaves, so copies made in different pipes share one sequence. */
 #ifndef TESTER_TNA_GENERATOR_P4
 #define TESTER_TNA_GENERATOR_P4
 
@@ -14,7 +17,8 @@ control GeneratorIngress(inout tna_headers_t hdr, inout ingress_intrinsic_metada
     bit<32> budget = 0;
     bool running = false;
 
-    /* Packets made this trial per application; the controller zeroes it. */
+    /* Packets made this trial per application, in each pipe (the register is per
+     * pipe); the controller zeroes it. */
     Register<bit<32>, bit<32>>(PKTGEN_APPS, 0) generated;
     /* One access decides and counts: 1 while the budget lasts, 0 after. */
     RegisterAction<bit<32>, bit<32>, bit<8>>(generated) take_from_budget = {
@@ -37,13 +41,16 @@ control GeneratorIngress(inout tna_headers_t hdr, inout ingress_intrinsic_metada
         running = false;
     }
 
-    /* Controller writes: application -> run(group, budget) to start; stopped()
-     * (or no entry) drops the application's packets. */
+    /* Controller writes: (pipe, application) -> run(group, that pipe's share of the
+     * budget) to start; stopped() (or no entry) drops the application's packets. */
     table gen_apps {
-        key = { hdr.pktgen.app_id : exact @name("app_id"); }
+        key = {
+            hdr.pktgen.pipe_id : exact @name("pipe_id");
+            hdr.pktgen.app_id  : exact @name("app_id");
+        }
         actions = { run; stopped; }
         default_action = stopped();
-        size = PKTGEN_APPS;
+        size = PKTGEN_PIPES * PKTGEN_APPS;
     }
 
     apply {
@@ -63,7 +70,7 @@ control GeneratorIngress(inout tna_headers_t hdr, inout ingress_intrinsic_metada
     }
 }
 
-control GeneratorEgress(inout tna_headers_t hdr, inout local_metadata_t meta,
+control GeneratorEgress(inout tna_headers_t hdr, inout tna_metadata_t meta,
                         in egress_intrinsic_metadata_t eg_intr_md,
                         in egress_intrinsic_metadata_from_parser_t eg_prsr_md) {
     Register<seq_t, bit<32>>(MAX_STREAMS, 0) tx_next_seq;
@@ -83,9 +90,14 @@ control GeneratorEgress(inout tna_headers_t hdr, inout local_metadata_t meta,
             hdr.frame.tester.seq = take_seq.execute(stream);
             hdr.frame.tester.tx_ts = eg_prsr_md.global_tstamp[31:0];
             tx_stream.count(stream);
-            meta.stamped_tx = true;
+            meta.local.stamped_tx = true;
             if (hdr.frame.ipv4.isValid()) {
                 hdr.frame.udp.checksum = 0;
+            } else {
+                /* The template's checksum covers the stamped fields as zeros (the
+                 * controller sends stream id, seq and tx_ts 0): its complement is the
+                 * sum of everything else, to which the deparser adds the stamps. */
+                meta.udp_residual = ~hdr.frame.udp.checksum;
             }
         }
     }

@@ -11,7 +11,8 @@ parser TesterIngressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadat
     FrameParser() frame_parser;
 
     state start {
-        meta = {{{false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false}, 0};
+        meta.local = {{false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false};
+        meta.udp_residual = 0;
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
         transition select(ig_intr_md.ingress_port[6:0]) {
@@ -47,25 +48,13 @@ control TesterIngressDeparser(packet_out pkt, inout tna_headers_t hdr, in tna_me
 parser TesterEgressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadata_t meta,
                           out egress_intrinsic_metadata_t eg_intr_md) {
     FrameParser() frame_parser;
-    Checksum() udp_checksum;
 
     state start {
-        meta = {{{false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false}, 0};
+        meta.local = {{false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false};
+        meta.udp_residual = 0;
         pkt.extract(eg_intr_md);
         pkt.extract(hdr.bridge);
         frame_parser.apply(pkt, hdr.frame, meta.local.frame);
-        transition select(hdr.frame.tester.isValid()) {
-            true: udp_residual;
-            default: accept;
-        }
-    }
-
-    /* The residual of the UDP checksum without the fields egress stamps: the
-     * deparser adds them back (IPv6 forbids a zero UDP checksum). */
-    state udp_residual {
-        udp_checksum.subtract({hdr.frame.udp.checksum, hdr.frame.tester.stream_id,
-                               hdr.frame.tester.seq, hdr.frame.tester.tx_ts});
-        udp_checksum.subtract_all_and_deposit(meta.udp_residual);
         transition accept;
     }
 }

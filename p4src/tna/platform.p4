@@ -10,19 +10,32 @@
 
 typedef bit<9> port_t;
 
-/* The PCIe CPU port of a 4-pipe Tofino 1 (2-pipe parts: 192). Override with
- * -DTNA_CPU_PORT=... for another part. */
+/* A histogram cell: stream (low STREAM_BITS bits) ++ bin. */
+#define STREAM_BITS 10
+typedef bit<(STREAM_BITS + HIST_CELLS_LOG2)> hist_cell_t;
+
+#if __TARGET_TOFINO__ == 2
+/* Tofino 2: the PCIe CPU port is 0; each pipe's packet generator enters ingress on
+ * port 6 of that pipe (ASSUMED from the SDE's Tofino 2 pktgen defaults: check on
+ * hardware); 16 applications per pipe. */
+#ifndef TNA_CPU_PORT
+#define TNA_CPU_PORT 0
+#endif
+const bit<7> PKTGEN_PORT_IN_PIPE = 6;
+#define PKTGEN_APPS 16
+#else
+/* Tofino 1: the PCIe CPU port of a 4-pipe part is 320 (2-pipe parts: 192, override
+ * with -DTNA_CPU_PORT=192); each pipe's packet generator enters ingress on port 68
+ * of that pipe (68, 196, 324, 452); 8 applications per pipe. */
 #ifndef TNA_CPU_PORT
 #define TNA_CPU_PORT 320
 #endif
-const port_t CPU_PORT = TNA_CPU_PORT;
-
-/* Tofino 1: each pipe's packet generator enters ingress on port 68 of that pipe
- * (68, 196, 324, 452): the low 7 bits of the ingress port tell a generated packet. */
 const bit<7> PKTGEN_PORT_IN_PIPE = 68;
-/* Packet-generator applications (Tofino 1: 8): one rate and template each,
- * fanned out to its streams by multicast. */
 #define PKTGEN_APPS 8
+#endif
+const port_t CPU_PORT = TNA_CPU_PORT;
+/* Pipes whose generators may run an application (pipe_id is 2 bits). */
+#define PKTGEN_PIPES 4
 
 /* Ingress -> egress: what ingress decided, so that egress need not guess. */
 const bit<8> ROLE_NONE      = 0;
@@ -46,8 +59,32 @@ struct tna_headers_t {
     headers_t             frame;
 }
 
+/* The checker's values between stages (checker.p4 says why not locals). */
+struct checker_metadata_t {
+    bit<32>     stream;             /* register and counter index */
+    seq_t       ahead;              /* seq - next expected, modulo 2^32 */
+    bit<8>      repeat;             /* 1: seq == the previous frame's seq */
+    bool        have_previous;      /* not the stream's first frame of the trial */
+    bool        is_repeat;          /* have_previous and repeat */
+    bit<8>      verdict;            /* SEQ_* */
+    seq_t       gap;
+    seq_t       new_next_expected;  /* unused: advance_next_expected updates it */
+    timestamp_t latency;
+    timestamp_t latency_headroom;   /* ~latency, for the 64-bit sum's carry */
+    timestamp_t latency_change;     /* latency - the stream's previous latency */
+    timestamp_t ipdv_abs;
+    timestamp_t ipdv_headroom;      /* ~ipdv_abs */
+    bool        dut_stamped;
+    hist_bin_t  latency_bin;
+    hist_bin_t  qdepth_bin;
+    hist_cell_t latency_cell;
+    hist_cell_t qdepth_cell;
+}
+
 struct tna_metadata_t {
-    local_metadata_t local;
+    local_metadata_t   local;
+    bool               parsed_whole;  /* ingress: the parser reported no error */
+    checker_metadata_t checker;
     bit<16>          udp_residual;  /* egress: UDP checksum without the stamped fields */
 }
 

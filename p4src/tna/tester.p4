@@ -34,12 +34,17 @@ control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
         if (hdr.pktgen.isValid()) {
             generator.apply(hdr, ig_dprsr_md, ig_tm_md);
         } else {
-            classifier.apply(hdr.frame, meta.local.frame, ig_prsr_md.parser_err == 0,
+            /* A branch sets the bool: the classifier's condition then fits a gateway. */
+            meta.parsed_whole = false;
+            if (ig_prsr_md.parser_err == 0) {
+                meta.parsed_whole = true;
+            }
+            classifier.apply(hdr.frame, meta.local.frame, meta.parsed_whole,
                              meta.local.rx_kind);
             rx_kind.count((bit<32>) meta.local.rx_kind);
             if (meta.local.rx_kind == RX_KIND_STREAM) {
                 /* MAC timestamp: taken as the frame arrived, before any queue. */
-                checker.apply(hdr.frame, ig_intr_md.ingress_mac_tstamp[31:0]);
+                checker.apply(hdr.frame, ig_intr_md.ingress_mac_tstamp[31:0], meta.checker);
                 ig_dprsr_md.drop_ctl = 1;
             } else if (meta.local.rx_kind == RX_KIND_FOREIGN) {
                 foreign.apply(hdr, ig_intr_md.ingress_port, ig_dprsr_md, ig_tm_md);
@@ -58,7 +63,7 @@ control TesterEgress(inout tna_headers_t hdr, inout tna_metadata_t meta,
     GeneratorEgress() generator;
 
     apply {
-        generator.apply(hdr, meta.local, eg_intr_md, eg_prsr_md);
+        generator.apply(hdr, meta, eg_intr_md, eg_prsr_md);
         if (hdr.bridge.role == ROLE_PUNTED) {
             hdr.frame.packet_in.setValid();
             hdr.frame.packet_in.reason = PUNT_REASON_FOREIGN;
