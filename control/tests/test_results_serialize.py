@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
 from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
 from p4tester.results.serialize import (
     SCHEMA_VERSION,
@@ -60,6 +61,12 @@ def full_trial() -> TrialResult:
         valid=False,
         error="switch read failed: 'UNAVAILABLE'",
         labels=(("buffer_pct", "40"), ("dut", "bmv2 \u00e9")),
+        self_check=SelfCheck((
+            PortCheck(1, "p4lt1", 0, 1000, 0, 0, 0, 1000),
+            PortCheck(2, "p4lt2", 992, 0, 0, 0, 818, 0),
+        )),
+        dut_check=SelfCheck((PortCheck(1, "p4ld1", 1000, 0, 0, 0, 1000, 0),)),
+        host_load=HostLoad(load_1m=3.25, cpus=2, steal_fraction=None),
     )
 
 
@@ -92,9 +99,30 @@ def test_non_finite_floats_are_strict_json_strings() -> None:
 def test_dict_shape() -> None:
     data = as_json(full_trial())
     assert next(iter(data)) == "schema_version"
-    assert data["schema_version"] == SCHEMA_VERSION == 1
+    assert data["schema_version"] == SCHEMA_VERSION == 2
     assert data["labels"] == [["buffer_pct", "40"], ["dut", "bmv2 \u00e9"]]
     assert data["streams"][1]["latency"] is None
+    # The verdict and drop totals are written for readers of the file.
+    assert {k: v for k, v in data["self_check"].items() if k != "ports"} == {
+        "ok": False, "rx_dropped": 174, "tx_dropped": 0}
+    assert data["self_check"]["ports"][1] == {
+        "port": 2, "interface": "p4lt2", "interface_rx": 992, "interface_tx": 0,
+        "interface_rx_dropped": 0, "interface_tx_dropped": 0, "program_rx": 818,
+        "program_tx": 0}
+    assert data["host_load"] == {"load_1m": 3.25, "cpus": 2, "steal_fraction": None}
+
+
+def test_version_1_records_load_without_checks() -> None:
+    """Logs written before the self-check (issue 10) still resume and report."""
+    data = _mutated(("schema_version",), 1)
+    for key in ("self_check", "dut_check", "host_load"):
+        del data[key]
+    loaded = trial_from_dict(data)
+    assert loaded == dataclasses.replace(full_trial(), self_check=None, dut_check=None,
+                                         host_load=None)
+    data["self_check"] = None
+    with pytest.raises(SerializeError, match=r"^trial: unknown self_check \(schema version 1"):
+        trial_from_dict(data)
 
 
 def test_every_model_field_is_written() -> None:
@@ -125,9 +153,9 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
 
 def test_unknown_version_is_rejected() -> None:
     with pytest.raises(SerializeError) as caught:
-        trial_from_dict(_mutated(("schema_version",), 2))
+        trial_from_dict(_mutated(("schema_version",), 3))
     assert str(caught.value) == (
-        "trial: unknown schema version 2; this p4tester reads version 1 "
+        "trial: unknown schema version 3; this p4tester reads versions 1, 2 "
         "(written by a newer p4tester: upgrade p4tester to read it)"
     )
     with pytest.raises(SerializeError, match=r"unknown schema version '1'"):
@@ -158,7 +186,7 @@ def test_errors_name_the_exact_place() -> None:
 
 def test_unknown_and_missing_keys_are_rejected() -> None:
     data = _mutated(("colour",), "blue")
-    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 1 has"):
+    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 2 has"):
         trial_from_dict(data)
     data = _mutated(("streams", 0, "latency"), {"samples": 1})
     with pytest.raises(SerializeError, match=r"latency: missing min_us, max_us"):

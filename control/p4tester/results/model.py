@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, TRIAL_ERROR, HostLoad, SelfCheck
+
 
 @dataclass(frozen=True, slots=True)
 class Histogram:
@@ -75,7 +77,9 @@ class TrialResult:
     """One trial: streams at one offered load for one duration, drained and read.
 
     `valid` is False when the trial could not be completed (switch died, read
-    failed): `error` says why, and searches must not use its figures.
+    failed), or when a side could not vouch for it (the tester or a lab DUT dropped
+    frames itself, see results.checks): `error` says why, `invalid_reason` which of
+    these it was, and searches must not use its figures.
     """
 
     experiment: str
@@ -93,6 +97,31 @@ class TrialResult:
     rx_foreign: int = 0
     # Experiment parameters of this trial, e.g. (("buffer_pct", "40"),).
     labels: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    # The tester ports' counters against the program's (None: not available, e.g. a
+    # target without interface counters, or a simulated runner).
+    self_check: SelfCheck | None = None
+    # The same of a lab DUT sharing the host (None: no such DUT).
+    dut_check: SelfCheck | None = None
+    host_load: HostLoad | None = None
+
+    @property
+    def tester_limited(self) -> bool:
+        return self.self_check is not None and not self.self_check.ok
+
+    @property
+    def dut_limited(self) -> bool:
+        return self.dut_check is not None and not self.dut_check.ok
+
+    @property
+    def invalid_reason(self) -> str | None:
+        """None for a valid trial, else TESTER_LIMITED, DUT_LIMITED or TRIAL_ERROR."""
+        if self.valid:
+            return None
+        if self.tester_limited:
+            return TESTER_LIMITED
+        if self.dut_limited:
+            return DUT_LIMITED
+        return TRIAL_ERROR
 
     @property
     def tx_frames(self) -> int:

@@ -7,7 +7,8 @@ every key and type and names the exact place of a problem, e.g.
 `trial.streams[2].latency.min_us: expected a number, got 'x'`.
 
 Bump SCHEMA_VERSION when a field changes meaning or is added/removed; the loader
-refuses other versions rather than guess.
+refuses other versions rather than guess. Version 1 records (before the self-check,
+issue 10) still load: their trials have no self_check, dut_check or host_load.
 """
 
 from __future__ import annotations
@@ -15,9 +16,38 @@ from __future__ import annotations
 import math
 from typing import Final, TypeAlias
 
+from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
 from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+# Versions the loader reads; what a version lacks is None in the TrialResult.
+READABLE_VERSIONS: Final = (1, 2)
+_V1_KEYS: Final = (
+    "schema_version",
+    "experiment",
+    "trial_index",
+    "offered_fraction",
+    "offered_pps",
+    "duration_s",
+    "frame_size",
+    "streams",
+    "started_at",
+    "valid",
+    "error",
+    "rx_foreign",
+    "labels",
+)
+_V2_KEYS: Final = (*_V1_KEYS, "self_check", "dut_check", "host_load")
+_PORT_CHECK_KEYS: Final = (
+    "port",
+    "interface",
+    "interface_rx",
+    "interface_tx",
+    "interface_rx_dropped",
+    "interface_tx_dropped",
+    "program_rx",
+    "program_tx",
+)
 VERSION_KEY: Final = "schema_version"
 
 JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
@@ -86,6 +116,34 @@ def _stream_out(stream: StreamStats) -> JsonObject:
     }
 
 
+def _self_check_out(check: SelfCheck | None) -> JsonObject | None:
+    if check is None:
+        return None
+    ports: list[JsonValue] = [
+        {
+            "port": p.port,
+            "interface": p.interface,
+            "interface_rx": p.interface_rx,
+            "interface_tx": p.interface_tx,
+            "interface_rx_dropped": p.interface_rx_dropped,
+            "interface_tx_dropped": p.interface_tx_dropped,
+            "program_rx": p.program_rx,
+            "program_tx": p.program_tx,
+        }
+        for p in check.ports
+    ]
+    # The verdict and drop figures are derived, written for readers of the file (jq).
+    return {"ok": check.ok, "rx_dropped": check.rx_dropped, "tx_dropped": check.tx_dropped,
+            "ports": ports}
+
+
+def _host_load_out(load: HostLoad | None) -> JsonObject | None:
+    if load is None:
+        return None
+    return {"load_1m": _float_out(load.load_1m), "cpus": load.cpus,
+            "steal_fraction": _opt_float_out(load.steal_fraction)}
+
+
 def trial_to_dict(trial: TrialResult) -> JsonObject:
     """A JSON-compatible dict of the trial, with VERSION_KEY first."""
     return {
@@ -102,6 +160,9 @@ def trial_to_dict(trial: TrialResult) -> JsonObject:
         "error": trial.error,
         "rx_foreign": trial.rx_foreign,
         "labels": [[key, value] for key, value in trial.labels],
+        "self_check": _self_check_out(trial.self_check),
+        "dut_check": _self_check_out(trial.dut_check),
+        "host_load": _host_load_out(trial.host_load),
     }
 
 
@@ -113,12 +174,13 @@ class _Fields:
 
     __slots__ = ("_data", "_where")
 
-    def __init__(self, value: object, where: str, keys: tuple[str, ...]) -> None:
+    def __init__(self, value: object, where: str, keys: tuple[str, ...],
+                 version: int = SCHEMA_VERSION) -> None:
         if not isinstance(value, dict):
             raise SerializeError(f"{where}: expected an object, got {_show(value)}")
         missing = [key for key in keys if key not in value]
         unknown = sorted(str(key) for key in value if key not in keys)
-        problems = []
+        problems: list[str] = []
         if missing:
             problems.append(f"missing {', '.join(missing)}")
         if unknown:
@@ -126,7 +188,7 @@ class _Fields:
         if problems:
             raise SerializeError(
                 f"{where}: {'; '.join(problems)} "
-                f"(schema version {SCHEMA_VERSION} has exactly: {', '.join(keys)})"
+                f"(schema version {version} has exactly: {', '.join(keys)})"
             )
         self._data: dict[str, object] = value
         self._where = where
@@ -164,6 +226,10 @@ class _Fields:
 
     def items(self, key: str) -> list[object]:
         return _list(self._data[key], self.path(key))
+
+    def get(self, key: str) -> object:
+        """The value of a key this version may lack (None then)."""
+        return self._data.get(key)
 
 
 def _show(value: object) -> str:
@@ -274,6 +340,34 @@ def _stream_in(value: object, where: str) -> StreamStats:
     )
 
 
+def _self_check_in(value: object, where: str) -> SelfCheck | None:
+    if value is None:
+        return None
+    fields = _Fields(value, where, ("ok", "rx_dropped", "tx_dropped", "ports"))
+    ports = []
+    for i, item in enumerate(fields.items("ports")):
+        port = _Fields(item, f"{where}.ports[{i}]", _PORT_CHECK_KEYS)
+        ports.append(PortCheck(
+            port=port.integer("port"),
+            interface=port.text("interface"),
+            interface_rx=port.integer("interface_rx"),
+            interface_tx=port.integer("interface_tx"),
+            interface_rx_dropped=port.integer("interface_rx_dropped"),
+            interface_tx_dropped=port.integer("interface_tx_dropped"),
+            program_rx=port.integer("program_rx"),
+            program_tx=port.integer("program_tx"),
+        ))
+    return SelfCheck(tuple(ports))
+
+
+def _host_load_in(value: object, where: str) -> HostLoad | None:
+    if value is None:
+        return None
+    fields = _Fields(value, where, ("load_1m", "cpus", "steal_fraction"))
+    return HostLoad(load_1m=fields.number("load_1m"), cpus=fields.integer("cpus"),
+                    steal_fraction=fields.opt_number("steal_fraction"))
+
+
 def _label_in(value: object, where: str) -> tuple[str, str]:
     pair = _list(value, where)
     if len(pair) != 2 or not all(isinstance(part, str) for part in pair):
@@ -292,7 +386,7 @@ def check_schema_version(data: object, where: str = "trial") -> None:
             f"{where}: no {VERSION_KEY!r} key: this is not a p4tester trial record"
         )
     version = data[VERSION_KEY]
-    if isinstance(version, bool) or version != SCHEMA_VERSION:
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
         newer = isinstance(version, int) and version > SCHEMA_VERSION
         hint = (
             "written by a newer p4tester: upgrade p4tester to read it"
@@ -301,32 +395,16 @@ def check_schema_version(data: object, where: str = "trial") -> None:
         )
         raise SerializeError(
             f"{where}: unknown schema version {_show(version)}; this p4tester reads "
-            f"version {SCHEMA_VERSION} ({hint})"
+            f"versions {', '.join(map(str, READABLE_VERSIONS))} ({hint})"
         )
 
 
 def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
     """The TrialResult that trial_to_dict wrote; SerializeError names what is wrong."""
     check_schema_version(data, where)
-    fields = _Fields(
-        data,
-        where,
-        (
-            VERSION_KEY,
-            "experiment",
-            "trial_index",
-            "offered_fraction",
-            "offered_pps",
-            "duration_s",
-            "frame_size",
-            "streams",
-            "started_at",
-            "valid",
-            "error",
-            "rx_foreign",
-            "labels",
-        ),
-    )
+    assert isinstance(data, dict)  # checked above
+    version = data[VERSION_KEY]
+    fields = _Fields(data, where, _V1_KEYS if version == 1 else _V2_KEYS, version)
     streams = fields.items("streams")
     labels = fields.items("labels")
     return TrialResult(
@@ -344,4 +422,7 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
         error=fields.opt_text("error"),
         rx_foreign=fields.integer("rx_foreign"),
         labels=tuple(_label_in(value, f"{where}.labels[{i}]") for i, value in enumerate(labels)),
+        self_check=_self_check_in(fields.get("self_check"), fields.path("self_check")),
+        dut_check=_self_check_in(fields.get("dut_check"), fields.path("dut_check")),
+        host_load=_host_load_in(fields.get("host_load"), fields.path("host_load")),
     )

@@ -4,11 +4,17 @@ A trial (SwitchTrialRunner.run_trial): snapshot the counters, clear each stream'
 registers in-band, set the stream rates, arm the budgets, seed the pacing loops,
 wait until every budget is sent (bounded), stop, let the DUT drain, snapshot
 again and read each stream's registers. Figures are differences of snapshots.
+
+Around the snapshots the tester ports' own counters are read (self-check, issue 10):
+a frame a port delivered that the program never saw, or one the program sent that
+the port did not, was lost inside the tester; such a trial is invalid
+("tester-limited") and its loss is never the DUT's.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from p4tester.config.profile import Profile, StreamConfig
@@ -17,7 +23,9 @@ from p4tester.dataplane import names
 from p4tester.dataplane.constants import EPOCHS, RX_KIND_FOREIGN
 from p4tester.dataplane.program import TesterDataplane, seeds_for_rate
 from p4tester.experiments.runner import TrialSpec
+from p4tester.lab.runner import tester_iface
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
+from p4tester.results.checks import TESTER_LIMITED, SelfCheck
 from p4tester.results.latency import latency_stats
 from p4tester.results.model import Histogram, StreamStats, TrialResult
 from p4tester.streams.frame_sizes import FCS_BYTES
@@ -26,6 +34,13 @@ from p4tester.streams.template import FrameSpec, build_template
 from p4tester.targets.base import TargetDriver
 from p4tester.targets.bmv2 import Bmv2Target
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
+from p4tester.tester.host_load import host_load, read_cpu_times
+from p4tester.tester.port_counters import (
+    InterfaceCounters,
+    KernelInterfaceCounters,
+    PortCounterSource,
+)
+from p4tester.tester.selfcheck import ProgramPortCounts, build_self_check
 from p4tester.tester.snapshot import (
     CounterSnapshot,
     bytes_between,
@@ -40,6 +55,11 @@ POLL_S = 0.1
 # declared stuck (the switch or its CPU busy elsewhere).
 SEND_SLACK = 1.5
 SEND_GRACE_S = 5.0
+# Frames a port delivered just before the drain ended may still wait in BMv2's input
+# queue: the self-check re-reads this many times, this far apart, before it calls
+# them dropped.
+SETTLE_READS = 3
+SETTLE_S = 0.2
 
 
 class TrialFailed(RuntimeError):
@@ -116,10 +136,17 @@ class TesterSession:
 
 
 class SwitchTrialRunner:
-    """TrialRunner on a real tester switch."""
+    """TrialRunner on a real tester switch.
 
-    def __init__(self, session: TesterSession) -> None:
+    `ports`: where the tester ports' own counters come from; by default a BMv2
+    lab's interfaces (tester port N is p4lt<N>). Ports without such counters give
+    trials without a self-check.
+    """
+
+    def __init__(self, session: TesterSession, ports: PortCounterSource | None = None) -> None:
         self.session = session
+        self.ports = ports or KernelInterfaceCounters(tester_iface)
+        self.port_numbers = tuple(p.number for p in session.topology.ports)
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         session = self.session
@@ -127,7 +154,9 @@ class SwitchTrialRunner:
         plans = plan_streams(session.profile, session.topology, spec)
         epoch = spec.trial_index % EPOCHS
         started = time.time()
+        cpu_before = read_cpu_times()
         before = CounterSnapshot.take(dataplane)
+        ports_before = self.ports.read(self.port_numbers)  # after the program: see selfcheck
         for plan in plans:
             dataplane.clear_stream(plan.stream.id)
         session.target.set_stream_rates({p.stream.id: p.rate_pps for p in plans})
@@ -143,9 +172,10 @@ class SwitchTrialRunner:
             for plan in plans:
                 dataplane.stop_stream(plan.stream.id)
         time.sleep(session.profile.trial.drain_s)
-        after = CounterSnapshot.take(dataplane)
+        after, check = self._settled_snapshot(before, ports_before)
         streams = tuple(self._stream_stats(plan, plan.stream.size_in(spec.frame_size), before,
                                            after) for plan in plans)
+        limited = check is not None and not check.ok
         return TrialResult(
             experiment=spec.experiment,
             trial_index=spec.trial_index,
@@ -157,7 +187,31 @@ class SwitchTrialRunner:
             started_at=started,
             rx_foreign=packets_between(before, after, names.RX_KIND, RX_KIND_FOREIGN),
             labels=spec.labels,
+            valid=not limited,
+            error=f"{TESTER_LIMITED}: {check.describe()}" if limited and check else None,
+            self_check=check,
+            host_load=host_load(cpu_before, read_cpu_times()),
         )
+
+    def _settled_snapshot(self, before: CounterSnapshot,
+                          ports_before: Mapping[int, InterfaceCounters] | None,
+                          ) -> tuple[CounterSnapshot, SelfCheck | None]:
+        """The trial's closing snapshot and self-check; re-read (bounded) while frames
+        the ports counted may still be on their way through the switch."""
+        dataplane = self.session.dataplane
+        for attempt in range(SETTLE_READS + 1):
+            if attempt:
+                time.sleep(SETTLE_S)
+            ports_after = self.ports.read(self.port_numbers)  # before the program: see selfcheck
+            after = CounterSnapshot.take(dataplane)
+            if ports_before is None or ports_after is None:
+                return after, None
+            check = build_self_check(
+                {n: self.ports.interface(n) for n in self.port_numbers}, ports_before,
+                ports_after, _program_ports(before), _program_ports(after))
+            if check.ok:
+                break
+        return after, check
 
     def _wait_until_sent(self, plans: tuple[StreamPlan, ...]) -> None:
         longest = max(p.budget / p.rate_pps for p in plans)
@@ -205,6 +259,13 @@ class SwitchTrialRunner:
             latency=latency,
             queue_depth=queue if queue.total else None,
         )
+
+
+def _program_ports(snapshot: CounterSnapshot) -> ProgramPortCounts:
+    return ProgramPortCounts(
+        rx={port: cell.packets for port, cell in snapshot.cells[names.RX_PORT].items()},
+        tx={port: cell.packets for port, cell in snapshot.cells[names.TX_PORT].items()},
+    )
 
 
 def _frame_spec(stream: StreamConfig, frame_size: int, epoch: int) -> FrameSpec:

@@ -1,0 +1,155 @@
+"""Self-check arithmetic (issue 10): interface counters against the program's, with
+counter wrap, frames in flight at the trial's edges and foreign frames, exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p4tester.results.checks import (
+    DUT_LIMITED,
+    TESTER_LIMITED,
+    TRIAL_ERROR,
+    HostLoad,
+    PortCheck,
+    SelfCheck,
+)
+from p4tester.results.model import TrialResult
+from p4tester.tester.host_load import CpuTimes, host_load, parse_cpu_times, steal_fraction
+from p4tester.tester.port_counters import (
+    InterfaceCounters,
+    KernelInterfaceCounters,
+    counter_delta,
+)
+from p4tester.tester.selfcheck import ProgramPortCounts, build_self_check
+
+TOP = 1 << 64
+
+
+def test_counter_delta_plain_and_wrapped() -> None:
+    assert counter_delta(100, 7284) == 7184
+    assert counter_delta(5, 5) == 0
+    # Wrapped once: 3 counts up to 2^64 - 1, then 0..4 (5 more).
+    assert counter_delta(TOP - 3, 4) == 7
+    assert counter_delta(2**32 - 2, 3, bits=32) == 5
+
+
+def ifc(rx: int = 0, tx: int = 0, rx_dropped: int = 0, tx_dropped: int = 0) -> InterfaceCounters:
+    return InterfaceCounters(rx, tx, rx_dropped, tx_dropped)
+
+
+NAMES = {1: "p4lt1", 2: "p4lt2"}
+
+
+def test_loopback_trial_with_receive_drops() -> None:
+    """The issue's loopback trial: port 1 sent 7184, port 2's interface delivered all
+    7184, the program saw 7010 of them (174 lost inside the tester)."""
+    check = build_self_check(
+        NAMES,
+        {1: ifc(rx=3, tx=1000), 2: ifc(rx=1000, tx=3)},
+        {1: ifc(rx=3, tx=8184), 2: ifc(rx=8184, tx=3)},
+        ProgramPortCounts(rx={2: 997}, tx={1: 1000}),
+        ProgramPortCounts(rx={2: 8007}, tx={1: 8184}),
+    )
+    assert check.ports == (
+        PortCheck(1, "p4lt1", 0, 7184, 0, 0, 0, 7184),
+        PortCheck(2, "p4lt2", 7184, 0, 0, 0, 7010, 0),
+    )
+    assert (check.ok, check.rx_dropped, check.tx_dropped) == (False, 174, 0)
+    assert check.port(2).rx_dropped == 174
+    assert check.describe() == (
+        "port 2: 174 of 7184 frames p4lt2 received never reached the program")
+
+
+def test_wrapped_counters_on_both_sides() -> None:
+    check = build_self_check(
+        {2: "p4lt2"}, {2: ifc(rx=TOP - 10)}, {2: ifc(rx=90)},
+        ProgramPortCounts(rx={2: TOP - 4}, tx={}), ProgramPortCounts(rx={2: 94}, tx={}))
+    assert check.port(2) == PortCheck(2, "p4lt2", 100, 0, 0, 0, 98, 0)
+    assert check.rx_dropped == 2
+
+
+def test_frames_in_flight_at_the_edges_never_look_dropped() -> None:
+    """Program read before the interfaces at the start: a frame arriving in between
+    is in the program's difference only (it saw 1 more than the interface's delta);
+    likewise foreign frames after the closing interface read. Neither is a drop."""
+    check = build_self_check(
+        NAMES,
+        {1: ifc(tx=50), 2: ifc(rx=51)},
+        {1: ifc(tx=150), 2: ifc(rx=151)},
+        ProgramPortCounts(rx={2: 50}, tx={1: 50}),
+        ProgramPortCounts(rx={2: 152}, tx={1: 150}),
+    )
+    assert check.port(2).program_rx == 102
+    assert check.port(2).interface_rx == 100
+    assert (check.ok, check.rx_dropped) == (True, 0)
+    assert check.describe() == "ok"
+
+
+def test_send_side_drop_and_interface_drops() -> None:
+    """The program sent 500 out of port 1, the veth passed on 480 (20 in tx_dropped);
+    port 2's interface dropped 3 itself and delivered the rest to the program."""
+    check = build_self_check(
+        NAMES, {1: ifc(), 2: ifc()},
+        {1: ifc(tx=480, tx_dropped=20), 2: ifc(rx=477, rx_dropped=3)},
+        ProgramPortCounts(rx={}, tx={}), ProgramPortCounts(rx={2: 477}, tx={1: 500}))
+    assert (check.port(1).tx_dropped, check.port(1).rx_dropped) == (20, 0)
+    assert (check.port(2).tx_dropped, check.port(2).rx_dropped) == (0, 3)
+    assert check.describe() == (
+        "port 1: 20 of 500 frames the program sent were not sent by p4lt1; "
+        "port 2: 3 of 480 frames p4lt2 received never reached the program")
+
+
+def test_ports_not_in_the_program_counters_count_from_zero() -> None:
+    check = build_self_check({3: "p4lt3"}, {3: ifc()}, {3: ifc(rx=2)},
+                             ProgramPortCounts({}, {}), ProgramPortCounts({}, {}))
+    assert check.port(3).rx_dropped == 2
+    with pytest.raises(KeyError, match="no self-check of port 4; checked: 3"):
+        check.port(4)
+
+
+def test_kernel_counters_from_sysfs(tmp_path: Path) -> None:
+    stats = tmp_path / "p4lt2" / "statistics"
+    stats.mkdir(parents=True)
+    for name, value in (("rx_packets", 7184), ("tx_packets", 2), ("rx_dropped", 1),
+                        ("tx_dropped", 0)):
+        (stats / name).write_text(f"{value}\n")
+    source = KernelInterfaceCounters(lambda port: f"p4lt{port}", root=tmp_path)
+    assert source.interface(2) == "p4lt2"
+    assert source.read((2,)) == {2: InterfaceCounters(7184, 2, 1, 0)}
+    # A port without an interface on this host: no self-check at all.
+    assert source.read((2, 9)) is None
+
+
+def test_trial_invalid_reason() -> None:
+    bad = SelfCheck((PortCheck(2, "p4lt2", 10, 0, 0, 0, 9, 0),))
+    good = SelfCheck((PortCheck(2, "p4lt2", 10, 0, 0, 0, 10, 0),))
+    base = TrialResult("x", 0, 0.5, 100.0, 1.0, 64)
+    assert base.invalid_reason is None
+    assert TrialResult("x", 0, 0.5, 100.0, 1.0, 64, valid=False, self_check=bad,
+                       dut_check=bad).invalid_reason == TESTER_LIMITED
+    assert TrialResult("x", 0, 0.5, 100.0, 1.0, 64, valid=False, self_check=good,
+                       dut_check=bad).invalid_reason == DUT_LIMITED
+    assert TrialResult("x", 0, 0.5, 100.0, 1.0, 64, valid=False, self_check=good,
+                       error="boom").invalid_reason == TRIAL_ERROR
+
+
+STAT = """cpu  1000 20 300 5000 10 0 5 40 0 0
+cpu0 500 10 150 2500 5 0 2 20 0 0
+intr 1234
+"""
+
+
+def test_cpu_times_and_steal() -> None:
+    assert parse_cpu_times(STAT) == CpuTimes(total=6375, steal=40)
+    assert parse_cpu_times("cpu 10 0 5 100\n") == CpuTimes(total=115, steal=None)
+    assert parse_cpu_times("intr 1\n") is None
+    before, after = CpuTimes(6375, 40), CpuTimes(6575, 90)
+    assert steal_fraction(before, after) == 0.25
+    assert steal_fraction(before, before) is None
+    assert steal_fraction(CpuTimes(115, None), CpuTimes(215, None)) is None
+    load = host_load(before, after, loadavg=lambda: (3.5, 2.0, 1.0), cpus=2)
+    assert load == HostLoad(load_1m=3.5, cpus=2, steal_fraction=0.25)
+    assert load.busy
+    assert not HostLoad(1.5, 2).busy
