@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
 from p4tester.experiments.frame_loss import FrameLossConfig, run_frame_loss
 from p4tester.experiments.recording import Recorder
+from p4tester.experiments.runner import TrialSpec
 from p4tester.experiments.simulated_runner import Impairment, SimulatedDut, SimulatedRunner
+from p4tester.results.checks import PortCheck, SelfCheck
+from p4tester.results.model import TrialResult
 from p4tester.search.simulated import capacity_loss_ratio
 
 # 64 B at 10GbE is 14880952.38 frames/s: 2.1 ms of line rate is exactly 31250 frames.
@@ -88,3 +92,30 @@ def test_loads_are_round_numbers() -> None:
 def test_config_errors(fields: dict[str, object], fragment: str) -> None:
     with pytest.raises(ValueError, match=re.escape(f"FrameLossConfig: {fragment}")):
         FrameLossConfig(**fields)  # type: ignore[arg-type]
+
+
+class TesterLimitedAbove:
+    """The simulated DUT behind a tester that loses frames itself above `limit`."""
+
+    def __init__(self, inner: SimulatedRunner, limit: float) -> None:
+        self.inner = inner
+        self.limit = limit
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        trial = self.inner.run_trial(spec)
+        if spec.offered_fraction <= self.limit:
+            return trial
+        check = SelfCheck((PortCheck(2, "p4lt2", trial.rx_frames, 0, 0, 0, 0, 0),))
+        return replace(trial, valid=False, error="tester-limited", self_check=check)
+
+
+def test_loads_the_tester_cannot_carry_are_not_measured_not_dut_loss() -> None:
+    config = FrameLossConfig(frame_sizes=(64,), trial_duration_s=TRIAL_S)
+    recorder = Recorder(TesterLimitedAbove(runner(0.65), limit=0.85))
+    (curve,) = run_frame_loss(config, recorder).curves
+    assert curve.not_measured == (1.0, 0.9)
+    assert [p.offered_fraction for p in curve.points] == [0.8, 0.7, 0.6, 0.5]
+    assert curve.converged
+    # Three tries at each load the tester could not carry, then the curve goes on.
+    assert [t.invalid_reason for t in recorder.trials[:6]] == ["tester-limited"] * 6
+    assert [p.trial_index for p in curve.points] == [6, 7, 8, 9]

@@ -12,11 +12,13 @@ import pytest
 from p4tester.experiments.queue_sweep import (
     SEED_004_BUFFER_PERCENTS,
     QueueSweepConfig,
+    min_fit_thresholds,
     run_queue_sweep,
 )
 from p4tester.experiments.recording import Recorder
 from p4tester.experiments.runner import TrialSpec
 from p4tester.experiments.simulated_runner import SimulatedDut, SimulatedRunner
+from p4tester.results.checks import PortCheck, SelfCheck
 from p4tester.results.model import TrialResult
 
 # Two ports at 50.2 % into one line-rate egress: 100.4 %, so its queue sits at the
@@ -173,3 +175,65 @@ def test_repetitions_fit_through_the_medians_so_one_stalled_trial_is_ignored() -
     assert fits.max.slope == pytest.approx(MAX_SLOPE_US_PER_PCT[64], rel=1e-3)
     assert fits.max.r_squared == pytest.approx(1.0, abs=1e-6)
     assert fits.min.slope == pytest.approx(0.0, abs=1e-9)
+
+
+class BusyHostRunner:
+    """The simulated DUT on a host too busy at some thresholds: there every trial
+    comes back dut-limited (the lab DUT's interface delivered frames its program never
+    saw), and its latency is garbage (10 ms added) that must not reach a fit."""
+
+    def __init__(self, runner: SimulatedRunner, busy_percents: set[float]) -> None:
+        self.runner = runner
+        self.busy_percents = busy_percents
+        self.percent = 0.0
+
+    def set_buffer_percent(self, percent: float) -> None:
+        self.percent = percent
+        self.runner.set_buffer_percent(percent)
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        trial = self.runner.run_trial(spec)
+        if self.percent not in self.busy_percents:
+            return trial
+        check = SelfCheck((PortCheck(1, "p4ld1", 100, 0, 0, 0, 60, 0),))
+        streams = tuple(
+            dataclasses.replace(s, latency=dataclasses.replace(
+                s.latency, max_us=s.latency.max_us + 1e4, avg_us=s.latency.avg_us + 1e4))
+            if s.latency is not None else s
+            for s in trial.streams)
+        return dataclasses.replace(trial, streams=streams, valid=False,
+                                   error=f"dut-limited: {check.describe()}", dut_check=check)
+
+
+def test_unvouched_trials_are_left_out_and_the_fit_uses_the_rest() -> None:
+    config = dataclasses.replace(sweep()[0], frame_sizes=(64,))
+    busy = BusyHostRunner(SimulatedRunner(DUT), {10.0})
+    recorder = Recorder(busy)
+    result = run_queue_sweep(config, recorder, busy)
+    # Three tries at 10 %, all dut-limited: left out, named, and not fitted.
+    assert [(p.buffer_pct, p.trial_index, p.reason) for p in result.left_out] == [
+        (10.0, 3, "dut-limited")]
+    assert [t.invalid_reason for t in recorder.trials] == [
+        None, "dut-limited", "dut-limited", "dut-limited", None, None]
+    assert [c.buffer_pct for c in result.cells] == [1.0, 50.0, 100.0]
+    assert result.unfitted_sizes == ()
+    fits = result.size_fit(64).fits
+    assert fits.max.slope == pytest.approx(MAX_SLOPE_US_PER_PCT[64], rel=1e-12)
+    assert fits.max.r_squared == pytest.approx(1.0, abs=1e-12)
+
+
+def test_too_few_vouched_thresholds_give_no_fit() -> None:
+    """Four of six thresholds unvouched: two cells are left, enough for a line but
+    below the three (half of six) a fit needs; the sweep says it could not fit
+    instead of reporting a line through two points."""
+    config = dataclasses.replace(sweep()[0], frame_sizes=(64,),
+                                 buffer_percents=(1.0, 10.0, 20.0, 50.0, 80.0, 100.0))
+    busy = BusyHostRunner(SimulatedRunner(DUT), {10.0, 20.0, 50.0, 80.0})
+    result = run_queue_sweep(config, Recorder(busy), busy)
+    assert min_fit_thresholds(config) == 3
+    assert [c.buffer_pct for c in result.cells] == [1.0, 100.0]
+    assert len(result.left_out) == 4
+    assert result.by_size == ()
+    assert result.unfitted_sizes == (64,)
+    with pytest.raises(KeyError, match="no latency-vs-buffer fit for 64 B"):
+        result.size_fit(64)

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from p4tester.experiments.back_to_back import BackToBackConfig, run_back_to_back
-from p4tester.experiments.errors import InvalidTrialsError, ResumeMismatchError
+from p4tester.experiments.errors import (
+    InvalidTrialsError,
+    ResumeMismatchError,
+    UnvouchedTrialError,
+)
 from p4tester.experiments.frame_loss import FrameLossConfig, run_frame_loss
 from p4tester.experiments.recording import Recorder, SpecMeasurer
 from p4tester.experiments.runner import TrialSpec
 from p4tester.experiments.simulated_runner import CrashingRunner, SimulatedDut, SimulatedRunner
+from p4tester.results.checks import PortCheck, SelfCheck
 from p4tester.results.jsonl import ResultLog, RunHeader
 from p4tester.results.model import TrialResult
 from p4tester.search import binary_search
@@ -211,3 +217,40 @@ def test_spec_measurer_clamps_a_hair_above_line_rate() -> None:
     assert trial.offered_fraction == 1.0
     with pytest.raises(ValueError, match=r"must be in \(0, 1\]"):
         SpecMeasurer(recorder, 64, "tput").measure(0.01, 1.01)
+
+
+class LimitedRunner(ListRunner):
+    """Trials at call numbers in `limited` come back tester-limited (the tester lost
+    3 frames on port 2); `dut_limited` likewise on the DUT's side."""
+
+    def __init__(self, limited: set[int], dut_limited: frozenset[int] = frozenset()) -> None:
+        super().__init__()
+        self.limited = limited
+        self.dut_limited = dut_limited
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        call = len(self.specs)
+        trial = super().run_trial(spec)
+        bad = SelfCheck((PortCheck(2, "p4lt2", 10, 0, 0, 0, 7, 0),))
+        if call in self.limited:
+            return replace(trial, valid=False, error="tester-limited: x", self_check=bad)
+        if call in self.dut_limited:
+            return replace(trial, valid=False, error="dut-limited: y", dut_check=bad)
+        return trial
+
+
+def test_valid_trial_repeats_unvouched_trials_three_times_apart_from_errors() -> None:
+    recorder = Recorder(LimitedRunner({0, 1}))
+    trial = recorder.valid_trial("a", 64, 0.5, 1.0)
+    assert (trial.valid, trial.trial_index) == (True, 2)
+    assert [t.invalid_reason for t in recorder.trials] == ["tester-limited", "tester-limited",
+                                                           None]
+    recorder = Recorder(LimitedRunner({0}, dut_limited=frozenset({1, 2})))
+    with pytest.raises(UnvouchedTrialError) as caught:
+        recorder.valid_trial("a", 64, 0.5, 1.0)
+    assert str(caught.value) == (
+        "a: 3 trial(s) at 64 B, 0.5 of line rate could not be vouched for (trial 0: "
+        "tester-limited: x; trial 1: dut-limited: y; trial 2: dut-limited: y): this host "
+        "cannot carry the load; a quieter host or a lower load measures the DUT")
+    assert caught.value.last.trial_index == 2
+    assert isinstance(caught.value, InvalidTrialsError)

@@ -17,7 +17,7 @@ from p4tester.search import (
     TrialBudgetError,
     binary_search,
 )
-from p4tester.search.simulated import CleanDut, FlakyMeasurer, NoisyDut
+from p4tester.search.simulated import CleanDut, FlakyMeasurer, LimitedTester, NoisyDut
 
 # --- goals and results -------------------------------------------------------------
 
@@ -215,3 +215,38 @@ def test_noise_free_noisy_dut_is_a_clean_dut() -> None:
     clean = binary_search(CleanDut(0.6), [NDR, PDR])
     for a, b in zip(quiet, clean, strict=True):
         assert replace(a, trials=()) == replace(b, trials=())
+
+
+# --- a tester that cannot keep up (issue 10) ----------------------------------------
+
+
+def test_a_tester_limited_trial_is_repeated_and_never_counted_as_loss() -> None:
+    """Calls 2 and 3 (load 0.75) lose frames inside the tester: the load is tried a
+    third time and the search goes on exactly as on a clean tester."""
+    limited = LimitedTester(CleanDut(0.6), limited_calls=frozenset({2, 3}))
+    (result,) = binary_search(limited, [NDR])
+    (clean,) = binary_search(CleanDut(0.6), [NDR])
+    assert (result.lower_bound_fraction, result.upper_bound_fraction) == (0.599609375, 0.6015625)
+    assert [t.offered_fraction for t in result.trials if not t.valid] == [0.75, 0.75]
+    assert all(t.tester_limited for t in result.trials if not t.valid)
+    assert result.tester_ceiling_fraction is None
+    assert not result.upper_bound_is_tester_limit
+    assert result.trial_seconds == clean.trial_seconds + 120.0
+
+
+def test_a_load_the_tester_cannot_carry_lowers_the_ceiling() -> None:
+    """DUT limit 0.6, tester limit 0.4: every load above 0.4 is tester-limited three
+    times and becomes the ceiling; the search ends under it and says that its upper
+    bound is the tester's, not the DUT's."""
+    (result,) = binary_search(LimitedTester(CleanDut(0.6), capacity_fraction=0.4), [NDR])
+    assert [(t.offered_fraction, t.valid) for t in result.trials] == [
+        *[(1.0, False)] * 3, *[(0.5, False)] * 3, (0.25, True), (0.375, True),
+        *[(0.4375, False)] * 3, *[(0.40625, False)] * 3, (0.390625, True), (0.3984375, True),
+        *[(0.40234375, False)] * 3, *[(0.400390625, False)] * 3,
+    ]
+    assert (result.lower_bound_fraction, result.upper_bound_fraction) == (0.3984375,
+                                                                           0.400390625)
+    assert result.tester_ceiling_fraction == 0.400390625
+    assert result.upper_bound_is_tester_limit
+    # No trial the search used lost a frame: the DUT was never blamed.
+    assert all(t.lost == 0 for t in result.trials if t.valid)

@@ -18,7 +18,7 @@ from p4tester.search import (
     mlr_search,
 )
 from p4tester.search.mlr import to_mlr_goal
-from p4tester.search.simulated import CleanDut, FlakyMeasurer, NoisyDut
+from p4tester.search.simulated import CleanDut, FlakyMeasurer, LimitedTester, NoisyDut
 
 
 def test_goal_mapping() -> None:
@@ -180,3 +180,27 @@ def test_noisy_dut_tolerant_ndr() -> None:
     """With an exceed ratio (one bad trial in three allowed) MLRsearch rides out some
     noise, at the cost of repeated final trials; but not all of it at 20 % noise."""
     assert _ndr_misses(TOLERANT_NDR) == [1, 4, 7]
+
+
+def test_tester_limited_loads_are_a_ceiling_not_dut_loss() -> None:
+    """DUT limit 0.6, tester limit 0.4: MLRsearch never sees the tester's drops as
+    loss; both goals end just above 0.4 with the tester's ceiling as upper bound."""
+    ndr, pdr = mlr_search(LimitedTester(CleanDut(0.6), capacity_fraction=0.4), [NDR, PDR])
+    for result in (ndr, pdr):
+        assert result.upper_bound_is_tester_limit
+        assert result.tester_ceiling_fraction == result.upper_bound_fraction
+        assert result.lower_bound_fraction is not None
+        assert 0.399 < result.lower_bound_fraction <= 0.4
+    used = [t for t in ndr.trials if t.valid]
+    assert max(t.offered_fraction for t in used) <= 0.4
+    assert all(t.lost == 0 for t in used)
+    assert all(t.tester_limited for t in ndr.trials if not t.valid)
+
+
+def test_a_transient_tester_limited_trial_changes_nothing() -> None:
+    ndr, _ = mlr_search(LimitedTester(CleanDut(0.6), limited_calls=frozenset({1})), [NDR, PDR])
+    clean, _ = mlr_search(CleanDut(0.6), [NDR, PDR])
+    assert (ndr.lower_bound_fraction, ndr.upper_bound_fraction) == (
+        clean.lower_bound_fraction, clean.upper_bound_fraction)
+    assert ndr.tester_ceiling_fraction is None
+    assert len(ndr.trials) == len(clean.trials) + 1

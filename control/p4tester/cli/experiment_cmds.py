@@ -25,7 +25,11 @@ from p4tester.experiments.errors import ExperimentError
 from p4tester.experiments.frame_loss import FrameLossConfig, run_frame_loss
 from p4tester.experiments.frame_size_scan import FrameSizeScanConfig, run_frame_size_scan
 from p4tester.experiments.latency import LatencyConfig, run_latency
-from p4tester.experiments.queue_sweep import QueueSweepConfig, run_queue_sweep
+from p4tester.experiments.queue_sweep import (
+    QueueSweepConfig,
+    min_fit_thresholds,
+    run_queue_sweep,
+)
 from p4tester.experiments.ramp_soak import RampConfig, SoakConfig, run_ramp, run_soak
 from p4tester.experiments.recording import Recorder
 from p4tester.experiments.runner import TrialRunner, TrialSpec
@@ -234,6 +238,15 @@ def queue_sweep_body(args: argparse.Namespace, topology: Topology, profile: Prof
         lines.append(f"{fit.frame_size} B: avg latency = {fit.fits.avg.slope:.3f} us/% x buffer "
                      f"+ {fit.fits.avg.intercept:.1f} (R^2 {fit.fits.avg.r_squared:.3f}); max "
                      f"R^2 {fit.fits.max.r_squared:.3f}; min slope {fit.fits.min.slope:.3f}")
+    if result.left_out:
+        reasons = sorted({p.reason for p in result.left_out})
+        lines.append(f"left out {len(result.left_out)} of "
+                     f"{len(result.left_out) + len(result.points)} points that the tester or "
+                     f"the DUT could not vouch for ({', '.join(reasons)}), after repeats")
+    for size in result.unfitted_sizes:
+        lines.append(f"{size} B: could not fit latency vs buffer: fewer than "
+                     f"{min_fit_thresholds(config)} of {len(config.buffer_percents)} thresholds "
+                     "have trials both sides vouch for (a busy host?); no fit reported")
     return result, "\n".join(lines)
 
 

@@ -3,6 +3,8 @@ since the reader is usually looking at a stopped run, not at this code."""
 
 from __future__ import annotations
 
+from p4tester.results.model import TrialResult
+
 
 class ExperimentError(Exception):
     """Base of every error raised by an experiment."""
@@ -19,3 +21,14 @@ class InvalidTrialsError(ExperimentError):
 class ResumeMismatchError(ExperimentError):
     """The results log holds a finished trial under this trial's number that was run
     with other parameters: the configuration changed since the log was written."""
+
+
+class UnvouchedTrialError(InvalidTrialsError):
+    """Every try at one trial was tester-limited or dut-limited (results.checks): the
+    tester or a lab DUT sharing the host could not carry the load, so the trial
+    measures nothing about the DUT. `last` is the last try, with its self-checks;
+    an experiment may leave the point out (and say so) instead of stopping."""
+
+    def __init__(self, message: str, last: TrialResult) -> None:
+        super().__init__(message)
+        self.last = last

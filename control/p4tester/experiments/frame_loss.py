@@ -15,6 +15,7 @@ from typing import Final
 
 from p4tester.streams.frame_sizes import RFC2544_FRAME_SIZES
 
+from .errors import UnvouchedTrialError
 from .recording import DEFAULT_ATTEMPTS, Labels, Recorder
 from .validation import (
     check_count,
@@ -94,6 +95,8 @@ class FrameLossCurve:
     frame_size: int
     points: tuple[FrameLossPoint, ...]
     converged: bool
+    # Loads left out: every try was tester- or dut-limited (results.checks).
+    not_measured: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,15 +108,22 @@ class FrameLossResult:
 def _curve(config: FrameLossConfig, recorder: Recorder, frame_size: int) -> FrameLossCurve:
     points: list[FrameLossPoint] = []
     clean_in_a_row = 0
+    not_measured: list[float] = []
     for load in config.loads():
-        trial = recorder.valid_trial(
-            config.experiment,
-            frame_size,
-            load,
-            config.trial_duration_s,
-            labels=(*config.labels, ("offered_pct", f"{load * 100.0:.10g}")),
-            attempts=config.attempts,
-        )
+        try:
+            trial = recorder.valid_trial(
+                config.experiment,
+                frame_size,
+                load,
+                config.trial_duration_s,
+                labels=(*config.labels, ("offered_pct", f"{load * 100.0:.10g}")),
+                attempts=config.attempts,
+            )
+        except UnvouchedTrialError:
+            # The tester (or a lab DUT on the same host) could not carry this load: no
+            # point of the DUT's curve, and no reason to stop the lower ones.
+            not_measured.append(load)
+            continue
         points.append(
             FrameLossPoint(
                 offered_fraction=load,
@@ -125,8 +135,8 @@ def _curve(config: FrameLossConfig, recorder: Recorder, frame_size: int) -> Fram
         )
         clean_in_a_row = clean_in_a_row + 1 if trial.lost <= 0 else 0
         if clean_in_a_row >= config.clean_trials_to_stop:
-            return FrameLossCurve(frame_size, tuple(points), converged=True)
-    return FrameLossCurve(frame_size, tuple(points), converged=False)
+            return FrameLossCurve(frame_size, tuple(points), True, tuple(not_measured))
+    return FrameLossCurve(frame_size, tuple(points), False, tuple(not_measured))
 
 
 def run_frame_loss(config: FrameLossConfig, recorder: Recorder) -> FrameLossResult:

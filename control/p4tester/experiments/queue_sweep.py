@@ -15,10 +15,17 @@ Expected shape (seed 004): minimum latency flat in buffer % (and linear in frame
 size); maximum and average linear in buffer %. The result fits a line to min, avg
 and max latency vs buffer % per frame size (slope, intercept, R^2), and vs frame size
 per buffer %, and can plot the first through results.plots.plot_latency_vs_buffer.
+
+Only trials both sides vouch for are fitted (issue 10): a trial that stayed
+tester-limited or dut-limited through its repeats (the tester or the lab DUT, on a
+busy shared host, dropped or delayed frames itself) is left out and counted. A frame
+size whose vouched cells cover fewer than half of the thresholds gets no fit: the
+result names it in `unfitted_sizes` instead of reporting a line through what is left.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import median
@@ -34,6 +41,7 @@ from p4tester.results.plots import (
 from p4tester.results.tables import trial_latency
 from p4tester.streams.frame_sizes import RFC2544_FRAME_SIZES
 
+from .errors import UnvouchedTrialError
 from .figures import queue_depth_histogram
 from .recording import DEFAULT_ATTEMPTS, Labels, Recorder
 from .validation import (
@@ -123,6 +131,18 @@ class QueueSweepPoint:
 
 
 @dataclass(frozen=True, slots=True)
+class UnvouchedPoint:
+    """A (frame size, threshold, repetition) the sweep left out: its last try's
+    trial index and why (results.checks: tester-limited or dut-limited)."""
+
+    frame_size: int
+    buffer_pct: float
+    repetition: int
+    trial_index: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class QueueSweepCell:
     """One frame size at one threshold: medians over the repetitions that received
     frames (`trials` of them). The fits and plots are drawn through these."""
@@ -168,6 +188,10 @@ class QueueSweepResult:
     by_size: tuple[SizeFit, ...]
     by_buffer: tuple[BufferFit, ...]  # empty with a single frame size
     plots: tuple[Path, ...]
+    # Trials left out because neither they nor their repeats could be vouched for.
+    left_out: tuple[UnvouchedPoint, ...] = ()
+    # Frame sizes with too few vouched thresholds to fit (see the module doc).
+    unfitted_sizes: tuple[int, ...] = ()
 
     def size_fit(self, frame_size: int) -> SizeFit:
         for fit in self.by_size:
@@ -204,21 +228,31 @@ def _cell(points: list[QueueSweepPoint]) -> QueueSweepCell | None:
     )
 
 
+def min_fit_thresholds(config: QueueSweepConfig) -> int:
+    """Vouched thresholds a frame size needs for its fit: half of them, at least 2."""
+    return max(2, math.ceil(len(config.buffer_percents) / 2))
+
+
 def _point(
     config: QueueSweepConfig, recorder: Recorder, size: int, percent: float, repetition: int
-) -> QueueSweepPoint:
-    trial = recorder.valid_trial(
-        config.experiment,
-        size,
-        config.offered_fraction,
-        config.trial_duration_s,
-        labels=(
-            *config.labels,
-            ("buffer_pct", f"{percent:g}"),
-            ("repetition", str(repetition)),
-        ),
-        attempts=config.attempts,
-    )
+) -> QueueSweepPoint | UnvouchedPoint:
+    try:
+        trial = recorder.valid_trial(
+            config.experiment,
+            size,
+            config.offered_fraction,
+            config.trial_duration_s,
+            labels=(
+                *config.labels,
+                ("buffer_pct", f"{percent:g}"),
+                ("repetition", str(repetition)),
+            ),
+            attempts=config.attempts,
+        )
+    except UnvouchedTrialError as unvouched:
+        last = unvouched.last
+        return UnvouchedPoint(size, percent, repetition, last.trial_index,
+                              last.invalid_reason or "unvouched")
     latency = trial_latency(trial)
     return QueueSweepPoint(
         frame_size=size,
@@ -261,25 +295,32 @@ def run_queue_sweep(
 ) -> QueueSweepResult:
     """Set each threshold once, then run every frame size at it `repetitions` times."""
     points: list[QueueSweepPoint] = []
+    left_out: list[UnvouchedPoint] = []
     cells: list[QueueSweepCell] = []
     for percent in config.buffer_percents:
         # Set even when every trial at this threshold comes from the log: it is cheap,
         # and the next unfinished trial needs the DUT in this state.
         dut.set_buffer_percent(percent)
         for size in config.frame_sizes:
-            repeated = [
-                _point(config, recorder, size, percent, repetition)
-                for repetition in range(config.repetitions)
-            ]
+            repeated = []
+            for repetition in range(config.repetitions):
+                point = _point(config, recorder, size, percent, repetition)
+                if isinstance(point, UnvouchedPoint):
+                    left_out.append(point)
+                else:
+                    repeated.append(point)
             points.extend(repeated)
-            cell = _cell(repeated)
+            cell = _cell(repeated) if repeated else None
             if cell is not None:
                 cells.append(cell)
     by_size = []
+    unfitted = []
     for size in config.frame_sizes:
         chosen = [c for c in cells if c.frame_size == size]
         fits = _fits([c.buffer_pct for c in chosen], chosen)
-        if fits is not None:
+        if fits is None or len({c.buffer_pct for c in chosen}) < min_fit_thresholds(config):
+            unfitted.append(size)  # a line through what is left would be a guess
+        else:
             by_size.append(SizeFit(size, fits))
     by_buffer = []
     for percent in config.buffer_percents:
@@ -294,4 +335,6 @@ def run_queue_sweep(
         by_size=tuple(by_size),
         by_buffer=tuple(by_buffer),
         plots=_plots(config, tuple(cells)),
+        left_out=tuple(left_out),
+        unfitted_sizes=tuple(unfitted),
     )

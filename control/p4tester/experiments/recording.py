@@ -30,8 +30,9 @@ from typing import Final
 
 from p4tester.results.jsonl import ResultLog
 from p4tester.results.model import TrialResult
+from p4tester.search.trials import TESTER_LIMITED_ATTEMPTS
 
-from .errors import InvalidTrialsError, ResumeMismatchError
+from .errors import InvalidTrialsError, ResumeMismatchError, UnvouchedTrialError
 from .runner import TrialRunner, TrialSpec
 
 Labels = tuple[tuple[str, str], ...]
@@ -139,12 +140,15 @@ class Recorder:
         labels: Labels = (),
         attempts: int = DEFAULT_ATTEMPTS,
     ) -> TrialResult:
-        """`trial`, repeated (each attempt its own trial index) while invalid, up to
-        `attempts` trials; InvalidTrialsError when none was valid."""
+        """`trial`, repeated (each attempt its own trial index) while invalid: up to
+        `attempts` failed trials (InvalidTrialsError), and up to
+        TESTER_LIMITED_ATTEMPTS trials that the tester or a lab DUT could not vouch for
+        (UnvouchedTrialError: the host, not the DUT under test, was the limit)."""
         if attempts < 1:
             raise ValueError(f"attempts must be at least 1, got {attempts}")
         errors: list[str] = []
-        for _ in range(attempts):
+        unvouched: list[str] = []
+        while len(errors) < attempts:
             result = self.trial(
                 experiment,
                 frame_size,
@@ -155,6 +159,15 @@ class Recorder:
             )
             if result.valid:
                 return result
+            if result.tester_limited or result.dut_limited:
+                unvouched.append(f"trial {result.trial_index}: {result.error}")
+                if len(unvouched) >= TESTER_LIMITED_ATTEMPTS:
+                    raise UnvouchedTrialError(
+                        f"{experiment}: {len(unvouched)} trial(s) at {frame_size} B, "
+                        f"{offered_fraction:.6g} of line rate could not be vouched for "
+                        f"({'; '.join(unvouched)}): this host cannot carry the load; a "
+                        "quieter host or a lower load measures the DUT", result)
+                continue
             errors.append(f"trial {result.trial_index}: {result.error or 'no error given'}")
         burst = f", burst of {frame_count} frames" if frame_count is not None else ""
         raise InvalidTrialsError(

@@ -29,8 +29,10 @@ def binary_search(
 
     A trial meets a goal when its loss ratio is at most the goal's. `max_trials` caps
     each goal's search (TrialBudgetError past it); an invalid trial is repeated once,
-    then InvalidTrialError. When even `min_fraction` fails, the result has no lower
-    bound.
+    then InvalidTrialError. A load the tester itself cannot carry (tester-limited
+    after its repeats, search.trials) is an upper bound the search may not go past,
+    never the DUT's loss: the result's `tester_ceiling_fraction` says so. When even
+    `min_fraction` fails, the result has no lower bound.
     """
     if not goals:
         raise ValueError("binary_search: no goals given (e.g. [NDR, PDR])")
@@ -50,7 +52,7 @@ def _search_goal(
     load = _LINE_RATE
     while True:
         trial = recorder.measure(goal.final_trial_duration_s, load)
-        if goal.is_met_by(trial):
+        if trial is not None and goal.is_met_by(trial):
             lower = load
         else:
             upper = load
@@ -70,4 +72,5 @@ def _search_goal(
         upper_bound_fraction=upper,
         trials=recorder.trials,
         trial_seconds=recorder.trial_seconds,
+        tester_ceiling_fraction=recorder.tester_ceiling,
     )

@@ -159,6 +159,8 @@ class SearchResult:
     fail it; None when line rate itself meets the goal (then the lower bound is 1.0).
     `trials` are the trials the search ran for this result, invalid ones included,
     and `trial_seconds` their summed durations: the search's cost in traffic time.
+    `tester_ceiling_fraction`: the lowest load the tester itself could not carry on
+    this host (its trials stayed tester-limited); None when every load was measured.
     """
 
     goal: SearchGoal
@@ -166,10 +168,13 @@ class SearchResult:
     upper_bound_fraction: float | None
     trials: tuple[TrialResult, ...]
     trial_seconds: float
+    tester_ceiling_fraction: float | None = None
 
     def __post_init__(self) -> None:
         lower, upper = self.lower_bound_fraction, self.upper_bound_fraction
-        for label, bound in (("lower", lower), ("upper", upper)):
+        bounds = (("lower", lower), ("upper", upper), ("tester ceiling",
+                                                       self.tester_ceiling_fraction))
+        for label, bound in bounds:
             if bound is not None and not 0.0 < bound <= 1.0:
                 raise ValueError(
                     f"{self.goal.name} result: {label} bound must be in (0, 1] of line rate, "
@@ -184,6 +189,13 @@ class SearchResult:
     def relative_width(self) -> float:
         """See the module function `relative_width`."""
         return relative_width(self.lower_bound_fraction, self.upper_bound_fraction)
+
+    @property
+    def upper_bound_is_tester_limit(self) -> bool:
+        """The upper bound is where the tester gave out, not where the DUT lost
+        frames: the DUT's limit may lie anywhere above the lower bound."""
+        ceiling, upper = self.tester_ceiling_fraction, self.upper_bound_fraction
+        return ceiling is not None and upper is not None and upper >= ceiling
 
     @property
     def within_goal_width(self) -> bool:

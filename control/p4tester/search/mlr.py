@@ -39,6 +39,17 @@ class _RecordingMeasurer(AbstractMeasurer):  # type: ignore[misc]  # MLRsearch h
 
     def measure(self, intended_duration: float, intended_load: float) -> MeasurementResult:
         trial = self._recorder.measure(intended_duration, intended_load)
+        if trial is None:
+            # The tester could not carry this load itself: not a measurement of the
+            # DUT. Failing it keeps MLRsearch below the load (the lowered ceiling);
+            # the SearchResult says the bound above is the tester's, not the DUT's.
+            return MeasurementResult(
+                intended_duration=intended_duration,
+                intended_load=intended_load,
+                offered_count=1,
+                loss_count=1,
+                offered_duration=intended_duration,
+            )
         # Our loss ratio clamps duplicates (rx > tx) to zero loss; MLRsearch would count
         # them as loss (it takes |loss|), so hand it the clamped count to agree with
         # SearchGoal.is_met_by.
@@ -83,7 +94,9 @@ def mlr_search(
     `trial_seconds` (the whole run's): count them once, not once per goal.
     `warmup_s` > 0 adds one line-rate trial MLRsearch ignores (it is still recorded
     and paid for). Errors: InvalidTrialError, TrialBudgetError as in the binary
-    search; RuntimeError from MLRsearch past `wall_limit_s`.
+    search; RuntimeError from MLRsearch past `wall_limit_s`. A load the tester itself
+    cannot carry (tester-limited after its repeats) fails for MLRsearch and sets
+    every result's `tester_ceiling_fraction`.
     """
     if not goals:
         raise ValueError("mlr_search: no goals given (e.g. [NDR, PDR])")
@@ -115,6 +128,7 @@ def mlr_search(
                 upper_bound_fraction=None if upper is None else float(upper),
                 trials=trials,
                 trial_seconds=trial_seconds,
+                tester_ceiling_fraction=recorder.tester_ceiling,
             )
         )
     return tuple(results)

@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from p4tester.results.checks import PortCheck, SelfCheck
 from p4tester.results.model import StreamStats, TrialResult
 from p4tester.streams.frame_sizes import MIN_ETHERNET_FRAME
 from p4tester.streams.rates import line_rate_pps, validate_frame_size
@@ -252,3 +253,32 @@ class FlakyMeasurer:
         if self._counter.take() in self.invalid_calls:
             return replace(trial, valid=False, error=self.error)
         return trial
+
+
+@dataclass(frozen=True, slots=True)
+class LimitedTester:
+    """Wraps a measurer with a tester that cannot keep up, as BMv2 on a busy host:
+    above `capacity_fraction` (and at the 0-based calls in `limited_calls`, a moment
+    of host load) the tester loses frames on its receive port itself. Such a trial
+    comes back tester-limited: invalid, its self-check showing the frames the port
+    delivered that the program never saw, and its loss is never the DUT's."""
+
+    inner: Measurer
+    capacity_fraction: float = 1.0
+    limited_calls: frozenset[int] = frozenset()
+    _counter: _TrialCounter = field(
+        default_factory=_TrialCounter, init=False, repr=False, compare=False
+    )
+
+    def measure(self, duration_s: float, offered_fraction: float) -> TrialResult:
+        trial = self.inner.measure(duration_s, offered_fraction)
+        call = self._counter.take()
+        if offered_fraction <= self.capacity_fraction and call not in self.limited_calls:
+            return replace(trial, self_check=SelfCheck((
+                PortCheck(2, "sim2", trial.rx_frames, 0, 0, 0, trial.rx_frames, 0),)))
+        share = capacity_loss_ratio(self.capacity_fraction, offered_fraction)
+        dropped = max(1, round(trial.rx_frames * share))
+        check = SelfCheck((PortCheck(2, "sim2", trial.rx_frames, 0, 0, 0,
+                                     trial.rx_frames - dropped, 0),))
+        return replace(trial, valid=False, error=f"tester-limited: {check.describe()}",
+                       self_check=check)

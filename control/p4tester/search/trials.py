@@ -1,7 +1,10 @@
-"""Running trials on behalf of a search: repeat an invalid trial once, cap the count,
-and keep every trial so the result can show what the search cost."""
+"""Running trials on behalf of a search: repeat an invalid trial (bounded), lower the
+load ceiling when the tester itself cannot carry a load, cap the count, and keep
+every trial so the result can show what the search cost and what it repeated."""
 
 from __future__ import annotations
+
+from typing import Final
 
 from p4tester.results.model import TrialResult
 
@@ -11,6 +14,13 @@ from .measurer import Measurer
 # A search that needs this many trials is looping, not converging: halving from line
 # rate to a 0.5 % width at 0.1 % of line rate takes about 18.
 DEFAULT_MAX_TRIALS = 100
+# A trial that failed (a slow counter read) is tried this often at one load: two
+# failures in a row mean the setup is broken, and searching on would only hide it.
+ERROR_ATTEMPTS: Final = 2
+# A tester-limited trial (the tester lost frames itself, results.checks) says nothing
+# about the DUT: the load is tried this often before the search stops asking for it.
+# A busy host is often busy for a moment only.
+TESTER_LIMITED_ATTEMPTS: Final = 3
 
 
 class TrialRecorder:
@@ -19,7 +29,7 @@ class TrialRecorder:
     Mutable on purpose: one recorder follows one search from start to end.
     """
 
-    __slots__ = ("_max_trials", "_measurer", "_trials")
+    __slots__ = ("_ceiling", "_max_trials", "_measurer", "_trials")
 
     def __init__(self, measurer: Measurer, max_trials: int = DEFAULT_MAX_TRIALS) -> None:
         if max_trials < 1:
@@ -27,6 +37,7 @@ class TrialRecorder:
         self._measurer = measurer
         self._max_trials = max_trials
         self._trials: list[TrialResult] = []
+        self._ceiling: float | None = None
 
     @property
     def trials(self) -> tuple[TrialResult, ...]:
@@ -37,23 +48,41 @@ class TrialRecorder:
         """Traffic time spent so far, invalid trials included (they cost time too)."""
         return sum(trial.duration_s for trial in self._trials)
 
-    def measure(self, duration_s: float, offered_fraction: float) -> TrialResult:
-        """One valid trial at this load: an invalid one is repeated once, then we give up.
+    @property
+    def tester_ceiling(self) -> float | None:
+        """The lowest load the tester could not carry itself (None: none so far).
+        Loads at or above it are not measured again: they are 'not measurable'."""
+        return self._ceiling
 
-        A single failure is often transient (a slow counter read); two in a row at the
-        same load mean the setup is broken, and searching on would only hide it.
+    def measure(self, duration_s: float, offered_fraction: float) -> TrialResult | None:
+        """One valid trial at this load, or None when the tester cannot carry it.
+
+        A failed trial is repeated once, then InvalidTrialError. A tester-limited
+        trial is repeated up to TESTER_LIMITED_ATTEMPTS times in all; if every try was
+        tester-limited, the load becomes the ceiling and None is returned: the
+        search must treat the load as not measured (never as the DUT's loss) and
+        look below it.
         """
-        first = self._run(duration_s, offered_fraction)
-        if first.valid:
-            return first
-        second = self._run(duration_s, offered_fraction)
-        if second.valid:
-            return second
-        raise InvalidTrialError(
-            f"trial at {offered_fraction:.6g} of line rate for {duration_s:g} s was invalid "
-            f"twice in a row: first {first.error or 'no error given'}; "
-            f"then {second.error or 'no error given'}"
-        )
+        if self._ceiling is not None and offered_fraction >= self._ceiling:
+            return None
+        errors: list[str] = []
+        limited = 0
+        while True:
+            trial = self._run(duration_s, offered_fraction)
+            if trial.valid:
+                return trial
+            if trial.tester_limited:
+                limited += 1
+                if limited >= TESTER_LIMITED_ATTEMPTS:
+                    self._ceiling = offered_fraction
+                    return None
+                continue
+            errors.append(trial.error or "no error given")
+            if len(errors) >= ERROR_ATTEMPTS:
+                raise InvalidTrialError(
+                    f"trial at {offered_fraction:.6g} of line rate for {duration_s:g} s was "
+                    f"invalid twice in a row: first {errors[0]}; then {errors[1]}"
+                )
 
     def _run(self, duration_s: float, offered_fraction: float) -> TrialResult:
         if len(self._trials) >= self._max_trials:
