@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
 from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
 from p4tester.results.tables import (
     Column,
@@ -52,22 +53,42 @@ BAD = TrialResult(
     valid=False,
     error="switch died, restarted",
 )
+# The tester lost 174 frames on port 2 itself, on a host at load 3.5 on 2 CPUs.
+LIMITED = TrialResult(
+    experiment="t",
+    trial_index=5,
+    offered_fraction=0.9,
+    offered_pps=6696.0,
+    duration_s=1.0,
+    frame_size=64,
+    streams=(StreamStats(0, 64, 6696, 6522, 6522 * 64, 3, 174, 0, 0),),
+    started_at=1_700_000_020.0,
+    valid=False,
+    error="tester-limited: port 2: 174 of 6696 frames p4lt2 received never reached the program",
+    self_check=SelfCheck((PortCheck(1, "p4lt1", 0, 6696, 0, 0, 0, 6696),
+                          PortCheck(2, "p4lt2", 6696, 0, 0, 0, 6522, 0))),
+    host_load=HostLoad(3.5, 2, 0.125),
+)
 
 
 def test_trials_csv_exact(tmp_path: Path) -> None:
-    path = write_trials_csv([GOOD, BAD], tmp_path / "out" / "trials.csv")
+    path = write_trials_csv([GOOD, BAD, LIMITED], tmp_path / "out" / "trials.csv")
     assert path.read_text().splitlines() == [
         "experiment,trial_index,started_at_unix_s,duration_s,frame_size_B,"
         "offered_line_rate_pct,offered_pps,offered_l1_bps,offered_l2_bps,streams,tx_frames,"
         "rx_frames,lost_frames,loss_pct,latency_min_us,latency_avg_us,latency_max_us,"
         "latency_jitter_us,latency_p50_us,latency_p99_us,latency_p999_us,valid,error,"
-        "label_buffer_pct",
+        "self_check,tester_rx_dropped_frames,tester_tx_dropped_frames,dut_rx_dropped_frames,"
+        "host_load_1m,host_cpus,cpu_steal_pct,label_buffer_pct",
         # 1000 pps of 64 B: 1000 * 84 * 8 L1 bit/s, 1000 * 64 * 8 L2 bit/s
         "t,3,1700000000.5,2.0,64,50.0,1000.0,672000.0,512000.0,1,2000,1990,10,0.5,"
-        "2.0,4.0,10.0,0.5,3.0,9.0,,true,,40",
+        "2.0,4.0,10.0,0.5,3.0,9.0,,true,,,,,,,,,40",
         # 100 pps of 1518 B: 100 * 1538 * 8 and 100 * 1518 * 8
         "t,4,1700000010.0,1.0,1518,25.0,100.0,1230400.0,1214400.0,0,0,0,0,0.0,"
-        ',,,,,,,false,"switch died, restarted",',
+        ',,,,,,,false,"switch died, restarted",,,,,,,,',
+        "t,5,1700000020.0,1.0,64,90.0,6696.0,4499712.0,3428352.0,1,6696,6522,174,"
+        "2.5985663082437274,,,,,,,,false,tester-limited: port 2: 174 of 6696 frames p4lt2 "
+        "received never reached the program,tester-limited,174,0,,3.5,2,12.5,",
     ]
 
 
@@ -104,8 +125,11 @@ def test_throughput_csv(tmp_path: Path) -> None:
         "pdr_pps",
         "pdr_l1_bps",
         "pdr_l2_bps",
+        "ndr_tester_limited",
+        "pdr_tester_limited",
     ]
     first, second = rows
+    assert (first["ndr_tester_limited"], first["pdr_tester_limited"]) == ("false", "false")
     assert float(first["ndr_pps"]) == pytest.approx(7_440_476.19, abs=0.01)
     assert float(first["ndr_l1_bps"]) == 5e9
     assert float(first["pdr_pps"]) == pytest.approx(11_160_714.29, abs=0.01)
@@ -134,6 +158,18 @@ def test_throughput_table() -> None:
         "             -"
     )
     assert len({len(line) for line in lines[:3]}) == 1  # fixed width
+    assert len(lines) == 4  # no note without a tester-limited goal
+
+
+def test_throughput_table_marks_tester_limited_bounds() -> None:
+    point = ThroughputPoint(64, 10e9, 0.5, 0.5, ndr_tester_limited=True,
+                            pdr_tester_limited=True)
+    lines = throughput_table([point]).splitlines()
+    assert lines[2].split()[:2] == ["64", "50.00*"]
+    assert lines[2].split().count("50.00*") == 2  # NDR and PDR
+    assert lines[3] == (
+        "* tester-limited: the search stopped where the tester itself could not carry the "
+        "load on this host; the DUT's limit is at least this, maybe higher")
 
 
 def test_trials_table() -> None:
@@ -141,14 +177,18 @@ def test_trials_table() -> None:
     trial = TrialResult(
         "t", 5, 0.1, 10.0, 1.0, 64, (StreamStats(2, 64, 10, 10, 640, 0, 0, 0, 0, beyond),)
     )
-    lines = trials_table([GOOD, BAD, trial]).splitlines()
+    lines = trials_table([GOOD, BAD, trial, LIMITED]).splitlines()
     assert lines[0].split("  ")[0] == "#"
+    assert lines[0].split()[-3:] == ["host", "load", "status"]
     assert lines[2].split() == [
         "3", "64", "50.00", "1000", "2000", "1990", "10", "0.5000",
-        "2.0", "4.0", "10.0", "9.0", "ok",
+        "2.0", "4.0", "10.0", "9.0", "-", "ok",
     ]  # fmt: skip
     assert lines[3].endswith("-  invalid: switch died, restarted")
-    assert lines[4].split()[-2:] == [">20", "ok"]  # p99 lies beyond the last edge
+    assert lines[4].split()[-3:] == [">20", "-", "ok"]  # p99 lies beyond the last edge
+    assert lines[5].split()[-15:] == [
+        "3.50", "invalid:", "tester-limited:", "port", "2:", "174", "of", "6696", "frames",
+        "p4lt2", "received", "never", "reached", "the", "program"]
 
 
 def test_throughput_point_validation() -> None:

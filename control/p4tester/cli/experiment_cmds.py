@@ -35,6 +35,8 @@ from p4tester.experiments.recording import Recorder
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_throughput
 from p4tester.lab.bmv2_dut import dut_settings, forwarding
+from p4tester.results.checks import TRIAL_ERROR
+from p4tester.results.confidence import RunConfidence
 from p4tester.results.jsonl import ResultLog
 from p4tester.results.model import TrialResult
 from p4tester.results.plots import (
@@ -264,7 +266,8 @@ class ProgressRunner:
         sys.stderr.write(
             f"[{elapsed:7.1f} s] {spec.experiment} trial {spec.trial_index}: {spec.frame_size} B "
             f"at {spec.offered_fraction:.2%} for {spec.duration_s:g} s: TX {result.tx_frames} "
-            f"RX {result.rx_frames} loss {result.loss_ratio:.4%}\n")
+            f"RX {result.rx_frames} loss {result.loss_ratio:.4%}"
+            f"{'' if result.valid else f' [not counted: {result.error}]'}\n")
         return result
 
 
@@ -374,12 +377,15 @@ def _handler(name: str, body: Body) -> Callable[[argparse.Namespace, Topology, P
         document = write_outputs(output, result, recorder.trials)
         document["output"] = str(output)
         emit(document, f"{text}\nresults in {output}/", args.json)
-        invalid = [t for t in recorder.trials if not t.valid]
-        if invalid:
-            # stderr only: with --json, stdout already holds the one result document.
+        # stderr only: with --json, stdout already holds the one result document.
+        sys.stderr.write(f"p4tester: {RunConfidence.of(recorder.trials).describe()}\n")
+        # Trials the tester or a lab DUT could not vouch for were repeated or left out
+        # and said so above; only trials that failed make the run's exit code.
+        failed = [t for t in recorder.trials if t.invalid_reason == TRIAL_ERROR]
+        if failed:
             sys.stderr.write(
-                f"p4tester: {len(invalid)} of {len(recorder.trials)} trials invalid, their "
-                f"figures unused; first: trial {invalid[0].trial_index}: {invalid[0].error}\n")
+                f"p4tester: {len(failed)} of {len(recorder.trials)} trials invalid, their "
+                f"figures unused; first: trial {failed[0].trial_index}: {failed[0].error}\n")
             return exit_codes.INVALID_TRIALS
         return exit_codes.OK
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from p4tester.config.errors import ConfigError
+from p4tester.results.confidence import RunConfidence
 from p4tester.results.jsonl import ResultLog, RunHeader
 from p4tester.results.model import TrialResult
 from p4tester.results.tables import write_streams_csv, write_trials_csv
@@ -46,9 +47,14 @@ def to_jsonable(value: Any) -> Any:
 
 def write_outputs(output: Path, result: Any, trials: tuple[TrialResult, ...]) -> dict[str, Any]:
     """summary.json and the CSV tables; returns the summary document."""
+    confidence = RunConfidence.of(trials)
     document = {"result": to_jsonable(result),
                 "trials": len(trials),
-                "invalid_trials": sum(1 for t in trials if not t.valid)}
+                "invalid_trials": sum(1 for t in trials if not t.valid),
+                # How sure the run is (issue 10): trials repeated or left out and why,
+                # frames each side lost itself, host load.
+                "confidence": {**to_jsonable(confidence), "verdict": confidence.verdict,
+                               "text": confidence.describe()}}
     (output / "summary.json").write_text(json.dumps(document, indent=2, sort_keys=True))
     write_trials_csv(trials, output / "trials.csv")
     write_streams_csv(trials, output / "streams.csv")

@@ -79,12 +79,15 @@ class ThroughputConfig:
 class RateBounds:
     """Where one goal's limit lies at one frame size, in every unit: `lower` is the
     highest load that met the goal (None: not even the minimum load did), `upper` the
-    lowest that failed (None: line rate met it)."""
+    lowest that failed (None: line rate met it). `tester_limited`: `upper` is where the
+    tester itself gave out on this host (search.trials), not a load the DUT failed:
+    the DUT's limit is at least `lower` and may be higher."""
 
     goal: str
     loss_ratio: float
     lower: ResolvedRate | None
     upper: ResolvedRate | None
+    tester_limited: bool = False
 
     @property
     def lower_fraction(self) -> float | None:
@@ -118,6 +121,8 @@ class ThroughputAtSize:
             line_rate_bps=self.line_rate_bps,
             ndr_fraction=self.ndr.lower_fraction,
             pdr_fraction=self.pdr.lower_fraction,
+            ndr_tester_limited=self.ndr.tester_limited,
+            pdr_tester_limited=self.pdr.tester_limited,
         )
 
 
@@ -155,6 +160,7 @@ def _bounds(result: SearchResult, frame_size: int, line_rate_bps: float) -> Rate
         loss_ratio=result.goal.loss_ratio,
         lower=_resolve(result.lower_bound_fraction, frame_size, line_rate_bps),
         upper=_resolve(result.upper_bound_fraction, frame_size, line_rate_bps),
+        tester_limited=result.upper_bound_is_tester_limit,
     )
 
 

@@ -4,7 +4,9 @@ Each function takes typed results and a path, writes one PNG and returns the pat
 Figures are built on their own Agg canvas instead of through pyplot, so nothing opens a
 window, no global backend is switched and no figure lingers in pyplot's registry; the
 same input gives the same file (fixed size and dpi, no timestamps). Invalid trials
-(valid=False) are left out: their figures are not measurements.
+(valid=False) are left out: their figures are not measurements. Loads the tester
+itself could not carry (tester-limited, results.checks) are marked instead, so a
+plot never shows the tester's own loss as the DUT's, nor hides where it gave out.
 """
 
 from __future__ import annotations
@@ -115,6 +117,14 @@ def plot_throughput(
         ys = [f * 100.0 for f in fractions if f is not None]
         if xs:
             axes.plot(xs, ys, marker=marker, label=label)
+    limited = [p for p in ordered if p.ndr_tester_limited and p.ndr_fraction is not None]
+    if limited:
+        # An upward triangle: the DUT carried all the tester could offer; its limit lies
+        # at or above the point.
+        axes.plot([p.frame_size for p in limited],
+                  [(p.ndr_fraction or 0.0) * 100.0 for p in limited], linestyle="none",
+                  marker="^", markersize=12, markerfacecolor="none", color="red",
+                  label="tester-limited (DUT limit >= point)")
     # Frame sizes double from 64 B up: a base-2 log axis spaces them evenly.
     axes.set_xscale("log", base=2)
     sizes = [p.frame_size for p in ordered]
@@ -138,6 +148,7 @@ def _loss_curves(
     marker: str,
 ) -> None:
     """Loss % against x_of(trial), one curve per curve_of(trial) value."""
+    trials = list(trials)
     curves: dict[float, list[TrialResult]] = {}
     for trial in _valid(trials):
         curves.setdefault(curve_of(trial), []).append(trial)
@@ -145,6 +156,12 @@ def _loss_curves(
         curve = sorted(curves[key], key=x_of)
         axes.plot([x_of(t) for t in curve], [t.loss_ratio * 100.0 for t in curve],
                   marker=marker, label=label_of(key))
+    limited = [t for t in trials if not t.valid and t.tester_limited]
+    if limited:
+        # Not a loss figure: where the tester could not carry the load, at 0 % on the
+        # x axis, so the reader sees which loads are unmeasured.
+        axes.plot([x_of(t) for t in limited], [0.0] * len(limited), linestyle="none",
+                  marker="x", color="red", label="tester-limited (not measured)")
     axes.set_ylabel("frame loss [%]")
     axes.grid(True, alpha=_GRID_ALPHA)
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from p4tester.results.checks import CHECK_OK, DUT_LIMITED, TESTER_LIMITED
 from p4tester.results.latency import merge_latency
 from p4tester.results.model import LatencyStats, StreamStats, TrialResult
 from p4tester.streams.rates import (
@@ -53,6 +54,15 @@ TRIAL_COLUMNS: Final = (
     "latency_p999_us",
     "valid",
     "error",
+    # The trial's self-check (results.checks): ok / tester-limited / dut-limited, empty
+    # where the target has no port counters; frames each side lost itself.
+    "self_check",
+    "tester_rx_dropped_frames",
+    "tester_tx_dropped_frames",
+    "dut_rx_dropped_frames",
+    "host_load_1m",
+    "host_cpus",
+    "cpu_steal_pct",
 )
 STREAM_COLUMNS: Final = (
     "experiment",
@@ -89,6 +99,10 @@ THROUGHPUT_COLUMNS: Final = (
     "pdr_pps",
     "pdr_l1_bps",
     "pdr_l2_bps",
+    # True: the search's upper bound is where the tester gave out on this host, not
+    # where the DUT lost frames; the DUT's limit may be higher.
+    "ndr_tester_limited",
+    "pdr_tester_limited",
 )
 LABEL_PREFIX: Final = "label_"  # trial labels get one column each: label_buffer_pct, ...
 
@@ -101,6 +115,10 @@ class ThroughputPoint:
     line_rate_bps: float  # L1 line rate the fractions refer to (all TX ports together)
     ndr_fraction: float | None  # of line rate, 0..1; None = loss even at the lowest load
     pdr_fraction: float | None
+    # The goal's upper bound is the tester's own ceiling on this host (search.trials):
+    # the DUT carried everything the tester could offer, its limit may be higher.
+    ndr_tester_limited: bool = False
+    pdr_tester_limited: bool = False
 
     def __post_init__(self) -> None:
         for name in ("ndr_fraction", "pdr_fraction"):
@@ -200,11 +218,37 @@ def write_trials_csv(trials: Iterable[TrialResult], path: Path | str) -> Path:
                 *_latency_cells(trial_latency(trial)),
                 trial.valid,
                 trial.error,
+                *_check_cells(trial),
                 *(labels.get(key) for key in label_keys),
             ]
         )
     header = [*TRIAL_COLUMNS, *(LABEL_PREFIX + key for key in label_keys)]
     return _write_csv(path, header, rows)
+
+
+def check_text(trial: TrialResult) -> str | None:
+    """ok / tester-limited / dut-limited; None when no side could check (no counters)."""
+    if trial.self_check is None and trial.dut_check is None:
+        return None
+    if trial.tester_limited:
+        return TESTER_LIMITED
+    if trial.dut_limited:
+        return DUT_LIMITED
+    return CHECK_OK
+
+
+def _check_cells(trial: TrialResult) -> list[Cell]:
+    tester, dut, load = trial.self_check, trial.dut_check, trial.host_load
+    steal = None if load is None or load.steal_fraction is None else load.steal_fraction * 100
+    return [
+        check_text(trial),
+        None if tester is None else tester.rx_dropped,
+        None if tester is None else tester.tx_dropped,
+        None if dut is None else dut.rx_dropped,
+        None if load is None else load.load_1m,
+        None if load is None else load.cpus,
+        steal,
+    ]
 
 
 def _stream_row(trial: TrialResult, stream: StreamStats) -> list[Cell]:
@@ -245,7 +289,8 @@ def _rate_cells(rate: ResolvedRate | None) -> list[Cell]:
 def write_throughput_csv(points: Iterable[ThroughputPoint], path: Path | str) -> Path:
     """One row per frame size: NDR and PDR in % of line rate, pps, L1 and L2 bit/s."""
     rows = [
-        [p.frame_size, p.line_rate_bps, *_rate_cells(p.ndr()), *_rate_cells(p.pdr())]
+        [p.frame_size, p.line_rate_bps, *_rate_cells(p.ndr()), *_rate_cells(p.pdr()),
+         p.ndr_tester_limited, p.pdr_tester_limited]
         for p in points
     ]
     return _write_csv(path, THROUGHPUT_COLUMNS, rows)
@@ -313,8 +358,16 @@ def _rate_text(rate: ResolvedRate | None) -> list[str]:
     ]
 
 
+TESTER_LIMIT_MARK: Final = "*"
+TESTER_LIMIT_NOTE: Final = (
+    f"{TESTER_LIMIT_MARK} tester-limited: the search stopped where the tester itself "
+    "could not carry the load on this host; the DUT's limit is at least this, maybe higher"
+)
+
+
 def throughput_table(points: Iterable[ThroughputPoint]) -> str:
-    """Frame size, then NDR and PDR each as % line rate, pps, L1 and L2 bit/s."""
+    """Frame size, then NDR and PDR each as % line rate, pps, L1 and L2 bit/s; a goal
+    whose upper bound was the tester's own ceiling is marked, with a note below."""
     columns = [Column("frame B")]
     for goal in ("NDR", "PDR"):
         columns += [
@@ -323,8 +376,19 @@ def throughput_table(points: Iterable[ThroughputPoint]) -> str:
             Column(f"{goal} L1"),
             Column(f"{goal} L2"),
         ]
-    rows = [[str(p.frame_size), *_rate_text(p.ndr()), *_rate_text(p.pdr())] for p in points]
-    return render_table(columns, rows)
+    points = list(points)
+    rows = [[str(p.frame_size), *_marked(_rate_text(p.ndr()), p.ndr_tester_limited),
+             *_marked(_rate_text(p.pdr()), p.pdr_tester_limited)] for p in points]
+    table = render_table(columns, rows)
+    if any(p.ndr_tester_limited or p.pdr_tester_limited for p in points):
+        table += "\n" + TESTER_LIMIT_NOTE
+    return table
+
+
+def _marked(cells: list[str], tester_limited: bool) -> list[str]:
+    if not tester_limited:
+        return cells
+    return [cells[0] + TESTER_LIMIT_MARK, *cells[1:]]
 
 
 def trials_table(trials: Iterable[TrialResult]) -> str:
@@ -342,6 +406,7 @@ def trials_table(trials: Iterable[TrialResult]) -> str:
         Column("lat avg us"),
         Column("lat max us"),
         Column("p99 us"),
+        Column("host load"),
         Column("status", left=True),
     ]
     rows = []
@@ -361,6 +426,7 @@ def trials_table(trials: Iterable[TrialResult]) -> str:
                 _fixed(latency.avg_us if latency else None, 1),
                 _fixed(latency.max_us if latency else None, 1),
                 _percentile_text(latency, latency.p99_us if latency else None),
+                _MISSING if trial.host_load is None else f"{trial.host_load.load_1m:.2f}",
                 "ok" if trial.valid else f"invalid: {trial.error or 'no reason given'}",
             ]
         )
