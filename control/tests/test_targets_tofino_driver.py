@@ -85,13 +85,16 @@ def test_rates_make_applications_buffers_and_groups() -> None:
     fake.writes.clear()
     target.set_stream_rates({0: 1e6, 1: 1e6, 5: 2e6})
     apps = target.apps
-    assert [(a.app_id, a.pipe, a.stream_ids, a.schedule.period_ns) for a in apps] == [
-        (0, 0, (0, 1), 1000), (1, 1, (5,), 500)]
+    # Both applications run in both TX pipes (0 and 1), each pipe making half the rate.
+    assert [(a.app_id, a.pipes, a.stream_ids, a.schedule.period_ns, a.achieved_pps)
+            for a in apps] == [(0, (0, 1), (0, 1), 2000, 1e6), (1, (0, 1), (5,), 1000, 2e6)]
+    buffer = "tf1.pktgen.pkt_buffer"
     assert [(w.op, w.table, w.key, w.pipe) for w in fake.writes] == [
-        ("modify", "tf1.pktgen.pkt_buffer", {"pkt_buffer_offset": 0, "pkt_buffer_size": 60}, 0),
-        ("modify", APP_CFG, {"app_id": 0}, 0),
-        ("modify", "tf1.pktgen.pkt_buffer", {"pkt_buffer_offset": 0, "pkt_buffer_size": 124}, 1),
-        ("modify", APP_CFG, {"app_id": 1}, 1),
+        *[w for pipe in (0, 1) for w in (
+            ("modify", buffer, {"pkt_buffer_offset": 0, "pkt_buffer_size": 60}, pipe),
+            ("modify", buffer, {"pkt_buffer_offset": 64, "pkt_buffer_size": 124}, pipe),
+            ("modify", APP_CFG, {"app_id": 0}, pipe),
+            ("modify", APP_CFG, {"app_id": 1}, pipe))],
         ("add", "$pre.node", {"$MULTICAST_NODE_ID": 0}, None),
         ("add", "$pre.node", {"$MULTICAST_NODE_ID": 1}, None),
         ("add", "$pre.mgid", {"$MGID": 1}, None),
@@ -129,12 +132,15 @@ def test_start_trial_zeroes_registers_and_arms_budgets() -> None:
         *wide("latency_sum"), *wide("jitter_sum"),
         *[Write("register", "pipe.TesterIngress.generator.generated", {"$REGISTER_INDEX": a},
                 {"TesterIngress.generator.generated.f1": 0}) for a in (0, 1)],
-        Write("add", GEN_APPS, {"app_id": 0}, {"mcast_group": 1, "packet_budget": 1000},
-              "TesterIngress.generator.run"),
-        Write("add", GEN_APPS, {"app_id": 1}, {"mcast_group": 2, "packet_budget": 500},
-              "TesterIngress.generator.run"),
-        Write("modify", APP_CFG, {"app_id": 0}, {"app_enable": True}, pipe=0),
-        Write("modify", APP_CFG, {"app_id": 1}, {"app_enable": True}, pipe=1),
+        # Each pipe's share of the budget: 500 + 500 for app 0; 250 + 250 for app 1.
+        *[Write("add", GEN_APPS, {"pipe_id": pipe, "app_id": 0},
+                {"mcast_group": 1, "packet_budget": 500}, "TesterIngress.generator.run")
+          for pipe in (0, 1)],
+        *[Write("add", GEN_APPS, {"pipe_id": pipe, "app_id": 1},
+                {"mcast_group": 2, "packet_budget": 250}, "TesterIngress.generator.run")
+          for pipe in (0, 1)],
+        *[Write("modify", APP_CFG, {"app_id": app}, {"app_enable": True}, pipe=pipe)
+          for app in (0, 1) for pipe in (0, 1)],
     ]
     # Written to every pipe: whichever pipe a stream's port is in starts clean.
     assert fake.registers[CHK + "rx_lost"][5]["TesterIngress.checker.rx_lost.f1"] == [0] * 4
@@ -155,15 +161,15 @@ def test_stop_and_restart_modify_the_application_entries() -> None:
     target.start_trial({0: 10, 1: 10, 5: 10})
     fake.writes.clear()
     target.stop_trial()
-    assert fake.writes == [
-        Write("modify", APP_CFG, {"app_id": 0}, {"app_enable": False}, pipe=0),
-        Write("modify", GEN_APPS, {"app_id": 0}, {}, "TesterIngress.generator.stopped"),
-        Write("modify", APP_CFG, {"app_id": 1}, {"app_enable": False}, pipe=1),
-        Write("modify", GEN_APPS, {"app_id": 1}, {}, "TesterIngress.generator.stopped"),
-    ]
-    target.start_trial({0: 20, 1: 20, 5: 20})
+    assert fake.writes == [w for app in (0, 1) for pipe in (0, 1) for w in (
+        Write("modify", APP_CFG, {"app_id": app}, {"app_enable": False}, pipe=pipe),
+        Write("modify", GEN_APPS, {"pipe_id": pipe, "app_id": app}, {},
+              "TesterIngress.generator.stopped"))]
+    target.start_trial({0: 21, 1: 21, 5: 20})
     runs = [w for w in fake.writes_to(GEN_APPS) if w.action == "TesterIngress.generator.run"]
-    assert [w.op for w in runs] == ["modify", "modify"]
+    assert [w.op for w in runs] == ["modify"] * 4
+    # An odd budget: the first pipe makes the extra packet.
+    assert [w.data["packet_budget"] for w in runs] == [11, 10, 10, 10]
 
 
 def test_generated_sums_the_pipes() -> None:
@@ -276,9 +282,13 @@ def test_clear_stream_rates_stops_their_application_and_groups() -> None:
     target.clear_stream_rates([5])
     assert [a.app_id for a in target.apps] == [0]
     assert [e.key["$MGID"] for e in fake.entries("$pre.mgid")] == [1]
-    assert fake.entries(APP_CFG, pipe=1)[0].data["app_enable"] is False
-    stopped = {e.key["app_id"]: e.action for e in fake.entries(GEN_APPS)}
-    assert stopped == {0: "TesterIngress.generator.run", 1: "TesterIngress.generator.stopped"}
+    enabled = {(pipe, e.key["app_id"]): e.data["app_enable"]
+               for pipe in (0, 1) for e in fake.entries(APP_CFG, pipe=pipe)
+               if e.key["app_id"] in (0, 1)}
+    assert enabled == {(0, 0): True, (1, 0): True, (0, 1): False, (1, 1): False}
+    stopped = {(e.key["pipe_id"], e.key["app_id"]): e.action for e in fake.entries(GEN_APPS)}
+    run, stop = "TesterIngress.generator.run", "TesterIngress.generator.stopped"
+    assert stopped == {(0, 0): run, (1, 0): run, (0, 1): stop, (1, 1): stop}
 
 
 def test_new_rates_stop_the_old_applications_and_replace_groups() -> None:
@@ -289,6 +299,6 @@ def test_new_rates_stop_the_old_applications_and_replace_groups() -> None:
     assert [(a.app_id, a.stream_ids) for a in target.apps] == [(0, (0, 1)), (1, (5,))]
     target.set_templates({5: F60})
     target.set_stream_rates({0: 3e6, 1: 3e6, 5: 3e6})
-    assert [(a.app_id, a.pipe, a.stream_ids) for a in target.apps] == [(0, 0, (0, 1, 5))]
+    assert [(a.app_id, a.pipes, a.stream_ids) for a in target.apps] == [(0, (0, 1), (0, 1, 5))]
     assert [e.key["$MGID"] for e in fake.entries("$pre.mgid")] == [1]
     assert all(e.action == "TesterIngress.generator.stopped" for e in fake.entries(GEN_APPS))

@@ -7,7 +7,7 @@ import pytest
 from tofino_fake import FakeBfrt, Write
 
 from p4tester.targets.tofino import pktgen
-from p4tester.targets.tofino.apps import AppPlan, app_budget, plan_apps
+from p4tester.targets.tofino.apps import AppPlan, app_budget, pipe_budgets, plan_apps
 from p4tester.targets.tofino.pktgen import BufferSlot, layout_buffer
 from p4tester.targets.tofino.rates import TimerSchedule
 
@@ -36,11 +36,13 @@ def test_streams_of_one_rate_and_template_share_an_application() -> None:
     pipes = {0: 0, 1: 0, 2: 1, 3: 1, 4: 2}
     apps = plan_apps({0: 1e6, 1: 1e6, 2: 1e6, 3: 2e6, 4: 1e6},
                      {0: F60, 1: F60, 2: F60, 3: F60, 4: F124}, pipes)
-    assert [(a.app_id, a.pipe, a.stream_ids, a.rate_pps) for a in apps] == [
-        (0, 0, (0, 1, 2), 1e6), (1, 1, (3,), 2e6), (2, 2, (4,), 1e6)]
+    # Every application runs in all three TX pipes, each making a third of its rate.
+    assert [(a.app_id, a.pipes, a.stream_ids, a.rate_pps) for a in apps] == [
+        (0, (0, 1, 2), (0, 1, 2), 1e6), (1, (0, 1, 2), (3,), 2e6), (2, (0, 1, 2), (4,), 1e6)]
     assert [a.mcast_group for a in apps] == [1, 2, 3]
     assert [a.frame_size for a in apps] == [64, 64, 128]
-    assert apps[1].schedule == TimerSchedule(500, 1, 1, 2e6, 0.0)
+    assert apps[1].schedule == TimerSchedule(1500, 1, 1, 2e6 / 3, 0.0)
+    assert apps[1].achieved_pps == 2e6
 
 
 def test_more_than_eight_applications_is_refused() -> None:
@@ -50,10 +52,20 @@ def test_more_than_eight_applications_is_refused() -> None:
 
 
 def test_a_pipes_generator_cannot_exceed_its_port() -> None:
-    # Two 64-B applications at 60% of line rate each, both in pipe 0.
+    # Two 64-B applications at 60% of line rate each, both made by pipe 0 alone.
     rate = 0.6 * 100e9 / 672
     with pytest.raises(ValueError, match=r"pipe 0's packet generator would make 120 Gbit/s"):
         plan_apps({0: rate, 1: rate}, {0: F60, 1: bytes(60)}, {0: 0, 1: 0})
+    # With TX ports in two pipes each generator makes half: 60 Gbit/s.
+    apps = plan_apps({0: rate, 1: rate}, {0: F60, 1: bytes(60)}, {0: 0, 1: 1})
+    assert [a.pipes for a in apps] == [(0, 1), (0, 1)]
+
+
+def test_budgets_split_over_the_pipes() -> None:
+    app = AppPlan(0, (0, 2, 3), (1,), F60, 1e6, TimerSchedule(3000, 1, 1, 1e6 / 3, 0.0))
+    assert pipe_budgets(app, 10) == {0: 4, 2: 3, 3: 3}
+    assert pipe_budgets(app, 1) == {0: 1, 2: 0, 3: 0}
+    assert pipe_budgets(app, 9) == {0: 3, 2: 3, 3: 3}
 
 
 def test_stream_without_template_or_with_a_runt() -> None:
@@ -64,7 +76,7 @@ def test_stream_without_template_or_with_a_runt() -> None:
 
 
 def test_streams_of_an_application_share_one_budget() -> None:
-    app = AppPlan(0, 0, (1, 2), F60, 1e6, TimerSchedule(1000, 1, 1, 1e6, 0.0))
+    app = AppPlan(0, (0,), (1, 2), F60, 1e6, TimerSchedule(1000, 1, 1, 1e6, 0.0))
     assert app_budget(app, {1: 500, 2: 500}) == 500
     with pytest.raises(ValueError, match=r"streams \[1, 2\] share generator application 0"):
         app_budget(app, {1: 500, 2: 501})
@@ -74,19 +86,20 @@ def test_streams_of_an_application_share_one_budget() -> None:
 
 def test_program_apps_writes_buffer_then_disabled_application() -> None:
     fake = FakeBfrt()
-    app = AppPlan(3, 2, (5,), F60, 148_809_523.8, TimerSchedule(168, 1, 25, 1.488e8, 0.0))
+    # Line rate at 64 B made by two pipes: 25 packets every 336 ns in each.
+    app = AppPlan(3, (1, 2), (5,), F60, 148_809_523.8,
+                  TimerSchedule(336, 1, 25, 7.44e7, 0.0))
     pktgen.program_apps(fake, [app])
-    assert fake.writes == [
+    assert fake.writes == [w for pipe in (1, 2) for w in (
         Write("modify", "tf1.pktgen.pkt_buffer", {"pkt_buffer_offset": 0, "pkt_buffer_size": 60},
-              {"buffer": F60}, pipe=2),
+              {"buffer": F60}, pipe=pipe),
         Write("modify", APP_CFG, {"app_id": 3}, {
-            "timer_nanosec": 168, "app_enable": False, "pkt_len": 60, "pkt_buffer_offset": 0,
+            "timer_nanosec": 336, "app_enable": False, "pkt_len": 60, "pkt_buffer_offset": 0,
             "pipe_local_source_port": 68, "increment_source_port": False,
             "batch_count_cfg": 0, "packets_per_batch_cfg": 24,  # zero-based counts
             "ibg": 0, "ibg_jitter": 0, "ipg": 0, "ipg_jitter": 0,
             "batch_counter": 0, "pkt_counter": 0, "trigger_counter": 0,
-        }, "trigger_timer_periodic", pipe=2),
-    ]
+        }, "trigger_timer_periodic", pipe=pipe))]
     assert fake.entries(APP_CFG, pipe=2)[0].data["app_enable"] is False
     assert fake.entries(APP_CFG, pipe=0) == []
 

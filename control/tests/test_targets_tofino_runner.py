@@ -43,11 +43,16 @@ class Switch:
     def sleep(self, seconds: float) -> None:
         self.now += seconds
         self.slept.append(seconds)
+        made: dict[int, list[int]] = {}
         for entry in self.fake.entries(GEN_APPS):
-            app, budget = entry.key["app_id"], entry.data.get("packet_budget")
-            if self.generating and isinstance(app, int) and isinstance(budget, int):
-                self.fake.set_register(GENERATED, app, "TesterIngress.generator.generated.f1",
-                                       [budget, 0, 0, 0])
+            pipe, app = entry.key["pipe_id"], entry.key["app_id"]
+            budget = entry.data.get("packet_budget")
+            if self.generating and isinstance(pipe, int) and isinstance(app, int) \
+                    and isinstance(budget, int):
+                made.setdefault(app, [0, 0, 0, 0])[pipe] = budget  # each pipe its share
+        for app, per_pipe in made.items():
+            self.fake.set_register(GENERATED, app, "TesterIngress.generator.generated.f1",
+                                   per_pipe)
 
     def runner(self) -> TofinoTrialRunner:
         topology = topology_from_dict(TOPOLOGY, "t.yaml")
@@ -69,7 +74,7 @@ def test_a_trial_at_half_line_rate() -> None:
     armed = [w for w in switch.fake.writes_to(GEN_APPS)
              if w.action == "TesterIngress.generator.run"]
     assert [(w.key, w.data) for w in armed] == [
-        ({"app_id": 0}, {"mcast_group": 1, "packet_budget": 74_404_762})]
+        ({"pipe_id": 0, "app_id": 0}, {"mcast_group": 1, "packet_budget": 74_404_762})]
     # After the trial the application is off and its entry drops its packets.
     assert app_cfg["app_enable"] is False
     assert [e.action for e in switch.fake.entries(GEN_APPS)] == ["TesterIngress.generator.stopped"]

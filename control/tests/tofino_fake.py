@@ -1,11 +1,13 @@
 """An in-memory BfRt switch for the Tofino driver's tests.
 
-It knows the tester program's objects and the SDE fixed tables by name, written out
-here from p4src/tna and the SDE's bf_rt_*_tf1.json rather than imported from the
-driver, so a misspelt name in names.py fails like it would on a switch. It answers as
-a server does: unknown tables, fields and actions are refused, adds of existing
-entries and changes of missing ones fail, the packet generator's tables are
-modify-only and check buffer alignment. Every write is logged in order.
+The tester program's tables, registers and counters are those of the committed schema
+the compiler wrote, p4src/build/tna/tofino.bfrt.json: names, key and data fields, and
+widths (a value too wide for its field is refused). The SDE's fixed tables (ports, PRE,
+packet generator) are written out here from the SDE's bf_rt_*_tf1.json. Neither is
+imported from the driver, so a misspelt name in names.py fails like it would on a
+switch. It answers as a server does: unknown tables, fields and actions are refused,
+adds of existing entries and changes of missing ones fail, the packet generator's
+tables are modify-only and check buffer alignment. Every write is logged in order.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from p4tester.targets.tofino.bfrt import (
     RegisterCell,
     TableEntry,
 )
+from p4tester.targets.tofino.schema import Schema, load_schema
+from p4tester.targets.tofino.ternary import Ternary
 
 PIPES = 4
 APP_FIELDS = ("app_enable", "pkt_len", "pkt_buffer_offset", "pipe_local_source_port",
@@ -37,21 +41,39 @@ class TableSpec:
     # action -> its data fields; None -> data fields of an entry without an action.
     actions: Mapping[str | None, tuple[str, ...]]
     fixed: bool = False  # SDE fixed table: modify only, one copy per pipe
+    widths: Mapping[str, int] = field(default_factory=dict)  # bit widths of fields
 
 
-BINS_KEYS = ("stream", "$MATCH_PRIORITY")
+SCHEMA: Schema = load_schema()
+
+
+def _program_tables(schema: Schema) -> dict[str, TableSpec]:
+    tables = {}
+    for table in schema.tables.values():
+        if table.table_type != "MatchAction_Direct":
+            continue
+        widths = {k.name: k.width for k in table.keys if k.width is not None}
+        widths.update({p.name: p.width for a in table.actions for p in a.params
+                       if p.width is not None})
+        tables[table.name] = TableSpec(
+            tuple(k.name for k in table.keys),
+            {a.name: tuple(p.name for p in a.params) for a in table.actions},
+            widths=widths)
+    return tables
+
+
+def _registers(schema: Schema) -> dict[str, tuple[int, tuple[str, ...]]]:
+    return {t.name: (t.size, tuple(d.name for d in t.data))
+            for t in schema.tables.values() if t.table_type == "Register"}
+
+
+def _register_widths(schema: Schema) -> dict[str, int]:
+    return {d.name: d.width for t in schema.tables.values() if t.table_type == "Register"
+            for d in t.data if d.width is not None}
+
+
 TABLES: dict[str, TableSpec] = {
-    "pipe.TesterIngress.generator.gen_apps": TableSpec(("app_id",), {
-        "TesterIngress.generator.run": ("mcast_group", "packet_budget"),
-        "TesterIngress.generator.stopped": ()}),
-    "pipe.TesterIngress.foreign.foreign_traffic": TableSpec(("ingress_port", "$MATCH_PRIORITY"), {
-        "TesterIngress.foreign.drop_foreign": (),
-        "TesterIngress.foreign.punt_foreign": (),
-        "TesterIngress.foreign.forward_foreign": ("port",)}),
-    "pipe.TesterIngress.checker.bins.latency_bins": TableSpec((*BINS_KEYS, "latency"), {
-        "TesterIngress.checker.bins.set_latency_bin": ("bin",)}),
-    "pipe.TesterIngress.checker.bins.qdepth_bins": TableSpec((*BINS_KEYS, "qdepth"), {
-        "TesterIngress.checker.bins.set_qdepth_bin": ("bin",)}),
+    **_program_tables(SCHEMA),
     "$PORT": TableSpec(("$DEV_PORT",), {
         None: ("$SPEED", "$FEC", "$PORT_ENABLE", "$AUTO_NEGOTIATION")}),
     "$PORT_STR_INFO": TableSpec(("$PORT_NAME",), {None: ("$DEV_PORT",)}),
@@ -65,25 +87,10 @@ TABLES: dict[str, TableSpec] = {
     "tf1.pktgen.pkt_buffer": TableSpec(("pkt_buffer_offset", "pkt_buffer_size"),
                                        {None: ("buffer",)}, fixed=True),
 }
-
-_CHECKER = "pipe.TesterIngress.checker."
-REGISTERS: dict[str, tuple[int, tuple[str, ...]]] = {
-    "pipe.TesterIngress.generator.generated": (8, ("TesterIngress.generator.generated.f1",)),
-    "pipe.TesterEgress.generator.tx_next_seq": (1024, ("TesterEgress.generator.tx_next_seq.f1",)),
-    **{_CHECKER + r: (1024, (f"TesterIngress.checker.{r}.f1",))
-       for r in ("rx_next_expected", "rx_last_seq", "rx_seen", "rx_lost", "latency_min",
-                 "latency_max", "last_latency")},
-    **{_CHECKER + f"{r}.cells": (1024, (f"TesterIngress.checker.{r}.cells.lo",
-                                        f"TesterIngress.checker.{r}.cells.hi"))
-       for r in ("latency_sum", "jitter_sum")},
-}
-COUNTERS: dict[str, int] = {
-    "pipe.TesterIngress.rx_kind": 5,
-    "pipe.TesterEgress.generator.tx_stream": 1024,
-    **{_CHECKER + c: 1024 for c in ("rx_stream", "rx_gap_events", "rx_reordered",
-                                    "rx_duplicate")},
-    **{_CHECKER + c: 1024 * 32 for c in ("latency_hist", "qdepth_hist")},
-}
+REGISTERS: dict[str, tuple[int, tuple[str, ...]]] = _registers(SCHEMA)
+REGISTER_WIDTHS: dict[str, int] = _register_widths(SCHEMA)
+COUNTERS: dict[str, int] = {t.name: t.size for t in SCHEMA.tables.values()
+                            if t.table_type == "Counter"}
 
 
 def front_panel_dev_port(connector: int) -> int:
@@ -199,6 +206,7 @@ class FakeBfrt:
             for name, value in values.items():
                 if name not in fields:
                     raise BfrtError(f"{register} has no data field {name!r}; it has {fields}")
+                _check_width(register, name, value, REGISTER_WIDTHS.get(name))
                 self.set_register(register, index, name, [value] * PIPES)
             self.writes.append(Write("register", register, {"$REGISTER_INDEX": index},
                                      dict(values)))
@@ -226,6 +234,13 @@ class FakeBfrt:
         spec = self._spec(table)
         if set(key) != set(spec.keys):
             raise BfrtError(f"{table}: key fields {sorted(key)}, expected {sorted(spec.keys)}")
+        for name, value in key.items():
+            width = spec.widths.get(name)
+            if isinstance(value, Ternary):
+                _check_width(table, name, value.value, width)
+                _check_width(table, name, value.mask, width)
+            elif isinstance(value, int):
+                _check_width(table, name, value, width)
         return spec
 
     def _check(self, table: str, key: Key, data: Data, action: str | None) -> TableSpec:
@@ -235,6 +250,9 @@ class FakeBfrt:
         unknown = set(data) - set(spec.actions[action])
         if unknown:
             raise BfrtError(f"{table}: unknown data fields {sorted(unknown)} for {action!r}")
+        for name, value in data.items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                _check_width(table, name, value, spec.widths.get(name))
         return spec
 
     @staticmethod
@@ -262,3 +280,9 @@ class FakeBfrt:
     def _index(name: str, index: int, size: int) -> None:
         if not 0 <= index < size:
             raise BfrtError(f"{name}: index {index} outside 0..{size - 1}")
+
+
+def _check_width(table: str, name: str, value: int, width: int | None) -> None:
+    """A server refuses a value that does not fit its field."""
+    if width is not None and not 0 <= value < 1 << width:
+        raise BfrtError(f"{table}: {name} = {value} does not fit {width} bits")

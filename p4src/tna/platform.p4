@@ -4,7 +4,11 @@
 #define TESTER_TNA_PLATFORM_P4
 
 #include <core.p4>
+#if __TARGET_TOFINO__ == 2
+#include <t2na.p4>
+#else
 #include <tna.p4>
+#endif
 #include "../common/constants.p4"
 #include "../common/headers.p4"
 

@@ -2,7 +2,11 @@
  * file only includes and wires; the logic is in common/ and in the TNA adapters
  * beside it. Type-check: make build-tna. */
 #include <core.p4>
+#if __TARGET_TOFINO__ == 2
+#include <t2na.p4>
+#else
 #include <tna.p4>
+#endif
 
 /* Tofino has no wide range match: the controller expands each bin's range into
  * ternary prefixes. */

@@ -2,10 +2,14 @@
 
 The data plane tells streams apart by the multicast replica (rid = stream id), not by
 the template: streams with the same rate and the same template share one application,
-whose packets are copied to each stream's TX port. Tofino 1 has 8 applications, and
-the program numbers them globally (gen_apps key app_id, group MCAST_GROUP_BASE + app),
-so each application runs in one pipe's generator; applications are dealt round-robin
-over the pipes of the TX ports to spread the generators' packets.
+whose packets are copied to each stream's TX port. Tofino 1 has 8 applications per
+pipe, and the program numbers them globally (multicast group MCAST_GROUP_BASE + app).
+
+An application runs in the generators of all the trial's TX pipes at once, each making
+1/k of its rate (k pipes), and each copy of a generated packet may leave through any
+pipe: so a pipe's ingress carries its received traffic plus only a k-th of the
+generator packets (limits.py has the arithmetic). Egress numbers each stream's copies
+as they leave, so copies made in different pipes share one sequence.
 """
 
 from __future__ import annotations
@@ -25,11 +29,11 @@ class AppPlan:
     """One generator application for a trial."""
 
     app_id: int
-    pipe: int  # whose generator runs it
+    pipes: tuple[int, ...]  # whose generators run it, each at rate_pps / len(pipes)
     stream_ids: tuple[int, ...]
     template: bytes  # the frame without FCS
     rate_pps: float  # requested, per stream
-    schedule: TimerSchedule
+    schedule: TimerSchedule  # of each pipe's generator
 
     @property
     def mcast_group(self) -> int:
@@ -38,6 +42,11 @@ class AppPlan:
     @property
     def frame_size(self) -> int:
         return len(self.template) + FCS_BYTES
+
+    @property
+    def achieved_pps(self) -> float:
+        """Packets per second of all its pipes together: each stream's rate."""
+        return self.schedule.achieved_pps * len(self.pipes)
 
 
 def plan_apps(
@@ -67,29 +76,36 @@ def plan_apps(
             f"these streams need {len(groups)} generator applications (one per distinct rate "
             f"and template) and Tofino 1 has {names.PKTGEN_APPS}: give streams the same rate "
             "and frame, or run fewer streams per trial")
-    pipes = sorted({tx_pipes[s] for s in rates_pps})
+    pipes = tuple(sorted({tx_pipes[s] for s in rates_pps}))
     plans = []
     for app_id, ((rate, template), streams) in enumerate(groups.items()):
-        schedule = timer_schedule(rate, len(template) + FCS_BYTES, tolerance=tolerance,
-                                  clock_hz=clock_hz)
-        plans.append(AppPlan(app_id, pipes[app_id % len(pipes)], tuple(streams), template,
-                             rate, schedule))
+        schedule = timer_schedule(rate / len(pipes), len(template) + FCS_BYTES,
+                                  tolerance=tolerance, clock_hz=clock_hz)
+        plans.append(AppPlan(app_id, pipes, tuple(streams), template, rate, schedule))
     check_generator_load(plans)
     return tuple(plans)
 
 
 def check_generator_load(plans: list[AppPlan]) -> None:
-    """Each pipe's generator makes all its applications' packets through one port."""
+    """Each pipe's generator makes its share of all applications through one port."""
     load: dict[int, float] = {}
     for plan in plans:
         bits = plan.schedule.achieved_pps * l1_frame_bits(plan.frame_size)
-        load[plan.pipe] = load.get(plan.pipe, 0.0) + bits
+        for pipe in plan.pipes:
+            load[pipe] = load.get(pipe, 0.0) + bits
     for pipe, bps in sorted(load.items()):
         if bps > PKTGEN_PORT_BPS * (1 + 1e-9):
             raise ValueError(
                 f"pipe {pipe}'s packet generator would make {format_bitrate(bps)} (L1) for its "
                 f"applications, above its {format_bitrate(PKTGEN_PORT_BPS)}: lower the rates "
                 "or use TX ports in more pipes")
+
+
+def pipe_budgets(app: AppPlan, budget: int) -> dict[int, int]:
+    """An application's packet budget split over its pipes (pipe -> packets): equal
+    shares, the first pipes taking one more each until the remainder is used."""
+    share, extra = divmod(budget, len(app.pipes))
+    return {pipe: share + (1 if index < extra else 0) for index, pipe in enumerate(app.pipes)}
 
 
 def app_budget(app: AppPlan, budgets: Mapping[int, int]) -> int:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from p4tester.results.model import StreamStats
 from p4tester.targets.base import TargetDriver
 from p4tester.targets.tofino import bins, multicast, names, pktgen, state
-from p4tester.targets.tofino.apps import AppPlan, app_budget, plan_apps
+from p4tester.targets.tofino.apps import AppPlan, app_budget, pipe_budgets, plan_apps
 from p4tester.targets.tofino.bfrt import BfrtClient
 from p4tester.targets.tofino.hardware import CORE_CLOCK_HZ, pipe_of
 from p4tester.targets.tofino.ports import PortSettings, bring_up_ports, check_front_panel_name
@@ -66,7 +66,7 @@ class TofinoTarget:
         self._dev_ports: dict[int, int] = {}
         self._templates: dict[int, bytes] = {}
         self._apps: tuple[AppPlan, ...] = ()
-        self._gen_entries: set[int] = set()
+        self._gen_entries: set[tuple[int, int]] = set()  # (pipe, app) in gen_apps
         self._latency_edges_us: tuple[int, ...] | None = None
         self._qdepth_edges: tuple[int, ...] | None = None
         self._lost = state.LostTotals()
@@ -146,14 +146,15 @@ class TofinoTarget:
         state.zero_generated(self.client, app_budgets)
         self._lost.reset(streams)
         for app in self._apps:
-            data = {names.GEN_RUN_GROUP: app.mcast_group,
-                    names.GEN_RUN_BUDGET: app_budgets[app.app_id]}
-            self._write_gen_app(app.app_id, data, names.GEN_RUN)
+            for pipe, share in pipe_budgets(app, app_budgets[app.app_id]).items():
+                data = {names.GEN_RUN_GROUP: app.mcast_group, names.GEN_RUN_BUDGET: share}
+                self._write_gen_app(pipe, app.app_id, data, names.GEN_RUN)
         for app in self._apps:
-            pktgen.set_app_enabled(self.client, app.app_id, True, app.pipe)
+            for pipe in app.pipes:
+                pktgen.set_app_enabled(self.client, app.app_id, True, pipe)
 
     def generated(self) -> dict[int, int]:
-        """Packets each application made this trial (app id -> packets)."""
+        """Packets each application made this trial, all its pipes (app id -> packets)."""
         return state.read_generated(self.client, [a.app_id for a in self._apps])
 
     def stop_trial(self) -> None:
@@ -183,17 +184,19 @@ class TofinoTarget:
     # ---- helpers -----------------------------------------------------------------------
     def _stop(self, apps: Iterable[AppPlan]) -> None:
         for app in apps:
-            pktgen.set_app_enabled(self.client, app.app_id, False, app.pipe)
-            if app.app_id in self._gen_entries:
-                self._write_gen_app(app.app_id, {}, names.GEN_STOPPED)
+            for pipe in app.pipes:
+                pktgen.set_app_enabled(self.client, app.app_id, False, pipe)
+                if (pipe, app.app_id) in self._gen_entries:
+                    self._write_gen_app(pipe, app.app_id, {}, names.GEN_STOPPED)
 
-    def _write_gen_app(self, app_id: int, data: Mapping[str, int], action: str) -> None:
-        key = {names.GEN_APPS_KEY: app_id}
-        if app_id in self._gen_entries:
+    def _write_gen_app(self, pipe: int, app_id: int, data: Mapping[str, int],
+                       action: str) -> None:
+        key = {names.GEN_APPS_PIPE_KEY: pipe, names.GEN_APPS_KEY: app_id}
+        if (pipe, app_id) in self._gen_entries:
             self.client.modify_entry(names.GEN_APPS, key, data, action=action)
         else:
             self.client.add_entry(names.GEN_APPS, key, data, action=action)
-            self._gen_entries.add(app_id)
+            self._gen_entries.add((pipe, app_id))
 
     def _app_streams(self) -> list[int]:
         return [s for a in self._apps for s in a.stream_ids]

@@ -25,8 +25,9 @@ BIN_TABLE_SIZE: Final = 1024
 MCAST_GROUP_BASE: Final = 1
 HIST_CELLS_LOG2: Final = 5
 
-# Generator (ingress): application -> run(group, budget) | stopped().
+# Generator (ingress): (pipe, application) -> run(group, budget) | stopped().
 GEN_APPS: Final = "pipe.TesterIngress.generator.gen_apps"
+GEN_APPS_PIPE_KEY: Final = "pipe_id"
 GEN_APPS_KEY: Final = "app_id"
 GEN_RUN: Final = "TesterIngress.generator.run"
 GEN_RUN_GROUP: Final = "mcast_group"

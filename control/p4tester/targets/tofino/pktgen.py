@@ -1,8 +1,8 @@
 """The packet generator: template buffer layout, generator ports and timer applications.
 
 Its tables are fixed tables of the SDE that are only modified, never added to. The
-buffer and the applications are per pipe; an application runs in the pipe AppPlan
-names and stays disabled in the others.
+buffer and the applications are per pipe; an application runs in the pipes AppPlan
+names (the same app id, timer and template in each) and stays disabled in the others.
 """
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ def write_templates(client: BfrtClient, pipe: int, slots: Sequence[BufferSlot]) 
                             {names.BUFFER_DATA: slot.data}, pipe=pipe)
 
 
-def configure_app(client: BfrtClient, app: AppPlan, slot: BufferSlot) -> None:
-    """Timer, burst and template of an application, left disabled."""
+def configure_app(client: BfrtClient, app: AppPlan, slot: BufferSlot, pipe: int) -> None:
+    """Timer, burst and template of an application in one pipe, left disabled."""
     schedule = app.schedule
     client.modify_entry(names.PKTGEN_APP_CFG, {names.PKTGEN_APP_KEY: app.app_id}, {
         names.APP_TIMER_NS: schedule.period_ns,
@@ -90,7 +90,7 @@ def configure_app(client: BfrtClient, app: AppPlan, slot: BufferSlot) -> None:
         names.APP_BATCH_COUNTER: 0,
         names.APP_PKT_COUNTER: 0,
         names.APP_TRIGGER_COUNTER: 0,
-    }, action=names.TRIGGER_TIMER_PERIODIC, pipe=app.pipe)
+    }, action=names.TRIGGER_TIMER_PERIODIC, pipe=pipe)
 
 
 def set_app_enabled(client: BfrtClient, app_id: int, enabled: bool,
@@ -107,9 +107,9 @@ def disable_all_apps(client: BfrtClient) -> None:
 
 def program_apps(client: BfrtClient, apps: Sequence[AppPlan]) -> None:
     """Templates into each pipe's buffer, then the applications (disabled)."""
-    for pipe in sorted({a.pipe for a in apps}):
-        in_pipe = [a for a in apps if a.pipe == pipe]
+    for pipe in sorted({p for a in apps for p in a.pipes}):
+        in_pipe = [a for a in apps if pipe in a.pipes]
         slots = layout_buffer([a.template for a in in_pipe])
         write_templates(client, pipe, slots)
         for app, slot in zip(in_pipe, slots, strict=True):
-            configure_app(client, app, slot)
+            configure_app(client, app, slot, pipe)
