@@ -1,16 +1,28 @@
-"""What the tester sustains on Tofino 1, per frame size: a budget table for the docs.
+"""What the tester sustains on a Tofino switch, per frame size: the budget tables of the
+docs (docs/tofino.md). Print them with `python -m p4tester.targets.tofino.limits`.
 
-Model (one pipe, all its front-panel ports used, every port sending one stream at the
-same rate and receiving one back):
-- egress handles the TX copies: ports x rate;
-- ingress checks what comes back, ports x rate, and also takes the generator's packets.
-  Streams of one rate share one generator application whose packets the multicast
-  engine copies to every port, so the pipe that hosts it sees one more rate's worth;
-- each direction has PIPE_PACKETS_PER_SECOND (hardware.py: ASSUMED one packet per
-  clock cycle).
-The highest fraction of line rate that fits is budget / (ports + 1) / line rate.
+Workload: every front-panel port sends one stream at a fraction f of line rate and
+receives one stream back (ports paired through the DUT). Streams of one frame size and
+rate share one generator application (apps.py).
 
-Print it with `python -m p4tester.targets.tofino.limits`.
+How the generator spends the pipes (p4src/tna/generator.p4):
+- the application runs in the generators of all P pipes at once, each making 1/P of the
+  rate; a generated packet enters the ingress of its own pipe, is counted against that
+  pipe's budget and multicast by the traffic manager (TM) to every stream's TX port,
+  in any pipe; egress stamps stream id, sequence number and TX timestamp into each copy.
+  So per pipe:
+- ingress = its RX ports' traffic (N x f x line) + its share of the generator packets
+  (f x line / P: one generated packet makes one copy per stream);
+- egress = its TX ports' copies (N x f x line), which the TM makes by replication;
+- the pipe's generator makes f x line / P frames, each (frame + 20 B) on its wire.
+
+What bounds f, each marked ASSUMED where no published figure was found:
+- Chip.pipe_pps: packets per second one pipe's ingress (and, separately, its egress)
+  handles;
+- Chip.pktgen_bps: what one pipe's packet generator makes, counted on frame + 20 B;
+- Chip.replication_pps: copies per second the TM delivers into one egress pipe.
+max f = min(1, every budget / its load at f = 1); the margin is the binding budget's
+headroom at the reported f: budget / load - 1.
 """
 
 from __future__ import annotations
@@ -18,88 +30,133 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from p4tester.streams.rates import line_rate_pps
-from p4tester.targets.tofino.hardware import PIPE_PACKETS_PER_SECOND
+from p4tester.streams.rates import l1_frame_bits, line_rate_pps
+from p4tester.targets.tofino.hardware import PIPE_PACKETS_PER_SECOND, PKTGEN_PORT_BPS
 
-PORT_BPS: Final = 100e9
-# 32 front-panel ports on a 4-pipe (6.4T) Tofino 1: 8 per pipe. A 3.2T part (2 pipes,
-# e.g. the Wedge100BF-32X) has 16 per pipe: pass ports_per_pipe=16.
-PORTS_PER_PIPE_32X100G: Final = 8
 FRAME_SIZES: Final = (64, 128, 256, 512, 1024, 1280, 1518, 9216)
-GENERATOR_APPS_PER_PIPE: Final = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Chip:
+    """A switch layout and the per-pipe rates the model assumes."""
+
+    name: str
+    pipes: int
+    ports_per_pipe: int
+    port_bps: float
+    pipe_pps: float  # ASSUMED: one pipe's ingress, and separately its egress
+    pktgen_bps: float  # ASSUMED: one pipe's packet generator, frame + 20 B on the wire
+    replication_pps: float  # ASSUMED: TM copies into one egress pipe
+
+    def __post_init__(self) -> None:
+        if self.pipes < 1 or self.ports_per_pipe < 1:
+            raise ValueError(f"{self.name}: pipes and ports per pipe must be at least 1")
+        if min(self.port_bps, self.pipe_pps, self.pktgen_bps, self.replication_pps) <= 0:
+            raise ValueError(f"{self.name}: rates must be positive")
+
+
+# 32 x 100G on a 6.4T Tofino 1: 4 pipes of 8 ports. Per pipe 1.25 Gpps (one packet per
+# cycle of the 1.25 GHz core clock: hardware.PIPE_PACKETS_PER_SECOND, ASSUMED); the
+# generator makes 100 Gbit/s per pipe (hardware.PKTGEN_PORT_BPS, ASSUMED); the TM
+# replicates as fast as egress takes packets (ASSUMED: no published figure).
+TOFINO1_32X100G: Final = Chip("Tofino 1, 4 pipes x 8 x 100G", 4, 8, 100e9,
+                              PIPE_PACKETS_PER_SECOND, PKTGEN_PORT_BPS, PIPE_PACKETS_PER_SECOND)
+# 32 x 100G on a 3.2T Tofino 1 (e.g. Wedge100BF-32X): 2 pipes of 16 ports.
+TOFINO1_2PIPE_32X100G: Final = Chip("Tofino 1, 2 pipes x 16 x 100G", 2, 16, 100e9,
+                                    PIPE_PACKETS_PER_SECOND, PKTGEN_PORT_BPS,
+                                    PIPE_PACKETS_PER_SECOND)
+# 32 x 400G on a 12.8T Tofino 2: 4 pipes of 8 ports. ASSUMED, all three: 1.5 Gpps per
+# pipe (one packet per cycle of a 1.5 GHz clock; Intel publishes no per-pipe packet
+# rate), a 400 Gbit/s generator per pipe, TM replication at the pipe rate.
+TOFINO2_PIPE_PPS: Final = 1.5e9
+TOFINO2_32X400G: Final = Chip("Tofino 2, 4 pipes x 8 x 400G", 4, 8, 400e9, TOFINO2_PIPE_PPS,
+                              400e9, TOFINO2_PIPE_PPS)
 
 
 @dataclass(frozen=True, slots=True)
 class PipeLimit:
-    """One frame size on one fully used pipe; rates in frames per second."""
+    """One frame size on one fully used pipe, at line rate; rates in frames per second."""
 
+    chip: Chip
     frame_size: int
-    ports_per_pipe: int
-    line_rate_pps: float  # one 100G port
-    egress_pps: float  # TX copies at line rate
-    ingress_pps: float  # RX checking + the generator's own packets, at line rate
-    budget_pps: float
+    line_rate_pps: float  # one port
+    rx_pps: float  # the pipe's RX ports
+    generator_pps: float  # the pipe's share of the generated packets
+    egress_pps: float  # the pipe's TX copies (made by TM replication)
+    pktgen_bps: float  # what the pipe's generator puts out (frame + 20 B)
+
+    @property
+    def ingress_pps(self) -> float:
+        return self.rx_pps + self.generator_pps
+
+    @property
+    def load_ratios(self) -> tuple[float, ...]:
+        """Each load at line rate over its budget: ingress, egress, replication, pktgen."""
+        chip = self.chip
+        return (self.ingress_pps / chip.pipe_pps, self.egress_pps / chip.pipe_pps,
+                self.egress_pps / chip.replication_pps, self.pktgen_bps / chip.pktgen_bps)
 
     @property
     def fits(self) -> bool:
-        return max(self.egress_pps, self.ingress_pps) <= self.budget_pps
+        return max(self.load_ratios) <= 1.0
 
     @property
     def max_line_rate_fraction(self) -> float:
-        """Highest share of line rate every port of the pipe sustains (1.0 if it fits)."""
-        return min(1.0, self.budget_pps / max(self.egress_pps, self.ingress_pps))
+        """Highest share of line rate every port sustains (1.0 when line rate fits)."""
+        return min(1.0, 1.0 / max(self.load_ratios))
+
+    @property
+    def margin(self) -> float:
+        """Headroom of the binding budget at max_line_rate_fraction (0 when it binds)."""
+        return 1.0 / (max(self.load_ratios) * self.max_line_rate_fraction) - 1.0
 
 
-def pipe_limit(
-    frame_size: int,
-    ports_per_pipe: int = PORTS_PER_PIPE_32X100G,
-    budget_pps: float = PIPE_PACKETS_PER_SECOND,
-) -> PipeLimit:
-    if ports_per_pipe < 1:
-        raise ValueError(f"ports per pipe must be at least 1, got {ports_per_pipe}")
-    if budget_pps <= 0:
-        raise ValueError(f"pipe budget {budget_pps} pps must be positive")
-    line = line_rate_pps(PORT_BPS, frame_size)
+def pipe_limit(frame_size: int, chip: Chip = TOFINO1_32X100G) -> PipeLimit:
+    line = line_rate_pps(chip.port_bps, frame_size)
+    generator = line / chip.pipes
     return PipeLimit(
+        chip=chip,
         frame_size=frame_size,
-        ports_per_pipe=ports_per_pipe,
         line_rate_pps=line,
-        egress_pps=ports_per_pipe * line,
-        ingress_pps=(ports_per_pipe + GENERATOR_APPS_PER_PIPE) * line,
-        budget_pps=budget_pps,
+        rx_pps=chip.ports_per_pipe * line,
+        generator_pps=generator,
+        egress_pps=chip.ports_per_pipe * line,
+        pktgen_bps=generator * l1_frame_bits(frame_size),
     )
 
 
-def limits_table(
-    ports_per_pipe: int = PORTS_PER_PIPE_32X100G,
-    budget_pps: float = PIPE_PACKETS_PER_SECOND,
-    frame_sizes: tuple[int, ...] = FRAME_SIZES,
-) -> tuple[PipeLimit, ...]:
-    return tuple(pipe_limit(size, ports_per_pipe, budget_pps) for size in frame_sizes)
+def limits_table(chip: Chip = TOFINO1_32X100G,
+                 frame_sizes: tuple[int, ...] = FRAME_SIZES) -> tuple[PipeLimit, ...]:
+    return tuple(pipe_limit(size, chip) for size in frame_sizes)
 
 
 def limits_markdown(rows: tuple[PipeLimit, ...]) -> str:
-    """A Markdown table of the rows (the one docs/tofino.md shows)."""
+    """A Markdown table of the rows (the ones docs/tofino.md shows)."""
     lines = [
-        "| frame B | line rate / port (Mpps) | ingress / pipe (Mpps) | egress / pipe (Mpps) "
-        "| pipe budget (Mpps) | fits | max % of line rate |",
-        "|---:|---:|---:|---:|---:|:---:|---:|",
+        "| frame B | line rate / port (Mpps) | ingress / pipe: RX + generator (Mpps) "
+        "| egress / pipe (Mpps) | pipe budget (Mpps) | generator / pipe (Gbit/s) | fits "
+        "| max % of line rate | margin |",
+        "|---:|---:|---:|---:|---:|---:|:---:|---:|---:|",
     ]
     for row in rows:
         lines.append(
-            f"| {row.frame_size} | {row.line_rate_pps / 1e6:.3f} | {row.ingress_pps / 1e6:.1f} "
-            f"| {row.egress_pps / 1e6:.1f} | {row.budget_pps / 1e6:.0f} "
-            f"| {'yes' if row.fits else 'no'} | {100 * row.max_line_rate_fraction:.1f} |"
-        )
+            f"| {row.frame_size} | {row.line_rate_pps / 1e6:.3f} "
+            f"| {row.ingress_pps / 1e6:.1f} = {row.rx_pps / 1e6:.1f} + "
+            f"{row.generator_pps / 1e6:.1f} | {row.egress_pps / 1e6:.1f} "
+            f"| {row.chip.pipe_pps / 1e6:.0f} | {row.pktgen_bps / 1e9:.1f} "
+            f"| {'yes' if row.fits else 'no'} | {100 * row.max_line_rate_fraction:.1f} "
+            f"| {100 * row.margin:.1f} % |")
     return "\n".join(lines)
 
 
-def print_limits_table(ports_per_pipe: int = PORTS_PER_PIPE_32X100G) -> None:
-    rows = limits_table(ports_per_pipe)
-    print(f"Tofino 1, {ports_per_pipe} x 100G ports per pipe, "
-          f"{PIPE_PACKETS_PER_SECOND / 1e6:.0f} Mpps per pipe and direction (assumed)")
-    print(limits_markdown(rows))
+def print_limits_tables() -> None:
+    for chip in (TOFINO1_32X100G, TOFINO1_2PIPE_32X100G, TOFINO2_32X400G):
+        print(f"{chip.name}: {chip.pipe_pps / 1e6:.0f} Mpps per pipe and direction, "
+              f"{chip.pktgen_bps / 1e9:.0f} Gbit/s generator per pipe, TM replication "
+              f"{chip.replication_pps / 1e6:.0f} Mpps per egress pipe (all ASSUMED)")
+        print(limits_markdown(limits_table(chip)))
+        print()
 
 
 if __name__ == "__main__":
-    print_limits_table()
+    print_limits_tables()
