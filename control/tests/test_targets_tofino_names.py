@@ -5,9 +5,12 @@ widths and sizes the driver assumes."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
-from p4tester.targets.tofino import bins, names
+import pytest
+from test_dataplane_constants import p4_values
+
+from p4tester.targets.tofino import bins, hardware, names
 from p4tester.targets.tofino.schema import (
     Schema,
     SchemaError,
@@ -17,6 +20,7 @@ from p4tester.targets.tofino.schema import (
     parse_schema,
 )
 
+P4SRC = Path(__file__).resolve().parents[2] / "p4src"
 TOFINO = load_schema()
 TOFINO2 = load_schema(committed_path("tofino2"))
 SCHEMAS = [pytest.param(TOFINO, id="tofino"), pytest.param(TOFINO2, id="tofino2")]
@@ -185,3 +189,17 @@ def test_committed_path_names_the_targets() -> None:
     assert committed_path("tofino2").name == "tofino2.bfrt.json"
     with pytest.raises(ValueError, match=r"no Tofino target 'tofino3'"):
         committed_path("tofino3")
+
+
+def test_constants_outside_the_schema_are_the_programs() -> None:
+    """What the schema does not show: the multicast group numbering and histogram cell
+    layout (common/constants.p4), the Tofino 1 generator port (tna/platform.p4)."""
+    values = p4_values("common/constants.p4", tofino=True)
+    assert values["MCAST_GROUP_BASE"] == names.MCAST_GROUP_BASE
+    assert values["HIST_CELLS_LOG2"] == names.HIST_CELLS_LOG2
+    assert values["MAX_STREAMS"] == names.MAX_STREAMS
+    platform = (P4SRC / "tna" / "platform.p4").read_text()
+    start = platform.index("/* Tofino 1:")
+    tofino1 = platform[start:platform.index("#endif", platform.index("#define PKTGEN_APPS", start))]
+    assert f"const bit<7> PKTGEN_PORT_IN_PIPE = {hardware.PKTGEN_PORT_IN_PIPE};" in tofino1
+    assert f"#define PKTGEN_APPS {names.PKTGEN_APPS}" in tofino1

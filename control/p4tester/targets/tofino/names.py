@@ -2,13 +2,15 @@
 (p4src/tna, pipeline "pipe") and the SDE's fixed tables (ports, PRE, packet generator).
 
 Sources, so a maintainer knows what to re-check after an SDE or program change:
-- program objects: p4src/tna/*.p4 and p4src/common/histogram_bins.p4 (the unit test
-  test_targets_tofino_names.py fails when a name or size here leaves the P4 source);
+- program objects, their key fields, action parameters, register data fields
+  ("<register without 'pipe.'>.<field>": f1 for a plain register, the struct member
+  for a struct register), widths and sizes: the schema bf-p4c writes,
+  p4src/build/tna/tofino.bfrt.json (scripts/p4-build-tna.sh keeps it fresh; the unit
+  test test_targets_tofino_names.py fails when a name here is not in it);
 - fixed tables and their fields: the SDE's bf_rt_port_tf1.json, bf_rt_pre_tf1.json and
   bf_rt_pktgen_tf1.json (open-p4studio, pkgsrc/bf-drivers/src/bf_rt/);
-- register data fields "<register without 'pipe.'>.<field>" (f1 for a plain register,
-  the struct member for a struct register) and the per-pipe list a read returns: the
-  SDE's tna_register example. ASSUMED, not seen on this program's bfrt.json.
+- that a register read returns one value per pipe, in pipe order: the SDE's
+  tna_register example. ASSUMED until seen on a switch.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import Final
 # ---- The tester program (p4src/tna) --------------------------------------------------
 PIPELINE: Final = "pipe"
 
-# Sizes the program declares (common/constants.p4 under __TARGET_TOFINO__, tna/platform.p4).
+# Sizes the program declares (common/constants.p4 under __TARGET_TOFINO__, tna/platform.p4;
+# Tofino 1: 8 generator applications per pipe).
 MAX_STREAMS: Final = 1024
 PKTGEN_APPS: Final = 8
 BIN_TABLE_SIZE: Final = 1024
