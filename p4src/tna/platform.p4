@@ -1,5 +1,6 @@
-/* Tofino (TNA) facts the tester depends on. Compile with -D__TARGET_TOFINO__=1:
- * common/constants.p4 sizes the stream state for Tofino under that symbol. */
+/* Tofino (TNA) facts the tester depends on. bf-p4c defines __TARGET_TOFINO__ (1 or
+ * 2; p4test needs -D__TARGET_TOFINO__=1): common/constants.p4 sizes the stream state
+ * for Tofino under that symbol. */
 #ifndef TESTER_TNA_PLATFORM_P4
 #define TESTER_TNA_PLATFORM_P4
 

@@ -1,6 +1,6 @@
 /* The tester for Intel Tofino (TNA): generator and checker in one program. This
  * file only includes and wires; the logic is in common/ and in the TNA adapters
- * beside it. Type-check: make build-tna. */
+ * beside it. Build for Tofino 1 and 2 with bf-p4c: make build-tna. */
 #include <core.p4>
 #if __TARGET_TOFINO__ == 2
 #include <t2na.p4>
