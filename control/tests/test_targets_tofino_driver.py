@@ -8,6 +8,7 @@ from tofino_fake import FakeBfrt, Write
 
 from p4tester.results.model import Histogram, StreamStats
 from p4tester.targets.base import TargetDriver
+from p4tester.targets.tofino.bfrt import BfrtError
 from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
 
 # Topology port n is front panel "n/0"; the fake puts 1-8 in pipe 0, 9-16 in pipe 1...
@@ -302,3 +303,17 @@ def test_new_rates_stop_the_old_applications_and_replace_groups() -> None:
     assert [(a.app_id, a.pipes, a.stream_ids) for a in target.apps] == [(0, (0, 1), (0, 1, 5))]
     assert [e.key["$MGID"] for e in fake.entries("$pre.mgid")] == [1]
     assert all(e.action == "TesterIngress.generator.stopped" for e in fake.entries(GEN_APPS))
+
+
+def test_the_fake_refuses_values_wider_than_the_schemas_fields() -> None:
+    """The fake switch takes widths from bfrt.json, as a server checks them."""
+    fake = FakeBfrt()
+    run = "TesterIngress.generator.run"
+    with pytest.raises(BfrtError, match=r"gen_apps: pipe_id = 4 does not fit 2 bits"):
+        fake.add_entry(GEN_APPS, {"pipe_id": 4, "app_id": 0},
+                       {"mcast_group": 1, "packet_budget": 1}, action=run)
+    with pytest.raises(BfrtError, match=r"gen_apps: mcast_group = 65536 does not fit 16 bits"):
+        fake.add_entry(GEN_APPS, {"pipe_id": 0, "app_id": 0},
+                       {"mcast_group": 1 << 16, "packet_budget": 1}, action=run)
+    with pytest.raises(BfrtError, match=r"rx_seen.f1 = 256 does not fit 8 bits"):
+        fake.write_registers(CHK + "rx_seen", {0: {"TesterIngress.checker.rx_seen.f1": 256}})
