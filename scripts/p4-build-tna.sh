@@ -55,6 +55,8 @@ python=.venv/bin/python
 [ -x "$python" ] || python=python3
 export PYTHONPATH="$here/control${PYTHONPATH:+:$PYTHONPATH}"
 
+mkdir -p "$out"
+
 # ---- p4test: language errors, against the TNA files that come with bf-p4c ----------
 tna_include=""
 for dir in "${TNA_P4INCLUDE:-}" "$tools/../share/p4c/p4include" \
@@ -69,17 +71,15 @@ else
   # p4test's flow analysis does not follow values into RegisterAction bodies: its
   # uninitialized-use warnings here are all of that kind, so they are silenced.
   if "$p4test" -D__TARGET_TOFINO__=1 -I "$tna_include" --Wdisable=uninitialized_use \
-       "$program" >"$out.p4test.log" 2>&1; then
+       "$program" >"$out/p4test.log" 2>&1; then
     pass "p4test type-checks $program against $tna_include/tna.p4"
   else
-    cat "$out.p4test.log"
+    cat "$out/p4test.log"
     fail "p4test rejects $program"
   fi
-  rm -f "$out.p4test.log"
 fi
 
 # ---- bf-p4c: compile, fit, resources, schema ----------------------------------------
-mkdir -p "$out"
 built=()
 budgets=()
 for spec in "tofino tna $MAX_STAGES_TOFINO" "tofino2 t2na $MAX_STAGES_TOFINO2"; do
