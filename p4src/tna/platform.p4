@@ -20,9 +20,9 @@ typedef bit<9> port_t;
 typedef bit<(STREAM_BITS + HIST_CELLS_LOG2)> hist_cell_t;
 
 #if __TARGET_TOFINO__ == 2
-/* Tofino 2: the PCIe CPU port is 0; each pipe's packet generator enters ingress on
- * port 6 of that pipe (ASSUMED from the SDE's Tofino 2 pktgen defaults: check on
- * hardware); 16 applications per pipe. */
+/* Tofino 2: the PCIe CPU port is 0 (ASSUMED); each pipe's packet generator enters
+ * ingress on port 6 of that pipe (6, 134, 262, 390: the ports P4TG enables in
+ * tf2.pktgen.port_cfg; not checked on hardware here); 16 applications per pipe. */
 #ifndef TNA_CPU_PORT
 #define TNA_CPU_PORT 0
 #endif
