@@ -20,21 +20,33 @@ rundir=$here/run/ptf
 grpc_port=59559
 thrift_port=59090
 ports=4
+PTF_TIMEOUT_S=${PTF_TIMEOUT_S:-600}
 cleanup() { "$venv/bin/python" -m p4tester.lab --rundir "$rundir" down >/dev/null; }
 trap cleanup EXIT
 "$venv/bin/python" -m p4tester.lab --rundir "$rundir" up "$topology"
 ptf_ifaces=()
-for ((i = 1; i <= ports; i++)); do ptf_ifaces+=(--interface "0-$i@p4lh$i"); done
+for ((i = 1; i <= ports; i++)); do
+  # PTF hangs, silently, when one of its interfaces cannot be opened: check them first.
+  state=$(cat "/sys/class/net/p4lh$i/operstate" 2>/dev/null || echo absent)
+  if [ "$state" != up ]; then
+    echo "ptf: interface p4lh$i is $state after the lab came up; not starting PTF" >&2
+    echo "ptf: 0 passed, 1 failed"
+    exit 1
+  fi
+  ptf_ifaces+=(--interface "0-$i@p4lh$i")
+done
 
 params="grpcaddr='127.0.0.1:$grpc_port';thrift_port=$thrift_port"
 params+=";tester_p4info='p4src/build/tester.p4info.txt';tester_json='p4src/build/tester.json'"
 params+=";dut_p4info='p4src/build/dut.p4info.txt';dut_json='p4src/build/dut.json'"
 set +e
-"$venv/bin/ptf" --test-dir ptf-tests --pypath "$here/control" --pypath "$here/ptf-tests" \
+# Bounded: the suite takes about half a minute; a hung PTF must end, and say so.
+timeout --signal=TERM --kill-after=10 "$PTF_TIMEOUT_S" "$venv/bin/ptf" --test-dir ptf-tests --pypath "$here/control" --pypath "$here/ptf-tests" \
   "${ptf_ifaces[@]}" --log-file "$rundir/ptf.log" --socket-recv-size 10240 \
   --test-params="$params" "${@:2}" 2>&1 | tee "$rundir/ptf.out"
 status=${PIPESTATUS[0]}
 set -e
+if [ "$status" -eq 124 ]; then echo "ptf: stopped after ${PTF_TIMEOUT_S} s (PTF_TIMEOUT_S)" >&2; fi
 # One summary line in the form CI reads ("N passed, N failed").
 ran=$(sed -nE 's/^Ran ([0-9]+) tests?.*/\1/p' "$rundir/ptf.out" | tail -n1)
 failed=$({ grep -oE '(failures|errors)=[0-9]+' "$rundir/ptf.out" || true; } | awk -F= '{n += $2} END {print n + 0}')

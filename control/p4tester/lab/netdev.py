@@ -4,11 +4,14 @@ prefix are ever created or deleted."""
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Sequence
+from pathlib import Path
 
 LINK_PREFIX = "p4l"
 NETNS_PREFIX = "p4t-"
 LINK_MTU = 9500
+LINK_UP_TIMEOUT_S = 5.0
 
 
 class LabError(RuntimeError):
@@ -30,9 +33,33 @@ def add_veth(a: str, b: str) -> None:
     delete_link(a)
     run(["ip", "link", "add", a, "type", "veth", "peer", "name", b])
     for name in (a, b):
-        run(["ip", "link", "set", name, "mtu", str(LINK_MTU), "up"])
-        # No router solicitations or other kernel chatter on the test wires.
+        # IPv6 off while the link is still down: brought up first, the kernel sends its
+        # DAD and MLD frames into the tester at once, and a test sees frames nobody sent.
         run(["sysctl", "-qw", f"net.ipv6.conf.{name}.disable_ipv6=1"], check=False)
+        run(["ip", "link", "set", name, "mtu", str(LINK_MTU), "up"])
+    wait_up((a, b))
+
+
+def wait_up(names: Sequence[str], timeout_s: float = LINK_UP_TIMEOUT_S) -> None:
+    """Until every link is operationally up: a switch or PTF opening a link that is not
+    up yet fails, or misses the first frames."""
+    deadline = time.monotonic() + timeout_s
+    pending = list(names)
+    while pending:
+        pending = [name for name in pending if _operstate(name) != "up"]
+        if not pending:
+            return
+        if time.monotonic() > deadline:
+            raise LabError(f"links {', '.join(pending)} not up after {timeout_s:.0f} s "
+                           f"(operstate {', '.join(_operstate(n) for n in pending)})")
+        time.sleep(0.05)
+
+
+def _operstate(name: str) -> str:
+    try:
+        return Path(f"/sys/class/net/{name}/operstate").read_text().strip()
+    except OSError:
+        return "absent"
 
 
 def delete_link(name: str) -> None:

@@ -13,7 +13,9 @@ from pathlib import Path
 
 from p4tester.lab.netdev import LabError
 
-START_TIMEOUT_S = 10.0
+# The first start after an install reads BMv2's and gRPC's libraries from a cold disk cache,
+# on a host that may be busy: seconds, not the fraction of one a warm start takes.
+START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0
 CPU_PORT = 510
 
