@@ -5,6 +5,7 @@ checker documents, frame by frame."""
 
 from __future__ import annotations
 
+import re
 import signal
 import struct
 import subprocess
@@ -18,32 +19,66 @@ TESTER_UDP_PORT = 0x5054
 TESTER_SIGNATURE = b"P4T"
 PCAP_GLOBAL_HEADER = 24
 PCAP_RECORD_HEADER = 16
+# Tester-header flags bits 1-3: the generator epoch (p4src/common/constants.p4).
+EPOCH_MASK = 0x0E
+EPOCH_SHIFT = 1
+
+
+@dataclass
+class CaptureStats:
+    """What tcpdump said of itself when it stopped: frames its own buffer dropped. A
+    count from a capture that dropped frames is not independent evidence of anything."""
+
+    dropped_by_capture: int | None = None
 
 
 @contextmanager
-def capture_sent(iface: str, path: Path) -> Iterator[None]:
+def capture_sent(iface: str, path: Path) -> Iterator[CaptureStats]:
     """tcpdump of the frames `iface` sends (not those it receives), for the block."""
+    with _capture(iface, "out", path) as stats:
+        yield stats
+
+
+@contextmanager
+def capture_received(iface: str, path: Path) -> Iterator[CaptureStats]:
+    """tcpdump of the frames `iface` receives: what reached a tester port from the
+    wire, before the tester's switch read it."""
+    with _capture(iface, "in", path) as stats:
+        yield stats
+
+
+@contextmanager
+def _capture(iface: str, direction: str, path: Path) -> Iterator[CaptureStats]:
+    # A 64 MiB buffer holds every frame of a lab trial even while tcpdump itself waits
+    # for a busy CPU: the capture must not lose what the tester is accused of losing.
     process = subprocess.Popen(
-        ["tcpdump", "-i", iface, "-Q", "out", "-U", "--immediate-mode", "-w", str(path),
-         "udp", "dst", "port", str(TESTER_UDP_PORT)],
+        ["tcpdump", "-i", iface, "-Q", direction, "-U", "--immediate-mode", "-B", "65536",
+         "-w", str(path), "udp", "dst", "port", str(TESTER_UDP_PORT)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stats = CaptureStats()
     try:
         # tcpdump prints "listening on" once its socket is open.
         assert process.stderr is not None
         line = process.stderr.readline().decode()
         assert "listening on" in line, line
-        yield
+        yield stats
         time.sleep(0.5)  # frames still in flight through the DUT
     finally:
         process.send_signal(signal.SIGINT)
-        process.wait(timeout=10)
+        _out, err = process.communicate(timeout=10)
+        dropped = re.search(r"(\d+) packets? dropped by kernel", err.decode())
+        stats.dropped_by_capture = int(dropped.group(1)) if dropped else None
 
 
 def stream_seqs(path: Path, stream_id: int) -> list[int]:
-    """Sequence numbers of a stream's tester frames, in capture order (Ethernet,
-    IPv4 without options, UDP to the tester port)."""
+    """Sequence numbers of a stream's tester frames, in capture order."""
+    return [seq for _flags, stream, seq in _tester_frames(path) if stream == stream_id]
+
+
+def _tester_frames(path: Path) -> Iterator[tuple[int, int, int]]:
+    """(flags, stream id, seq) of each tester frame of a pcap, in capture order
+    (Ethernet, IPv4 without options, UDP to the tester port)."""
     data = path.read_bytes()
-    seqs = []
     offset = PCAP_GLOBAL_HEADER
     while offset + PCAP_RECORD_HEADER <= len(data):
         _, _, captured, _ = struct.unpack_from("<IIII", data, offset)
@@ -56,10 +91,19 @@ def stream_seqs(path: Path, stream_id: int) -> list[int]:
         tester = udp + 8
         if dst_port != TESTER_UDP_PORT or frame[tester:tester + 3] != TESTER_SIGNATURE:
             continue
-        stream, seq = struct.unpack_from("!HI", frame, tester + 4)
+        flags, stream, seq = struct.unpack_from("!BHI", frame, tester + 3)
+        yield flags, stream, seq
+
+
+def stream_frames_by_epoch(path: Path, stream_id: int) -> dict[int, int]:
+    """Frames of one stream per generator epoch (tester-header flags bits 1-3): a
+    trial's frames carry epoch trial_index % 8, so one capture counts many trials."""
+    counts: dict[int, int] = {}
+    for flags, stream, _seq in _tester_frames(path):
         if stream == stream_id:
-            seqs.append(seq)
-    return seqs
+            epoch = (flags & EPOCH_MASK) >> EPOCH_SHIFT
+            counts[epoch] = counts.get(epoch, 0) + 1
+    return counts
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,65 @@
+"""Issue 10: on a busy host the tester drops frames itself, and must say so instead of
+blaming the DUT. Loopback lab (one cable, no DUT: the wire loses nothing), the
+tester's switch squeezed onto one loaded core, loads from 30 % to 90 %. A tcpdump on
+the tester's receiving interface counts, independently, what arrived from the wire.
+Every trial must either report exactly that (no loss), or be invalid, tester-limited,
+with the frames it lost itself equal to what the capture saw minus what it counted."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from capture import capture_received, stream_frames_by_epoch
+from host_load import busy_host
+
+from p4tester.config.profile import profile_from_dict
+from p4tester.config.topology import load_topology
+from p4tester.dataplane.constants import EPOCHS
+from p4tester.experiments.runner import TrialSpec
+from p4tester.lab import runner as lab_runner
+from p4tester.results.checks import TESTER_LIMITED
+from p4tester.tester.session import SwitchTrialRunner, TesterSession
+
+LOADS = (0.3, 0.6, 0.9, 0.6, 0.3)  # of the 5 Mbit/s port: 2232 .. 6696 frames/s at 64 B
+TRIAL_S = 1.0
+TIME_LIMIT_S = 100.0
+
+
+@pytest.mark.topology("loopback.yaml")
+def test_busy_host_trials_are_exact_or_tester_limited(lab: Path, tmp_path: Path) -> None:
+    assert len(LOADS) <= EPOCHS  # one capture tells the trials apart by epoch
+    started = time.monotonic()
+    topology = load_topology(lab)
+    profile = profile_from_dict({
+        "name": "busy", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5},
+        "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
+    }, "busy")
+    switch_pid = json.loads((tmp_path / "lab" / "state.json").read_text())["pids"][-1]
+    pcap = tmp_path / "rx.pcap"
+    with (TesterSession(topology, profile, push_pipeline=True) as session,
+          capture_received(lab_runner.tester_iface(2), pcap) as capture,
+          busy_host(switch_pid)):
+        runner = SwitchTrialRunner(session)
+        trials = [runner.run_trial(TrialSpec("busy", index, 64, load, TRIAL_S))
+                  for index, load in enumerate(LOADS)]
+    assert capture.dropped_by_capture == 0  # the independent count is complete
+    arrived = stream_frames_by_epoch(pcap, stream_id=0)
+    for trial in trials:
+        (stream,) = trial.streams
+        wire = arrived.get(trial.trial_index, 0)
+        # The cable carried every frame the tester sent: nothing is the "DUT's" loss.
+        assert wire == stream.tx_frames, trial
+        assert trial.self_check is not None and trial.host_load is not None
+        if trial.valid:
+            assert stream.rx_frames == wire, trial  # no loss, exactly as captured
+        else:
+            # Lost inside the tester, counted exactly, and said so.
+            assert trial.invalid_reason == TESTER_LIMITED, trial.error
+            assert trial.self_check.port(2).rx_dropped == wire - stream.rx_frames > 0
+            assert trial.self_check.tx_dropped == 0
+    # 90 % of the port is more than BMv2 carries on a quarter of a core.
+    assert not trials[2].valid
+    assert time.monotonic() - started < TIME_LIMIT_S
