@@ -20,7 +20,7 @@ setup-tofino:  ## bf-p4c, p4c's Tofino backend, under /opt/p4tofino (archives or
 build:  ## compile p4src into the committed BMv2 JSON and P4Info (needs p4c)
 	bash scripts/p4-compile.sh $(BUILD)
 
-build-tna:  ## type-check the Tofino program (p4test + TNA files); compile it where bf-p4c exists
+build-tna:  ## Tofino program: p4test type-check, bf-p4c for Tofino 1 and 2, resource table, stage budget, bfrt.json freshness
 	bash scripts/p4-build-tna.sh
 
 p4info-check:  ## recompile and fail if the committed build outputs are stale
