@@ -8,6 +8,8 @@ from dataclasses import replace
 
 import pytest
 
+from p4tester.results.checks import PortCheck, SelfCheck
+from p4tester.results.model import TrialResult
 from p4tester.search import (
     NDR,
     PDR,
@@ -250,3 +252,21 @@ def test_a_load_the_tester_cannot_carry_lowers_the_ceiling() -> None:
     assert result.upper_bound_is_tester_limit
     # No trial the search used lost a frame: the DUT was never blamed.
     assert all(t.lost == 0 for t in result.trials if t.valid)
+
+
+def test_dut_limited_trials_also_lower_the_ceiling() -> None:
+    """A lab DUT that lost frames to the host (dut-limited) measures nothing either."""
+
+    class DutStarvedAbove:
+        def measure(self, duration_s: float, offered_fraction: float) -> TrialResult:
+            trial = CleanDut(0.6).measure(duration_s, offered_fraction)
+            if offered_fraction <= 0.3:
+                return trial
+            check = SelfCheck((PortCheck(1, "p4ld1", 10, 0, 0, 0, 9, 0),))
+            return replace(trial, valid=False, error="dut-limited", dut_check=check)
+
+    (result,) = binary_search(DutStarvedAbove(), [NDR], max_trials=200)
+    assert result.upper_bound_is_tester_limit
+    assert result.lower_bound_fraction is not None and result.lower_bound_fraction <= 0.3
+    assert result.tester_ceiling_fraction == result.upper_bound_fraction
+    assert {t.invalid_reason for t in result.trials if not t.valid} == {"dut-limited"}

@@ -159,7 +159,7 @@ class Recorder:
             )
             if result.valid:
                 return result
-            if result.tester_limited or result.dut_limited:
+            if result.host_limited:
                 unvouched.append(f"trial {result.trial_index}: {result.error}")
                 if len(unvouched) >= TESTER_LIMITED_ATTEMPTS:
                     raise UnvouchedTrialError(

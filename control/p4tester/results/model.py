@@ -113,6 +113,12 @@ class TrialResult:
         return self.dut_check is not None and not self.dut_check.ok
 
     @property
+    def host_limited(self) -> bool:
+        """The tester or a lab DUT on the same host lost frames itself: the trial says
+        nothing about the DUT's own behaviour (not measured, never its loss)."""
+        return self.tester_limited or self.dut_limited
+
+    @property
     def invalid_reason(self) -> str | None:
         """None for a valid trial, else TESTER_LIMITED, DUT_LIMITED or TRIAL_ERROR."""
         if self.valid:

@@ -17,8 +17,9 @@ DEFAULT_MAX_TRIALS = 100
 # A trial that failed (a slow counter read) is tried this often at one load: two
 # failures in a row mean the setup is broken, and searching on would only hide it.
 ERROR_ATTEMPTS: Final = 2
-# A tester-limited trial (the tester lost frames itself, results.checks) says nothing
-# about the DUT: the load is tried this often before the search stops asking for it.
+# A tester-limited trial (the tester lost frames itself, results.checks), or a
+# dut-limited one (a lab DUT on the same host did), says nothing about the DUT's own
+# behaviour: the load is tried this often before the search stops asking for it.
 # A busy host is often busy for a moment only.
 TESTER_LIMITED_ATTEMPTS: Final = 3
 
@@ -50,8 +51,9 @@ class TrialRecorder:
 
     @property
     def tester_ceiling(self) -> float | None:
-        """The lowest load the tester could not carry itself (None: none so far).
-        Loads at or above it are not measured again: they are 'not measurable'."""
+        """The lowest load the host could not carry (the tester, or a lab DUT sharing
+        the host, kept losing frames itself; None: none so far). Loads at or above it
+        are not measured again: they are 'not measurable' here."""
         return self._ceiling
 
     def measure(self, duration_s: float, offered_fraction: float) -> TrialResult | None:
@@ -71,7 +73,7 @@ class TrialRecorder:
             trial = self._run(duration_s, offered_fraction)
             if trial.valid:
                 return trial
-            if trial.tester_limited:
+            if trial.host_limited:
                 limited += 1
                 if limited >= TESTER_LIMITED_ATTEMPTS:
                     self._ceiling = offered_fraction

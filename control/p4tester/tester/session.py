@@ -8,7 +8,9 @@ again and read each stream's registers. Figures are differences of snapshots.
 Around the snapshots the tester ports' own counters are read (self-check, issue 10):
 a frame a port delivered that the program never saw, or one the program sent that
 the port did not, was lost inside the tester; such a trial is invalid
-("tester-limited") and its loss is never the DUT's.
+("tester-limited") and its loss is never the DUT's. A lab DUT sharing the host is
+checked the same way (lab.dut_counters): a trial where it lost frames to the host
+rather than to its configured queue is "dut-limited".
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from p4tester.dataplane import names
 from p4tester.dataplane.constants import EPOCHS, RX_KIND_FOREIGN
 from p4tester.dataplane.program import TesterDataplane, seeds_for_rate
 from p4tester.experiments.runner import TrialSpec
+from p4tester.lab.dut_counters import DutCounterSource, dut_counters_for
 from p4tester.lab.runner import tester_iface
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
-from p4tester.results.checks import TESTER_LIMITED, SelfCheck
+from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, SelfCheck
 from p4tester.results.latency import latency_stats
 from p4tester.results.model import Histogram, StreamStats, TrialResult
 from p4tester.streams.frame_sizes import FCS_BYTES
@@ -135,18 +138,32 @@ class TesterSession:
         self.close()
 
 
+@dataclass(frozen=True, slots=True)
+class _Edge:
+    """The counters outside the tester's snapshot at one edge of a trial: the tester
+    ports' interfaces, and a lab DUT's interfaces and program (None: not readable)."""
+
+    ports: Mapping[int, InterfaceCounters] | None
+    dut_interfaces: Mapping[int, InterfaceCounters] | None = None
+    dut_program: ProgramPortCounts | None = None
+
+
 class SwitchTrialRunner:
     """TrialRunner on a real tester switch.
 
     `ports`: where the tester ports' own counters come from; by default a BMv2
     lab's interfaces (tester port N is p4lt<N>). Ports without such counters give
-    trials without a self-check.
+    trials without a self-check. `dut`: a lab DUT on the same host to check after
+    each trial (default: the topology's, see lab.dut_counters; None for loopback
+    and external DUTs).
     """
 
-    def __init__(self, session: TesterSession, ports: PortCounterSource | None = None) -> None:
+    def __init__(self, session: TesterSession, ports: PortCounterSource | None = None,
+                 dut: DutCounterSource | None = None) -> None:
         self.session = session
         self.ports = ports or KernelInterfaceCounters(tester_iface)
         self.port_numbers = tuple(p.number for p in session.topology.ports)
+        self.dut = dut if dut is not None else dut_counters_for(session.topology)
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         session = self.session
@@ -156,7 +173,10 @@ class SwitchTrialRunner:
         started = time.time()
         cpu_before = read_cpu_times()
         before = CounterSnapshot.take(dataplane)
-        ports_before = self.ports.read(self.port_numbers)  # after the program: see selfcheck
+        # Programs before interfaces at the start: see tester.selfcheck.
+        dut_program = self.dut.read_program() if self.dut else None
+        edge_before = _Edge(self.ports.read(self.port_numbers),
+                            self.dut.read_interfaces() if self.dut else None, dut_program)
         for plan in plans:
             dataplane.clear_stream(plan.stream.id)
         session.target.set_stream_rates({p.stream.id: p.rate_pps for p in plans})
@@ -172,10 +192,15 @@ class SwitchTrialRunner:
             for plan in plans:
                 dataplane.stop_stream(plan.stream.id)
         time.sleep(session.profile.trial.drain_s)
-        after, check = self._settled_snapshot(before, ports_before)
+        after, check, dut_check = self._settled_snapshot(before, edge_before)
         streams = tuple(self._stream_stats(plan, plan.stream.size_in(spec.frame_size), before,
                                            after) for plan in plans)
-        limited = check is not None and not check.ok
+        error = None
+        if check is not None and not check.ok:
+            error = f"{TESTER_LIMITED}: {check.describe()}"
+        elif dut_check is not None and not dut_check.ok:
+            error = f"{DUT_LIMITED}: the DUT did not hold its configured behaviour: " \
+                    f"{dut_check.describe()}"
         return TrialResult(
             experiment=spec.experiment,
             trial_index=spec.trial_index,
@@ -187,31 +212,40 @@ class SwitchTrialRunner:
             started_at=started,
             rx_foreign=packets_between(before, after, names.RX_KIND, RX_KIND_FOREIGN),
             labels=spec.labels,
-            valid=not limited,
-            error=f"{TESTER_LIMITED}: {check.describe()}" if limited and check else None,
+            valid=error is None,
+            error=error,
             self_check=check,
+            dut_check=dut_check,
             host_load=host_load(cpu_before, read_cpu_times()),
         )
 
-    def _settled_snapshot(self, before: CounterSnapshot,
-                          ports_before: Mapping[int, InterfaceCounters] | None,
-                          ) -> tuple[CounterSnapshot, SelfCheck | None]:
-        """The trial's closing snapshot and self-check; re-read (bounded) while frames
-        the ports counted may still be on their way through the switch."""
+    def _settled_snapshot(self, before: CounterSnapshot, edge: _Edge,
+                          ) -> tuple[CounterSnapshot, SelfCheck | None, SelfCheck | None]:
+        """The trial's closing snapshot, self-check and DUT check; re-read (bounded)
+        while frames the ports counted may still be on their way through a switch."""
         dataplane = self.session.dataplane
+        check: SelfCheck | None = None
+        dut_check: SelfCheck | None = None
         for attempt in range(SETTLE_READS + 1):
             if attempt:
                 time.sleep(SETTLE_S)
-            ports_after = self.ports.read(self.port_numbers)  # before the program: see selfcheck
+            # Interfaces before programs at the end: see tester.selfcheck.
+            dut_interfaces = self.dut.read_interfaces() if self.dut else None
+            ports_after = self.ports.read(self.port_numbers)
+            dut_program = self.dut.read_program() if self.dut else None
             after = CounterSnapshot.take(dataplane)
-            if ports_before is None or ports_after is None:
-                return after, None
-            check = build_self_check(
-                {n: self.ports.interface(n) for n in self.port_numbers}, ports_before,
-                ports_after, _program_ports(before), _program_ports(after))
-            if check.ok:
+            if edge.ports is not None and ports_after is not None:
+                check = build_self_check(
+                    {n: self.ports.interface(n) for n in self.port_numbers}, edge.ports,
+                    ports_after, _program_ports(before), _program_ports(after))
+            if (self.dut is not None and edge.dut_interfaces is not None
+                    and edge.dut_program is not None and dut_interfaces is not None
+                    and dut_program is not None):
+                dut_check = build_self_check(self.dut.interfaces(), edge.dut_interfaces,
+                                             dut_interfaces, edge.dut_program, dut_program)
+            if (check is None or check.ok) and (dut_check is None or dut_check.ok):
                 break
-        return after, check
+        return after, check, dut_check
 
     def _wait_until_sent(self, plans: tuple[StreamPlan, ...]) -> None:
         longest = max(p.budget / p.rate_pps for p in plans)

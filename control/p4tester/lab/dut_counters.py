@@ -1,0 +1,137 @@
+"""Counters of a lab DUT that shares the host with the tester, for the per-trial DUT
+check (issue 10): a BMv2 or Linux DUT keeps its configured behaviour (a known
+bottleneck, a known buffer) only while it gets the CPU it needs. After each trial the
+tester compares the DUT's interfaces with what the DUT itself handled:
+
+- `bmv2` DUT (p4src/dut): the kernel counters of its interfaces p4ld<M> against the
+  program's dut_rx_port / dut_tx_port. Frames the interface delivered that the DUT
+  program never saw were lost to the host, not to the DUT's queue.
+- `linux` DUT (a router in a namespace): the kernel's own drop counters of the DUT's
+  interfaces (`ip -s link`). Drops by the configured qdisc (tbf, netem) are the DUT's
+  behaviour and are not counted here.
+
+A trial where the DUT did not hold its behaviour is "dut-limited": invalid, and the
+searches and the queue sweep leave it out instead of fitting it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Protocol
+
+from p4tester.config.topology import Topology
+from p4tester.dataplane import names
+from p4tester.lab import netdev
+from p4tester.lab.bmv2_dut import DUT_P4INFO, dut_settings, forwarding
+from p4tester.lab.linux_dut import NAMESPACE
+from p4tester.lab.runner import dut_iface
+from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
+from p4tester.tester.port_counters import InterfaceCounters, KernelInterfaceCounters
+from p4tester.tester.selfcheck import ProgramPortCounts
+
+DUT_TIMEOUT_S = 5.0
+
+
+class DutCounterSource(Protocol):
+    """A lab DUT's ports: their interfaces' counters and what the DUT itself counted.
+    Either read gives None when the DUT cannot be read (then the trial has no DUT
+    check, and is not marked for it)."""
+
+    def interfaces(self) -> Mapping[int, str]: ...
+
+    def read_interfaces(self) -> Mapping[int, InterfaceCounters] | None: ...
+
+    def read_program(self) -> ProgramPortCounts | None: ...
+
+
+class Bmv2DutCounters:
+    """The reference DUT of a `bmv2` lab: interfaces p4ld<M> in the root namespace, its
+    program's per-port counters over P4Runtime."""
+
+    __slots__ = ("_grpc", "_ports", "_schema")
+
+    def __init__(self, topology: Topology) -> None:
+        settings = dut_settings(topology)
+        forward = forwarding(settings, topology.source or topology.name)
+        self._ports = tuple(sorted({p for pair in forward.items() for p in pair}))
+        self._grpc = settings.get("grpc", "127.0.0.1:9560")
+        self._schema = P4InfoSchema.from_text_file(DUT_P4INFO)
+
+    def interfaces(self) -> Mapping[int, str]:
+        return {port: dut_iface(port) for port in self._ports}
+
+    def read_interfaces(self) -> Mapping[int, InterfaceCounters] | None:
+        return KernelInterfaceCounters(dut_iface).read(self._ports)
+
+    def read_program(self) -> ProgramPortCounts | None:
+        try:
+            with P4RuntimeClient(self._grpc, timeout_s=DUT_TIMEOUT_S) as client:
+                rx = client.read_counter(self._schema, names.DUT_RX_PORT)
+                tx = client.read_counter(self._schema, names.DUT_TX_PORT)
+        except Exception:
+            return None  # a DUT that died shows as loss, as before; nothing to check
+        return ProgramPortCounts(rx={p: c.packets for p, c in rx.items()},
+                                 tx={p: c.packets for p, c in tx.items()})
+
+
+class LinuxDutCounters:
+    """The router of a `linux` lab: its interfaces' kernel counters inside its
+    namespace. The kernel's forwarding is the 'program': it handled every frame the
+    interface counted, and handed it tx_packets + tx_dropped frames; so a PortCheck
+    built from these shows exactly the interface's own drops."""
+
+    __slots__ = ("_ports",)
+
+    def __init__(self, topology: Topology) -> None:
+        settings = dict(topology.dut.settings)
+        self._ports = tuple(sorted({int(settings.get("ingress", "1")),
+                                    int(settings.get("egress", "2"))}))
+
+    def interfaces(self) -> Mapping[int, str]:
+        return {port: dut_iface(port) for port in self._ports}
+
+    def read_interfaces(self) -> Mapping[int, InterfaceCounters] | None:
+        try:
+            links = json.loads(netdev.run(["ip", "-s", "-j", "link", "show"], netns=NAMESPACE))
+        except (netdev.LabError, ValueError):
+            return None
+        return parse_ip_link_stats(links, self.interfaces())
+
+    def read_program(self) -> ProgramPortCounts | None:
+        counters = self.read_interfaces()
+        if counters is None:
+            return None
+        return ProgramPortCounts(
+            rx={p: c.rx_packets for p, c in counters.items()},
+            tx={p: c.tx_packets + c.tx_dropped for p, c in counters.items()},
+        )
+
+
+def parse_ip_link_stats(links: object, interfaces: Mapping[int, str],
+                        ) -> Mapping[int, InterfaceCounters] | None:
+    """Counters of `interfaces` (port -> name) from `ip -s -j link show` output; None
+    when one is missing."""
+    by_name = {}
+    for link in links if isinstance(links, list) else []:
+        stats = link.get("stats64") if isinstance(link, dict) else None
+        if isinstance(stats, dict):
+            by_name[str(link.get("ifname"))] = stats
+    readings = {}
+    for port, name in interfaces.items():
+        stats = by_name.get(name)
+        if stats is None:
+            return None
+        readings[port] = InterfaceCounters(
+            rx_packets=int(stats["rx"]["packets"]), tx_packets=int(stats["tx"]["packets"]),
+            rx_dropped=int(stats["rx"]["dropped"]), tx_dropped=int(stats["tx"]["dropped"]))
+    return readings
+
+
+def dut_counters_for(topology: Topology) -> DutCounterSource | None:
+    """The DUT check a lab topology supports (None: loopback, external)."""
+    if topology.dut.kind == "bmv2":
+        return Bmv2DutCounters(topology)
+    if topology.dut.kind == "linux":
+        return LinuxDutCounters(topology)
+    return None

@@ -1,0 +1,42 @@
+"""DUT check counters of a Linux lab DUT: `ip -s -j link` parsed exactly, and the
+kernel-as-program mapping that leaves just the interfaces' own drops."""
+
+from __future__ import annotations
+
+from p4tester.lab.dut_counters import parse_ip_link_stats
+from p4tester.results.checks import PortCheck
+from p4tester.tester.port_counters import InterfaceCounters
+from p4tester.tester.selfcheck import ProgramPortCounts, build_self_check
+
+
+def link(name: str, rx: int, tx: int, rx_dropped: int, tx_dropped: int) -> dict[str, object]:
+    return {"ifname": name, "stats64": {
+        "rx": {"bytes": 0, "packets": rx, "errors": 0, "dropped": rx_dropped},
+        "tx": {"bytes": 0, "packets": tx, "errors": 0, "dropped": tx_dropped}}}
+
+
+NAMES = {1: "p4ld1", 2: "p4ld2"}
+
+
+def test_parse_ip_link_stats() -> None:
+    links = [{"ifname": "lo"}, link("p4ld1", 10, 2, 1, 0), link("p4ld2", 3, 9, 0, 4)]
+    assert parse_ip_link_stats(links, NAMES) == {
+        1: InterfaceCounters(10, 2, 1, 0), 2: InterfaceCounters(3, 9, 0, 4)}
+    assert parse_ip_link_stats(links[:2], NAMES) is None  # p4ld2 gone: no check
+    assert parse_ip_link_stats({"not": "a list"}, NAMES) is None
+
+
+def test_linux_dut_check_shows_only_the_interfaces_own_drops() -> None:
+    """As LinuxDutCounters builds it: program rx = interface rx, program tx = interface
+    tx + tx_dropped. Egress p4ld2 could not hand 4 frames to the tester's side."""
+    before = {1: InterfaceCounters(0, 0, 0, 0), 2: InterfaceCounters(0, 0, 0, 0)}
+    after = {1: InterfaceCounters(1000, 0, 0, 0), 2: InterfaceCounters(0, 990, 0, 4)}
+
+    def program(counters: dict[int, InterfaceCounters]) -> ProgramPortCounts:
+        return ProgramPortCounts(rx={p: c.rx_packets for p, c in counters.items()},
+                                 tx={p: c.tx_packets + c.tx_dropped for p, c in counters.items()})
+
+    check = build_self_check(NAMES, before, after, program(before), program(after))
+    assert check.ports == (PortCheck(1, "p4ld1", 1000, 0, 0, 0, 1000, 0),
+                           PortCheck(2, "p4ld2", 0, 990, 0, 4, 0, 994))
+    assert (check.ok, check.rx_dropped, check.tx_dropped) == (False, 0, 4)
