@@ -13,9 +13,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 source scripts/toolchain/versions.sh
 
-# tcpreplay offers the bench's frames (a Python sender would cost a core).
-debian_packages=(python3-venv python3-pip python3-thrift iproute2 tcpdump tcpreplay ethtool procps
-  git xz-utils)
+# tcpreplay offers the bench's frames (a Python sender would cost a core). python3-six: Debian
+# 12's python3-thrift imports six without depending on it, and simple_switch_CLI (run by
+# Debian's python3) needs both.
+debian_packages=(python3-venv python3-pip python3-thrift python3-six iproute2 tcpdump tcpreplay
+  ethtool procps git xz-utils)
 missing=()
 for pkg in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
