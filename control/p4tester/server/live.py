@@ -1,0 +1,59 @@
+"""The live figures as one JSON document, and `GET /api/live`: that document as
+Server-Sent Events, at a bounded rate for a bounded time (a browser's EventSource
+reconnects by itself)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Final
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+
+from p4tester.cli.run_output import to_jsonable
+
+from .progress import Progress
+from .readings import LiveReading
+
+MIN_INTERVAL_S: Final = 0.25
+MAX_INTERVAL_S: Final = 10.0
+MAX_STREAM_S: Final = 3600.0
+
+
+def live_document(reading: LiveReading | None, error: str | None,
+                  progress: Progress | None) -> dict[str, Any]:
+    streams = []
+    for s in reading.streams if reading is not None else ():
+        p50, p99, p999 = s.percentiles_us
+        streams.append({**to_jsonable(s), "latency_p50_us": p50, "latency_p99_us": p99,
+                        "latency_p999_us": p999})
+    return {"time": reading.time if reading is not None else time.time(),
+            "streams": streams,
+            "ports": to_jsonable(reading.ports) if reading is not None else [],
+            "error": error,
+            "progress": to_jsonable(progress) if progress is not None else None}
+
+
+def clamp_interval(interval_s: float) -> float:
+    return min(MAX_INTERVAL_S, max(MIN_INTERVAL_S, interval_s))
+
+
+async def event_stream(request: Request, document: Callable[[], dict[str, Any]],
+                       interval_s: float, limit: int | None) -> AsyncIterator[str]:
+    """One `data:` event per interval; at most `limit` events (None: until the client
+    goes or MAX_STREAM_S passes)."""
+    interval_s = clamp_interval(interval_s)
+    started = time.monotonic()
+    sent = 0
+    yield f"retry: {int(interval_s * 1000)}\n\n"
+    while time.monotonic() - started < MAX_STREAM_S and (limit is None or sent < limit):
+        if await request.is_disconnected():
+            return
+        body = await run_in_threadpool(document)  # a switch read blocks
+        yield f"data: {json.dumps(body, sort_keys=True, allow_nan=False)}\n\n"
+        sent += 1
+        if limit is None or sent < limit:
+            await asyncio.sleep(interval_s)

@@ -1,0 +1,57 @@
+"""One reading of the live counters: the `stats` command's per-stream figures plus
+the per-port counters and the histograms, as typed values.
+
+Counters (frames, bytes, histogram cells) count since the switch started (or the
+simulated one did); the latency min/avg/max and lost_in_gaps come from the checker's
+registers, which restart when a stream's trial begins, as `p4tester stats` says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from p4tester.results.latency import P50, P99, P999, percentile
+from p4tester.results.model import Histogram
+
+
+@dataclass(frozen=True, slots=True)
+class StreamReading:
+    stream: int
+    tx_port: int
+    rx_port: int
+    tx_frames: int
+    tx_bytes: int
+    rx_frames: int
+    rx_bytes: int
+    lost_in_gaps: int | None  # None: registers not read (a trial was using the switch)
+    reordered: int
+    duplicates: int
+    latency_min_us: float | None
+    latency_avg_us: float | None
+    latency_max_us: float | None
+    latency_histogram_us: Histogram  # the switch's bins (profile latency_bins_us)
+    queue_depth_frames: Histogram  # DUT-stamped queue depth, the session's bins
+
+    @property
+    def percentiles_us(self) -> tuple[float | None, float | None, float | None]:
+        """p50, p99, p99.9 of the histogram (since the counters started; RFC 8219)."""
+        return tuple(percentile(self.latency_histogram_us, q)  # type: ignore[return-value]
+                     for q in (P50, P99, P999))
+
+
+@dataclass(frozen=True, slots=True)
+class PortReading:
+    """Frames the tester program counted in from and out to one front-panel port."""
+
+    port: int
+    rx_frames: int
+    rx_bytes: int
+    tx_frames: int
+    tx_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class LiveReading:
+    time: float  # Unix time of the read
+    streams: tuple[StreamReading, ...]
+    ports: tuple[PortReading, ...]

@@ -1,0 +1,219 @@
+"""`serve --simulate`: the deterministic simulated switch (experiments/simulated_runner)
+stands in for a tester, with counters that move while a trial runs.
+
+The simulated DUT forwards a share of line rate that grows with frame size (55 % at
+64 B, line rate from 512 B), so a throughput search has something to find; its
+histograms use the profile's latency bins and the tester's queue-depth bins, as a
+switch would. Trials take `scale` x their duration in wall time (bounded), so a page
+shows a run progress; the counters then grow through the trial.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Final
+
+from p4tester.config.profile import Profile
+from p4tester.config.topology import Topology
+from p4tester.experiments.runner import TrialRunner, TrialSpec
+from p4tester.experiments.simulated_runner import SimulatedDut, SimulatedRunner
+from p4tester.results.model import Histogram, StreamStats, TrialResult
+from p4tester.tester.session import QDEPTH_EDGES
+
+from .progress import StopRequested
+from .readings import LiveReading, PortReading, StreamReading
+from .settings import MAX_SIM_TRIAL_WALL_S
+
+SMALLEST_CAPACITY: Final = 0.55
+FULL_CAPACITY_SIZE: Final = 512
+SIM_BUFFER_BYTES: Final = 64 * 1518
+SIM_FIXED_LATENCY_US: Final = 5.0
+SIM_NOISE_US: Final = 3.0
+_TICK_S: Final = 0.05
+
+
+def capacity(frame_size: int) -> float:
+    """Share of line rate the simulated DUT forwards: 55 % at 64 B up to 100 % at 512 B."""
+    rise = (frame_size - 64) / (FULL_CAPACITY_SIZE - 64)
+    return min(1.0, SMALLEST_CAPACITY + (1.0 - SMALLEST_CAPACITY) * max(0.0, rise))
+
+
+def simulated_dut(topology: Topology, profile: Profile) -> SimulatedDut:
+    return SimulatedDut(capacity_by_size=capacity,
+                        line_rate_bps=topology.port(profile.streams[0].tx_port).line_rate_bps,
+                        fan_in=len(profile.streams), buffer_bytes=SIM_BUFFER_BYTES,
+                        fixed_latency_us=SIM_FIXED_LATENCY_US, latency_noise_us=SIM_NOISE_US,
+                        seed=1, latency_edges_us=profile.latency_bins_us,
+                        queue_edges=QDEPTH_EDGES)
+
+
+def _scaled(histogram: Histogram | None, edges: tuple[int, ...], share: float) -> Histogram:
+    if histogram is None:
+        return Histogram(edges, (0,) * (len(edges) - 1))
+    return Histogram(edges, tuple(math.floor(c * share) for c in histogram.counts),
+                     math.floor(histogram.outside * share))
+
+
+def _added(a: Histogram, b: Histogram) -> Histogram:
+    return Histogram(a.edges, tuple(x + y for x, y in zip(a.counts, b.counts, strict=True)),
+                     a.outside + b.outside)
+
+
+@dataclass(frozen=True, slots=True)
+class _Totals:
+    """Counters of one stream as a switch keeps them (since it started)."""
+
+    tx: int
+    tx_bytes: int
+    rx: int
+    rx_bytes: int
+    reordered: int
+    duplicates: int
+    latency: Histogram
+    queue: Histogram
+
+    def plus(self, stats: StreamStats, share: float, edges: tuple[int, ...]) -> _Totals:
+        def part(n: int) -> int:
+            return math.floor(n * share)
+
+        return _Totals(self.tx + part(stats.tx_frames),
+                       self.tx_bytes + part(stats.tx_frames) * stats.frame_size,
+                       self.rx + part(stats.rx_frames),
+                       self.rx_bytes + part(stats.rx_bytes), self.reordered + part(stats.reordered),
+                       self.duplicates + part(stats.duplicates),
+                       _added(self.latency, _scaled(stats.latency.histogram if stats.latency
+                                                    else None, edges, share)),
+                       _added(self.queue, _scaled(stats.queue_depth, QDEPTH_EDGES, share)))
+
+
+class SimulatedCounters:
+    """Mutable on purpose: the simulated switch's counters, committed trial by trial,
+    with the trial in progress counted in by how far it has got."""
+
+    def __init__(self, topology: Topology, profile: Profile) -> None:
+        self._topology = topology
+        self._profile = profile
+        self._lock = threading.Lock()
+        edges = profile.latency_bins_us
+        empty = _Totals(0, 0, 0, 0, 0, 0, Histogram(edges, (0,) * (len(edges) - 1)),
+                        Histogram(QDEPTH_EDGES, (0,) * (len(QDEPTH_EDGES) - 1)))
+        self._totals = {s.id: empty for s in profile.streams}
+        self._current: tuple[TrialResult, float] | None = None
+        self._last: dict[int, StreamStats] = {}  # "registers": the latest trial per stream
+
+    def show(self, result: TrialResult, share: float) -> None:
+        with self._lock:
+            self._current = (result, share)
+            self._last = {s.stream_id: s for s in result.streams}
+
+    def commit(self, result: TrialResult) -> None:
+        with self._lock:
+            edges = self._profile.latency_bins_us
+            for stats in result.streams:
+                self._totals[stats.stream_id] = self._totals[stats.stream_id].plus(
+                    stats, 1.0, edges)
+            self._current = None
+            self._last = {s.stream_id: s for s in result.streams}
+
+    def abort(self) -> None:
+        """A stopped trial: what it sent so far stays counted, as on a switch."""
+        with self._lock:
+            if self._current is not None:
+                result, share = self._current
+                for stats in result.streams:
+                    self._totals[stats.stream_id] = self._totals[stats.stream_id].plus(
+                        stats, share, self._profile.latency_bins_us)
+            self._current = None
+
+    def read(self) -> LiveReading:
+        with self._lock:
+            totals = dict(self._totals)
+            if self._current is not None:
+                result, share = self._current
+                for stats in result.streams:
+                    totals[stats.stream_id] = totals[stats.stream_id].plus(
+                        stats, share, self._profile.latency_bins_us)
+            last = dict(self._last)
+        streams = []
+        for config in self._profile.streams:
+            t = totals[config.id]
+            latest = last.get(config.id)
+            latency = latest.latency if latest is not None else None
+            streams.append(StreamReading(
+                stream=config.id, tx_port=config.tx_port, rx_port=config.rx_port,
+                tx_frames=t.tx, tx_bytes=t.tx_bytes, rx_frames=t.rx, rx_bytes=t.rx_bytes,
+                lost_in_gaps=latest.lost_in_gaps if latest is not None else 0,
+                reordered=t.reordered, duplicates=t.duplicates,
+                latency_min_us=latency.min_us if latency else None,
+                latency_avg_us=latency.avg_us if latency else None,
+                latency_max_us=latency.max_us if latency else None,
+                latency_histogram_us=t.latency, queue_depth_frames=t.queue))
+        ports = []
+        for port in self._topology.ports:
+            tx = [s for s in streams if s.tx_port == port.number]
+            rx = [s for s in streams if s.rx_port == port.number]
+            ports.append(PortReading(
+                port=port.number, rx_frames=sum(s.rx_frames for s in rx),
+                rx_bytes=sum(s.rx_bytes for s in rx), tx_frames=sum(s.tx_frames for s in tx),
+                tx_bytes=sum(s.tx_bytes for s in tx)))
+        return LiveReading(time.time(), tuple(streams), tuple(ports))
+
+
+class PacedRunner:
+    """The simulated runner, its trials spread over wall time; stops mid-trial when asked
+    (the trial is dropped, as Ctrl-C drops the trial in flight)."""
+
+    def __init__(self, sim: SimulatedRunner, counters: SimulatedCounters, profile: Profile,
+                 scale: float, stop: threading.Event) -> None:
+        self._sim = sim
+        self._counters = counters
+        self._ids = tuple(s.id for s in profile.streams)
+        self._scale = scale
+        self._stop = stop
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        result = self._sim.run_trial(spec)
+        # The simulated DUT numbers its streams 0..n-1: give them the profile's ids.
+        result = replace(result, streams=tuple(
+            replace(s, stream_id=self._ids[i]) for i, s in enumerate(result.streams)))
+        wall_s = min(MAX_SIM_TRIAL_WALL_S, spec.duration_s * self._scale)
+        started = time.monotonic()
+        while (elapsed := time.monotonic() - started) < wall_s:
+            if self._stop.is_set():
+                self._counters.abort()
+                raise StopRequested
+            self._counters.show(result, elapsed / wall_s)
+            time.sleep(min(_TICK_S, wall_s - elapsed))
+        self._counters.commit(result)
+        return result
+
+
+class SimulatedBackend:
+    def __init__(self, topology: Topology, profile: Profile, scale: float) -> None:
+        self._profile = profile
+        self._sim = SimulatedRunner(simulated_dut(topology, profile))
+        self._counters = SimulatedCounters(topology, profile)
+        self._scale = scale
+
+    @property
+    def simulated(self) -> bool:
+        return True
+
+    @property
+    def latency_edges_us(self) -> tuple[int, ...]:
+        return self._profile.latency_bins_us
+
+    @contextmanager
+    def trial_runner(self, stop: threading.Event) -> Iterator[TrialRunner]:
+        yield PacedRunner(self._sim, self._counters, self._profile, self._scale, stop)
+
+    def read(self) -> LiveReading:
+        return self._counters.read()
+
+    def close(self) -> None:
+        """Nothing to release."""
