@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from p4tester.cli import exit_codes
+from p4tester.cli.calibrate_cmd import offered_pps, warn_above_calibration
 from p4tester.cli.output import emit, fail
 from p4tester.cli.run_output import open_log, to_jsonable, write_outputs
 from p4tester.cli.trial_runners import open_trial_runner
@@ -358,10 +359,27 @@ def check_loads(args: argparse.Namespace, topology: Topology, profile: Profile) 
 
 
 
+def warn_loads(args: argparse.Namespace, topology: Topology, profile: Profile) -> None:
+    """Warn (stderr) of a fixed load above the tester's calibrated capacity on this host
+    (p4tester calibrate): its trials would measure the tester, not the DUT."""
+    frame_size = getattr(args, "frame_size", None)
+    for option in ("load", "end"):  # the highest fixed load each experiment offers
+        rate = getattr(args, option, None)
+        if isinstance(rate, Rate) and frame_size is not None:
+            fraction = fraction_at(rate, frame_size, topology, profile)
+            warn_above_calibration(frame_size, offered_pps(fraction, frame_size, topology,
+                                                           profile))
+        elif isinstance(rate, float) and hasattr(args, "frame_sizes"):
+            # A share of line rate over the run's frame sizes (queue sweep).
+            for size in args.frame_sizes or profile.frame_sizes:
+                warn_above_calibration(size, offered_pps(rate, size, topology, profile))
+
+
 def _handler(name: str, body: Body) -> Callable[[argparse.Namespace, Topology, Profile], int]:
     def handle(args: argparse.Namespace, topology: Topology, profile: Profile) -> int:
         output: Path = args.output
         check_loads(args, topology, profile)
+        warn_loads(args, topology, profile)
         log = open_log(output, name, profile.source, topology.source, args.resume)
         with open_trial_runner(topology, profile, push_pipeline=args.push_pipeline) as runner:
             recorder = Recorder(ProgressRunner(runner), log)

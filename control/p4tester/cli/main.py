@@ -3,6 +3,7 @@
     p4tester validate  -t TOPOLOGY -p PROFILE        check files, no switch needed
     p4tester stats     -t TOPOLOGY -p PROFILE        live per-stream counters
     p4tester EXPERIMENT -t TOPOLOGY -p PROFILE -o DIR   run one (see --help)
+    p4tester calibrate -t LOOPBACK_TOPOLOGY       the tester's own capacity on this host
 
 Exit codes: 0 ok; 1 some trials invalid; 2 bad input; 3 switch unavailable;
 130 interrupted (every finished trial is already in DIR/trials.jsonl).
@@ -55,6 +56,9 @@ def build_parser(experiments: dict[str, tuple[str, Callable[[argparse.ArgumentPa
         sub.add_argument("--resume", action="store_true",
                          help="skip trials already finished in OUTPUT/trials.jsonl")
         add_options(sub)
+    from p4tester.cli.calibrate_cmd import add_parser as add_calibrate
+
+    add_calibrate(commands)
     replot = commands.add_parser("replot", help="rebuild tables and plots from a results dir")
     replot.add_argument("results", type=Path)
     replot.add_argument("--json", action="store_true")
@@ -70,6 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "replot":
             return replot(args)
+        if args.command == "calibrate":
+            from p4tester.cli.calibrate_cmd import calibrate
+
+            return calibrate(args)
         topology = load_topology(args.topology)
         profile = load_profile(args.profile, topology)
         if args.command == "validate":
