@@ -13,6 +13,10 @@
 2. Generator accuracy: a stream runs at each configured rate; the rate achieved
    is measured on the wire from kernel receive timestamps (least-squares fit of
    arrival time against frame index), and every frame of the budget must arrive.
+3. With --calibration (p4tester calibrate on the loopback lab, which the bench
+   script runs first): the tester's own capacity on this host, its loopback NDR per
+   frame size, printed next to the generator's rate error: the floor below which
+   the tester's figures are the DUT's (issue 10).
 Each measurement is repeated; every repetition and the median are printed.
 """
 
@@ -36,6 +40,7 @@ from p4tester.dataplane import names
 from p4tester.dataplane.constants import RX_KIND_STREAM
 from p4tester.dataplane.headers import TesterHeader
 from p4tester.dataplane.program import TesterDataplane, seeds_for_rate
+from p4tester.experiments.calibration import Calibration, load_calibration
 from p4tester.p4rt import Exact, P4InfoSchema, P4RuntimeClient, build_table_entry
 from p4tester.streams.frame_sizes import Encapsulation
 from p4tester.streams.template import FrameSpec, build_template, offset_of_tester_header
@@ -215,7 +220,22 @@ def fitted_rate(seqs: list[int], stamps: list[float]) -> float:
     return 1.0 / fit.slope
 
 
-def run(setup: Setup, rates: list[int], repeat: int, duration_s: float) -> int:
+def print_capacity(calibration: Calibration, generator_errors: dict[int, list[float]]) -> None:
+    """The tester's loopback NDR per frame size, and the generator's rate error."""
+    print("tester capacity on this host: loopback NDR (p4tester calibrate), next to the "
+          "generator's rate error")
+    errors = "  ".join(f"{rate} pps {100 * statistics.median(e):+.3f}%"
+                       for rate, e in generator_errors.items())
+    for size in calibration.sizes:
+        low, high = size.spread_pps
+        limit = " (the lab port's line rate: at least this)" if size.at_line_rate else ""
+        print(f"  {size.frame_size:5d} B  loopback NDR {size.pps:7.0f} frames/s "
+              f"(runs {low:.0f}..{high:.0f}){limit}")
+    print(f"  generator median rate error (64 B): {errors}")
+
+
+def run(setup: Setup, rates: list[int], repeat: int, duration_s: float,
+        calibration: Calibration | None = None) -> int:
     processing: list[float] = []
     loss_free: list[float] = []
     with P4RuntimeClient(setup.grpc, timeout_s=10.0) as client, \
@@ -236,8 +256,9 @@ def run(setup: Setup, rates: list[int], repeat: int, duration_s: float) -> int:
               f"{statistics.median(loss_free):.3f} (target >= 0.70)")
 
         print("generator rate on the wire (64 B frames, kernel RX timestamps)")
+        generator_errors: dict[int, list[float]] = {}
         for rate in rates:
-            errors = []
+            errors = generator_errors.setdefault(rate, [])
             for i in range(repeat):
                 result = measure_generator(client, setup, rate, duration_s)
                 errors.append(result.error)
@@ -248,6 +269,8 @@ def run(setup: Setup, rates: list[int], repeat: int, duration_s: float) -> int:
             worst = max(abs(e) for e in errors)
             print(f"  {rate:6d} pps median error {100 * statistics.median(errors):+.3f}%  "
                   f"worst |error| {100 * worst:.3f}% (target <= 0.1%)")
+        if calibration is not None:
+            print_capacity(calibration, generator_errors)
     return 0
 
 
@@ -261,10 +284,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rates", default="1000,5000,10000")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--duration", type=float, default=4.0)
+    parser.add_argument("--calibration", type=Path,
+                        help="a p4tester calibrate result to print the tester's capacity from")
     args = parser.parse_args(argv)
     setup = Setup(args.grpc, args.thrift_port, args.build, args.iface_in, args.iface_out)
     rates = [int(r) for r in args.rates.split(",")]
-    return run(setup, rates, args.repeat, args.duration)
+    calibration = load_calibration(args.calibration) if args.calibration else None
+    return run(setup, rates, args.repeat, args.duration, calibration)
 
 
 if __name__ == "__main__":
