@@ -22,6 +22,7 @@ from prometheus_client.core import (
     InfoMetricFamily,
 )
 from prometheus_client.registry import Collector
+from prometheus_client.samples import Sample
 
 from p4tester.cli.experiment_cmds import EXPERIMENTS
 from p4tester.results.jsonl import tool_version
@@ -42,6 +43,15 @@ def _buckets(histogram: Histogram, scale: float) -> list[tuple[str, float]]:
     pairs = [(repr(float(edge / scale)), float(count))
              for edge, count in zip(histogram.edges[1:], running, strict=True)]
     return [*pairs, ("+Inf", float(histogram.total))]
+
+
+def _add_histogram(family: HistogramMetricFamily, labels: list[str], histogram: Histogram,
+                   scale: float) -> None:
+    family.add_metric(labels, _buckets(histogram, scale), sum_value=None)
+    # Without a sum prometheus_client leaves _count out too; the count is known exactly.
+    family.samples.append(Sample(f"{family.name}_count", dict(zip(family._labelnames, labels,
+                                                                   strict=True)),
+                                 float(histogram.total)))
 
 
 class TesterCollector(Collector):
@@ -119,9 +129,8 @@ class TesterCollector(Collector):
                 lost.add_metric(rx_labels, s.lost_in_gaps)
             reordered.add_metric(rx_labels, s.reordered)
             duplicates.add_metric(rx_labels, s.duplicates)
-            latency.add_metric(rx_labels, _buckets(s.latency_histogram_us, US_PER_S),
-                               sum_value=None)
-            queue.add_metric(rx_labels, _buckets(s.queue_depth_frames, 1), sum_value=None)
+            _add_histogram(latency, rx_labels, s.latency_histogram_us, US_PER_S)
+            _add_histogram(queue, rx_labels, s.queue_depth_frames, 1)
             for stat, value in (("min", s.latency_min_us), ("avg", s.latency_avg_us),
                                 ("max", s.latency_max_us)):
                 if value is not None:
