@@ -19,6 +19,7 @@ CLI_NAME = "simple_switch_CLI"
 # site-packages, where neither Debian's python3 nor a venv looks.
 CLI_MODULE = "sswitch_CLI.py"
 PYTHONPATH_OVERRIDE = "P4T_BMV2_PYTHONPATH"
+THRIFT_IP = "127.0.0.1"
 
 
 def bmv2_python_dir() -> Path | None:
@@ -63,7 +64,10 @@ class Bmv2Thrift:
         env = dict(os.environ, PYTHONPATH=str(modules))
         try:
             done = subprocess.run(
-                [sys.executable, cli, "--thrift-port", str(self.thrift_port)],
+                # A numeric address: the CLI's default, "localhost", needs a hosts entry
+                # that a minimal system may lack, and may resolve to ::1 first.
+                [sys.executable, cli, "--thrift-ip", THRIFT_IP, "--thrift-port",
+                 str(self.thrift_port)],
                 env=env,
                 input="\n".join(commands) + "\n",
                 capture_output=True,
