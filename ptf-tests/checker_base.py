@@ -10,8 +10,15 @@ import ptf.testutils as tu
 from scapy.packet import Packet
 
 from p4tester.dataplane import names
-from p4tester.dataplane.constants import RX_KIND_COUNT
-from p4tester.dataplane.headers import StreamRegisters, TesterHeader
+from p4tester.dataplane.constants import (
+    IP_VERSION_4,
+    MAX_STREAMS,
+    RX_KIND_COUNT,
+    RX_KIND_MISMATCHED,
+    RX_KIND_STALE,
+)
+from p4tester.dataplane.headers import StreamRegisters, TesterHeader, epoch_flags
+from p4tester.p4rt import Exact, build_table_entry
 
 from tester_base import PORT_B, TesterBaseTest
 
@@ -24,10 +31,23 @@ class CheckerTest(TesterBaseTest):
     def setUp(self) -> None:
         super().setUp()
         self.sent = 0
+        self.expect_every_stream()
 
-    def send_frames(self, frames: Iterable[Packet]) -> None:
+    def expect_every_stream(self, epoch: int = 0) -> None:
+        """Every stream in a trial of this epoch, on rx_port, IPv4 (what the crafted
+        frames are), written in one batch; a test overrides single streams with
+        self.tester.expect_stream."""
+        self.client.insert(*(
+            build_table_entry(self.schema, names.RX_EXPECTED, {"stream": Exact(stream)},
+                              names.RX_EXPECT, {"trial_epoch": epoch_flags(epoch),
+                                                "rx_port": self.rx_port,
+                                                "ip_version": IP_VERSION_4})
+            for stream in range(MAX_STREAMS)
+        ))
+
+    def send_frames(self, frames: Iterable[Packet], port: int | None = None) -> None:
         for frame in frames:
-            tu.send_packet(self, self.rx_port, frame)
+            tu.send_packet(self, self.rx_port if port is None else port, frame)
             self.sent += 1
         self.settle()
 
@@ -71,6 +91,16 @@ class CheckerTest(TesterBaseTest):
         self.assertEqual(self.stream_counter(names.RX_GAP_EVENTS, stream_id), gap_events)
         self.assertEqual(self.stream_counter(names.RX_REORDERED, stream_id), reordered)
         self.assertEqual(self.stream_counter(names.RX_DUPLICATE, stream_id), duplicates)
+
+    def assert_stream_untouched_by(self, stream_id: int, *, stale: int,
+                                   mismatched: int) -> None:
+        """Frames of the stream that were not its: counted under their own kind and
+        per stream, never as its frames."""
+        kinds = self.rx_kinds()
+        self.assertEqual(kinds[RX_KIND_STALE], stale)
+        self.assertEqual(kinds[RX_KIND_MISMATCHED], mismatched)
+        self.assertEqual(self.stream_counter(names.RX_STALE, stream_id), stale)
+        self.assertEqual(self.stream_counter(names.RX_MISMATCHED, stream_id), mismatched)
 
     def assert_no_stream_touched(self) -> None:
         for name in (names.RX_STREAM, names.RX_GAP_EVENTS, names.RX_REORDERED,

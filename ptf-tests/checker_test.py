@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scapy.layers.inet import IP, UDP
+from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -12,11 +13,14 @@ from p4tester.dataplane.constants import (
     RX_KIND_BAD_SIGNATURE,
     RX_KIND_BAD_STREAM,
     RX_KIND_FOREIGN,
+    RX_KIND_MISMATCHED,
+    RX_KIND_STALE,
     RX_KIND_STREAM,
     RX_KIND_TRUNCATED,
+    TESTER_FLAG_DUT_STAMPED,
     TESTER_UDP_DST_PORT,
 )
-from p4tester.dataplane.headers import TesterHeader
+from p4tester.dataplane.headers import TesterHeader, epoch_flags
 from p4tester.dataplane.program import ForeignPolicy
 from p4tester.p4rt import decode_packet_in
 
@@ -31,7 +35,7 @@ class InOrder(CheckerTest):
         self.assert_stream_figures(4, received=10, next_expected=10, lost=0, gap_events=0,
                                    reordered=0, duplicates=0)
         self.assertEqual(self.tester.read_counter(names.RX_STREAM)[4].bytes, 10 * 96)
-        self.assertEqual(self.rx_kinds(), [10, 0, 0, 0, 0])
+        self.assertEqual(self.rx_kinds(), [10, 0, 0, 0, 0, 0, 0])
 
 
 class GapOfK(CheckerTest):
@@ -125,7 +129,7 @@ class TruncatedFrame(CheckerTest):
         padded = Ether() / IP(len=20 + 8 + 10) / UDP(dport=TESTER_UDP_DST_PORT, len=8 + 10,
                                                       chksum=0) / Raw(header + bytes(8))
         self.send_frames([short, padded])
-        self.assertEqual(self.rx_kinds(), [0, 0, 2, 0, 0])
+        self.assertEqual(self.rx_kinds(), [0, 0, 2, 0, 0, 0, 0])
         self.assertEqual(self.rx_kinds()[RX_KIND_TRUNCATED], 2)
         self.assert_no_stream_touched()
 
@@ -181,3 +185,97 @@ class PortCountersSeeEveryFrame(CheckerTest):
         self.assertEqual({port: cell.packets for port, cell in tx.items() if cell.packets},
                          {PORT_C: 2})
         self.assertEqual(tx[PORT_C].bytes, 2 * len(foreign))
+
+
+class StaleEpochFrame(CheckerTest):
+    """Frames of the stream from another trial (another epoch, one of them with the
+    top epoch bit only, so all 7 bits are compared) are counted as stale and leave
+    the stream's figures exactly as its own frames make them; the DUT's flag bit
+    is not part of the epoch."""
+
+    def runTest(self) -> None:
+        stream, epoch = 7, 3
+        self.tester.expect_stream(stream, self.rx_port, epoch=epoch)
+        self.tester.clear_stream(stream)
+        own = [TesterHeader(stream_id=stream, seq=s, flags=epoch_flags(epoch)) for s in range(5)]
+        own[4] = TesterHeader(stream_id=stream, seq=4,
+                              flags=epoch_flags(epoch) | TESTER_FLAG_DUT_STAMPED)
+        stale = [TesterHeader(stream_id=stream, seq=seq, flags=epoch_flags(old))
+                 for seq, old in ((1, 2), (5, 2), (0, epoch + 64), (2, 0))]
+        order = [own[0], own[1], stale[0], own[2], stale[1], stale[2], own[3], stale[3], own[4]]
+        self.send_frames(self.tester_frame(h) for h in order)
+        self.assert_stream_figures(stream, received=5, next_expected=5, lost=0, gap_events=0,
+                                   reordered=0, duplicates=0)
+        self.assertEqual(self.rx_kinds(), [5, 0, 0, 0, 0, 4, 0])
+        self.assert_stream_untouched_by(stream, stale=4, mismatched=0)
+
+
+class StreamInNoTrial(CheckerTest):
+    """A stream the controller wrote no expectation for takes no frame: stale."""
+
+    def runTest(self) -> None:
+        self.tester.forget_stream(9)
+        self.tester.clear_stream(9)
+        self.send_seqs(9, range(3))
+        self.assertEqual(self.rx_kinds()[RX_KIND_STALE], 3)
+        self.assertEqual(self.rx_kinds()[RX_KIND_STREAM], 0)
+        self.assert_stream_untouched_by(9, stale=3, mismatched=0)
+        self.assert_no_stream_touched()
+
+
+class WrongRxPortFrame(CheckerTest):
+    """A frame of this trial arriving on another port than the stream's RX port
+    (PORT_C instead of PORT_B) is mismatched, not a duplicate or a gap."""
+
+    def runTest(self) -> None:
+        stream = 11
+        self.tester.clear_stream(stream)
+        self.send_seqs(stream, range(2))
+        self.send_frames([self.tester_frame(TesterHeader(stream_id=stream, seq=s))
+                          for s in (1, 9)], port=PORT_C)
+        self.send_seqs(stream, range(2, 4))
+        self.assert_stream_figures(stream, received=4, next_expected=4, lost=0, gap_events=0,
+                                   reordered=0, duplicates=0)
+        self.assertEqual(self.rx_kinds(), [4, 0, 0, 0, 0, 0, 2])
+        self.assertEqual(self.rx_kinds()[RX_KIND_MISMATCHED], 2)
+        self.assert_stream_untouched_by(stream, stale=0, mismatched=2)
+        rx = self.tester.read_counter(names.RX_PORT)
+        self.assertEqual(rx[PORT_C].packets, 2)
+
+
+class Ipv6LookAlike(CheckerTest):
+    """IPv6/UDP frames carrying the tester header with stream 0's id, this trial's
+    epoch and seq 5, on stream 0's RX port, while stream 0 is IPv4: mismatched
+    (issue 10's look-alikes that made 25 duplicates, 28 reordered and a gap)."""
+
+    def runTest(self) -> None:
+        self.tester.clear_stream(0)
+        look_alike = (Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")
+                      / IPv6(src="2001:db8::1", dst="2001:db8::2")
+                      / UDP(sport=0xC020, dport=TESTER_UDP_DST_PORT)
+                      / Raw(TesterHeader(stream_id=0, seq=5).pack() + bytes(8)))
+        self.send_seqs(0, range(3))
+        self.send_frames([look_alike] * 3)
+        self.send_seqs(0, range(3, 6))
+        self.send_frames([look_alike] * 2)
+        self.send_seqs(0, range(6, 8))
+        self.assert_stream_figures(0, received=8, next_expected=8, lost=0, gap_events=0,
+                                   reordered=0, duplicates=0)
+        self.assertEqual(self.rx_kinds(), [8, 0, 0, 0, 0, 0, 5])
+        self.assert_stream_untouched_by(0, stale=0, mismatched=5)
+
+
+class Ipv6StreamTakesIpv6(CheckerTest):
+    """The same look-alike is the stream's own frame when the stream is IPv6, and
+    an IPv4 frame of that stream is then the mismatched one."""
+
+    def runTest(self) -> None:
+        self.tester.expect_stream(0, self.rx_port, ipv6=True)
+        self.tester.clear_stream(0)
+        frame6 = (Ether() / IPv6(src="2001:db8::1", dst="2001:db8::2")
+                  / UDP(sport=0xC020, dport=TESTER_UDP_DST_PORT)
+                  / Raw(TesterHeader(stream_id=0, seq=0).pack() + bytes(8)))
+        self.send_frames([frame6, self.tester_frame(TesterHeader(stream_id=0, seq=1))])
+        self.assert_stream_figures(0, received=1, next_expected=1, lost=0, gap_events=0,
+                                   reordered=0, duplicates=0)
+        self.assertEqual(self.rx_kinds(), [1, 0, 0, 0, 0, 0, 1])

@@ -18,6 +18,8 @@ REINJECT_GAP_S = 0.002
 class GeneratedStreamChecksClean(GeneratorTest):
     def runTest(self) -> None:
         budget = 50
+        # Frames of epoch 0 (the generator's default) come back on PORT_B.
+        self.tester.expect_stream(12, PORT_B)
         frames = self.run_stream(stream_id=12, tx_port=PORT_A, frame_size=256, budget=budget,
                                  rate_pps=500)
         self.assertEqual(len(frames), budget)

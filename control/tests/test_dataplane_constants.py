@@ -41,7 +41,8 @@ MIRRORED = [
     "TESTER_UDP_DST_PORT", "TESTER_SIGNATURE", "TESTER_FLAG_DUT_STAMPED", "TESTER_FLAG_EPOCH_MASK",
     "CTRL_OP_SEED", "CTRL_OP_CLEAR", "CTRL_OP_READ", "PUNT_REASON_FOREIGN",
     "RX_KIND_STREAM", "RX_KIND_FOREIGN", "RX_KIND_TRUNCATED", "RX_KIND_BAD_SIGNATURE",
-    "RX_KIND_BAD_STREAM", "RX_KIND_COUNT", "MCAST_GROUP_BASE", "REPLICA_TX", "REPLICA_TOKEN",
+    "RX_KIND_BAD_STREAM", "RX_KIND_STALE", "RX_KIND_MISMATCHED", "RX_KIND_COUNT",
+    "IP_VERSION_4", "IP_VERSION_6", "MCAST_GROUP_BASE", "REPLICA_TX", "REPLICA_TOKEN",
     "CPU_PORT", "PACER_PORT_BASE",
 ]
 
@@ -69,3 +70,9 @@ def test_stream_count_per_target() -> None:
 
 def test_epochs_fill_the_epoch_mask() -> None:
     assert P4["TESTER_FLAG_EPOCH_MASK"] == (constants.EPOCHS - 1) << constants.EPOCH_SHIFT
+
+
+def test_epoch_takes_every_flag_bit_but_the_dut_stamp() -> None:
+    assert P4["TESTER_FLAG_EPOCH_MASK"] | P4["TESTER_FLAG_DUT_STAMPED"] == 0xFF
+    assert P4["TESTER_FLAG_EPOCH_MASK"] & P4["TESTER_FLAG_DUT_STAMPED"] == 0
+    assert constants.EPOCHS == 128

@@ -7,6 +7,8 @@ import pytest
 from tofino_fake import FakeBfrt, Write
 
 from p4tester.results.model import Histogram, StreamStats
+from p4tester.streams.frame_sizes import Encapsulation
+from p4tester.streams.template import FrameSpec, build_template
 from p4tester.targets.base import TargetDriver
 from p4tester.targets.tofino.bfrt import BfrtError
 from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
@@ -17,12 +19,15 @@ FRONT = {n: f"{n}/0" for n in range(1, 33)}
 # stream 1: 2/0 (dev 8, pipe 0) -> 17/0 (dev 256, pipe 2)
 # stream 5: 9/0 (dev 128, pipe 1) -> 1/0 (dev 0, pipe 0)
 STREAMS = [StreamPorts(0, 1, 9), StreamPorts(1, 2, 17), StreamPorts(5, 9, 1)]
-F60 = bytes(range(60))
-F124 = bytes(124)
+# Templates the runner would send: IPv4 at 64 B (epoch 0), IPv6 at 128 B (epoch 5).
+F60 = build_template(FrameSpec(stream_id=0, frame_size=64))
+F124 = build_template(FrameSpec(stream_id=0, frame_size=128, epoch=5,
+                                encapsulation=Encapsulation(ipv6=True)))
 U32 = 1 << 32
 GEN_APPS = "pipe.TesterIngress.generator.gen_apps"
 APP_CFG = "tf1.pktgen.app_cfg"
 CHK = "pipe.TesterIngress.checker."
+RX_EXPECTED = "pipe.TesterIngress.expectation.rx_expected"
 
 
 def prepared(fake: FakeBfrt) -> TofinoTarget:
@@ -57,6 +62,7 @@ def test_prepare_brings_up_ports_and_resets_generators() -> None:
         Write("modify", "tf1.pktgen.port_cfg", {"dev_port": 68}, {"pktgen_enable": True}),
         Write("modify", "tf1.pktgen.port_cfg", {"dev_port": 196}, {"pktgen_enable": True}),
         Write("clear", GEN_APPS, {}),
+        Write("clear", RX_EXPECTED, {}),
     ]
 
 
@@ -133,6 +139,12 @@ def test_start_trial_zeroes_registers_and_arms_budgets() -> None:
         *wide("latency_sum"), *wide("jitter_sum"),
         *[Write("register", "pipe.TesterIngress.generator.generated", {"$REGISTER_INDEX": a},
                 {"TesterIngress.generator.generated.f1": 0}) for a in (0, 1)],
+        # What each stream's frames must be: its template's epoch bits and IP version,
+        # on its RX dev port (stream 5: IPv6, epoch 5 = flags 0x0A, back on 1/0 = dev 0).
+        *[Write("add", RX_EXPECTED, {"stream": s}, {"trial_epoch": flags, "rx_port": port,
+                                                      "ip_version": version},
+                "TesterIngress.expectation.expect")
+          for s, flags, port, version in ((0, 0, 128, 4), (1, 0, 256, 4), (5, 0x0A, 0, 6))],
         # Each pipe's share of the budget: 500 + 500 for app 0; 250 + 250 for app 1.
         *[Write("add", GEN_APPS, {"pipe_id": pipe, "app_id": 0},
                 {"mcast_group": 1, "packet_budget": 500}, "TesterIngress.generator.run")
@@ -171,6 +183,13 @@ def test_stop_and_restart_modify_the_application_entries() -> None:
     assert [w.op for w in runs] == ["modify"] * 4
     # An odd budget: the first pipe makes the extra packet.
     assert [w.data["packet_budget"] for w in runs] == [11, 10, 10, 10]
+    # The next trial's expectations replace the entries: epoch from the new template.
+    target.set_templates({0: build_template(FrameSpec(stream_id=0, frame_size=64, epoch=127))})
+    fake.writes.clear()
+    target.start_trial({0: 21, 1: 21, 5: 20})
+    expected = fake.writes_to(RX_EXPECTED)
+    assert [(w.op, w.key["stream"], w.data["trial_epoch"]) for w in expected] == [
+        ("modify", 0, 0xFE), ("modify", 1, 0), ("modify", 5, 0x0A)]
 
 
 def test_generated_sums_the_pipes() -> None:

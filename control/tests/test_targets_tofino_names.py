@@ -30,6 +30,7 @@ TABLE_KEYS = [
     (names.GEN_APPS, [(names.GEN_APPS_PIPE_KEY, "Exact", 2), (names.GEN_APPS_KEY, "Exact", 3)]),
     (names.FOREIGN_TRAFFIC, [(names.FOREIGN_PORT_KEY, "Ternary", 9),
                              (names.MATCH_PRIORITY, "Exact", None)]),
+    (names.RX_EXPECTED, [(names.RX_EXPECTED_KEY, "Exact", 16)]),
     (names.LATENCY_BINS, [(names.BIN_STREAM_KEY, "Ternary", 16),
                           (names.LATENCY_KEY, "Ternary", bins.LATENCY_BITS),
                           (names.MATCH_PRIORITY, "Exact", None)]),
@@ -46,6 +47,9 @@ ACTIONS = [
     (names.FOREIGN_TRAFFIC, names.DROP_FOREIGN, []),
     (names.FOREIGN_TRAFFIC, names.PUNT_FOREIGN, []),
     (names.FOREIGN_TRAFFIC, names.FORWARD_FOREIGN, [(names.FORWARD_PORT_PARAM, 9)]),
+    (names.RX_EXPECTED, names.RX_EXPECT, [(names.RX_EXPECT_EPOCH, 8), (names.RX_EXPECT_PORT, 16),
+                                          (names.RX_EXPECT_IP_VERSION, 8)]),
+    (names.RX_EXPECTED, names.RX_NOT_IN_TRIAL, []),
 ]
 # (register, size, [(data field, width)]).
 STREAM_REGISTERS = [
@@ -63,7 +67,9 @@ HIST_CELLS = names.MAX_STREAMS << names.HIST_CELLS_LOG2
 # (counter, size, data fields).
 PACKETS_AND_BYTES = [names.COUNTER_BYTES, names.COUNTER_PACKETS]
 COUNTERS = [
-    (names.RX_KIND, 5, PACKETS_AND_BYTES),
+    (names.RX_KIND, 7, PACKETS_AND_BYTES),
+    (names.RX_STALE, names.MAX_STREAMS, [names.COUNTER_PACKETS]),
+    (names.RX_MISMATCHED, names.MAX_STREAMS, [names.COUNTER_PACKETS]),
     (names.RX_STREAM, names.MAX_STREAMS, PACKETS_AND_BYTES),
     (names.TX_STREAM, names.MAX_STREAMS, PACKETS_AND_BYTES),
     (names.RX_GAP_EVENTS, names.MAX_STREAMS, [names.COUNTER_PACKETS]),
@@ -114,6 +120,7 @@ def test_grouped_counter_names() -> None:
     assert names.PER_STREAM_COUNTERS == (names.TX_STREAM, names.RX_STREAM, names.RX_GAP_EVENTS,
                                          names.RX_REORDERED, names.RX_DUPLICATE)
     assert names.HISTOGRAM_COUNTERS == (names.LATENCY_HIST, names.QDEPTH_HIST)
+    assert names.NOT_THE_STREAMS_COUNTERS == (names.RX_STALE, names.RX_MISMATCHED)
 
 
 def test_table_sizes_are_the_drivers() -> None:
@@ -121,6 +128,7 @@ def test_table_sizes_are_the_drivers() -> None:
     assert TOFINO.table(names.QDEPTH_BINS).size == names.BIN_TABLE_SIZE
     # gen_apps: (pipe, application) for 4 pipes of 8 applications.
     assert TOFINO.table(names.GEN_APPS).size == 4 * names.PKTGEN_APPS
+    assert TOFINO.table(names.RX_EXPECTED).size == names.MAX_STREAMS
 
 
 def test_the_program_has_nothing_the_driver_ignores() -> None:

@@ -37,6 +37,9 @@ const bit<16> ETHERTYPE_IPV6 = 0x86DD;
 const bit<16> ETHERTYPE_VLAN = 0x8100;
 const bit<8>  IP_PROTO_UDP   = 17;
 const bit<4>  IPV4_IHL_NO_OPTIONS = 5;
+/* IP version of a frame as the checker compares it with its stream's (rx_expected). */
+const bit<8>  IP_VERSION_4 = 4;
+const bit<8>  IP_VERSION_6 = 6;
 
 /* ---- Tester header --------------------------------------------------------
  * Test frames are UDP datagrams to TESTER_UDP_DST_PORT whose payload starts with
@@ -50,10 +53,12 @@ const bit<16> TESTER_HEADER_BYTES = 18;
 const bit<16> MIN_TESTER_UDP_LENGTH = UDP_HEADER_BYTES + TESTER_HEADER_BYTES;
 /* flags: set by a cooperating DUT once it wrote dut_qdepth / dut_qdelay. */
 const bit<8>  TESTER_FLAG_DUT_STAMPED = 0x01;
-/* flags bits 1-3: the generator epoch of the trial the template belongs to. A
- * template still circulating from an earlier trial (another frame size, say)
- * has another epoch and dies at its next pass instead of joining this trial. */
-const bit<8>  TESTER_FLAG_EPOCH_MASK = 0x0E;
+/* flags bits 1-7 (all but the DUT's bit 0): the trial epoch of the trial the
+ * frame belongs to, 128 values. A template still circulating from an earlier
+ * trial (another frame size, say) has another epoch and dies at its next pass
+ * instead of joining this trial; a frame of an earlier trial still queued in a
+ * DUT arrives with another epoch and is RX_KIND_STALE, not the stream's. */
+const bit<8>  TESTER_FLAG_EPOCH_MASK = 0xFE;
 const bit<16> SATURATED_16 = 0xFFFF;
 
 /* ---- Controller packets (PacketOut opcode, PacketIn reason) --------------- */
@@ -73,7 +78,13 @@ const bit<8> RX_KIND_FOREIGN       = 1;  /* not addressed to the tester port */
 const bit<8> RX_KIND_TRUNCATED     = 2;  /* tester port, header cut short */
 const bit<8> RX_KIND_BAD_SIGNATURE = 3;  /* tester port, wrong signature */
 const bit<8> RX_KIND_BAD_STREAM    = 4;  /* stream id >= MAX_STREAMS */
-#define RX_KIND_COUNT 5
+/* A well-formed frame of stream S that is not of S's current trial: its epoch is
+ * not the one the controller wrote for S (rx_expected), or S is in no trial. */
+const bit<8> RX_KIND_STALE         = 5;
+/* A frame of S's current trial that S's template rules out: it arrived on another
+ * port than S's RX port, or with another IP version (a look-alike). */
+const bit<8> RX_KIND_MISMATCHED    = 6;
+#define RX_KIND_COUNT 7
 
 /* ---- Sequence verdicts (RFC 4737 terms) ---------------------------------- */
 const bit<8> SEQ_IN_ORDER  = 0;  /* seq == next expected */

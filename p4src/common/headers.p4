@@ -114,6 +114,15 @@ struct frame_metadata_t {
     bool tester_port_seen;   /* UDP to TESTER_UDP_DST_PORT: should carry a tester header */
 }
 
+/* What a stream's frames must be in its current trial: the rx_expected entry the
+ * controller wrote for the stream (common/rx_expectation.p4). */
+struct rx_expectation_t {
+    bool    in_trial;     /* false: no entry, the stream is in no trial */
+    bit<8>  epoch_flags;  /* TESTER_FLAG_EPOCH_MASK bits of the trial's frames */
+    bit<16> rx_port;      /* the port the stream's frames come back on */
+    bit<8>  ip_version;   /* IP_VERSION_4 or IP_VERSION_6: the template's */
+}
+
 struct local_metadata_t {
     frame_metadata_t frame;
     bit<8>      ctrl_op;        /* opcode of a controller packet, CTRL_OP_NONE otherwise */
@@ -121,6 +130,7 @@ struct local_metadata_t {
     seq_t       initial_seq;
     bit<8>      rx_kind;
     bool        stamped_tx;     /* egress stamped seq/tx_ts: the UDP checksum needs care */
+    rx_expectation_t expected;  /* ingress: the received frame's stream's expectation */
 }
 
 #endif

@@ -5,9 +5,18 @@
 
 #include "headers.p4"
 
+/* expected: the rx_expected entry of the frame's stream (rx_expectation.p4), looked
+ * up before; rx_port: the port the frame arrived on. */
 control RxClassifier(in headers_t hdr, in frame_metadata_t frame, in bool parsed_whole,
+                     in rx_expectation_t expected, in bit<16> rx_port,
                      out bit<8> rx_kind) {
     apply {
+        /* Set by a branch: a Tofino branch tests a bool, it does not assign one. */
+        bit<8> ip_version = IP_VERSION_6;
+        if (hdr.ipv4.isValid()) {
+            ip_version = IP_VERSION_4;
+        }
+        bit<8> epoch_flags = hdr.tester.flags & TESTER_FLAG_EPOCH_MASK;
         if (!frame.tester_port_seen) {
             rx_kind = RX_KIND_FOREIGN;
         } else if (!parsed_whole || !hdr.tester.isValid()
@@ -22,6 +31,14 @@ control RxClassifier(in headers_t hdr, in frame_metadata_t frame, in bool parsed
             rx_kind = RX_KIND_BAD_SIGNATURE;
         } else if ((bit<32>) hdr.tester.stream_id >= MAX_STREAMS_32) {
             rx_kind = RX_KIND_BAD_STREAM;
+        } else if (!expected.in_trial || epoch_flags != expected.epoch_flags) {
+            /* Another trial's frame (or the stream is in none): its sequence
+             * numbers and timestamps belong to no figure of this trial. */
+            rx_kind = RX_KIND_STALE;
+        } else if (rx_port != expected.rx_port || ip_version != expected.ip_version) {
+            /* This trial's epoch, but not what the stream's template sends where:
+             * a look-alike, which would otherwise show as duplicates or reordering. */
+            rx_kind = RX_KIND_MISMATCHED;
         } else {
             rx_kind = RX_KIND_STREAM;
         }

@@ -15,6 +15,7 @@
 #include "platform.p4"
 #include "../common/headers.p4"
 #include "../common/rx_classifier.p4"
+#include "../common/rx_expectation.p4"
 #include "../common/stream_template.p4"
 #include "parser.p4"
 #include "generator.p4"
@@ -28,7 +29,12 @@ control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
                       inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     /* Frames by RX_KIND_* (index); bytes as Tofino counts them, FCS included. */
     Counter<bit<64>, bit<32>>(RX_KIND_COUNT, CounterType_t.PACKETS_AND_BYTES) rx_kind;
+    /* Frames of a stream (index: stream id) that were not its: RX_KIND_STALE ones
+     * in rx_stale, RX_KIND_MISMATCHED ones in rx_mismatched. */
+    Counter<bit<64>, bit<32>>(MAX_STREAMS, CounterType_t.PACKETS) rx_stale;
+    Counter<bit<64>, bit<32>>(MAX_STREAMS, CounterType_t.PACKETS) rx_mismatched;
 
+    RxExpectation() expectation;
     RxClassifier() classifier;
     GeneratorIngress() generator;
     StreamChecker() checker;
@@ -43,7 +49,9 @@ control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
             if (ig_prsr_md.parser_err == 0) {
                 meta.parsed_whole = true;
             }
+            expectation.apply(hdr.frame, meta.local.expected);
             classifier.apply(hdr.frame, meta.local.frame, meta.parsed_whole,
+                             meta.local.expected, (bit<16>) ig_intr_md.ingress_port,
                              meta.local.rx_kind);
             rx_kind.count((bit<32>) meta.local.rx_kind);
             if (meta.local.rx_kind == RX_KIND_STREAM) {
@@ -53,6 +61,11 @@ control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
             } else if (meta.local.rx_kind == RX_KIND_FOREIGN) {
                 foreign.apply(hdr, ig_intr_md.ingress_port, ig_dprsr_md, ig_tm_md);
             } else {
+                if (meta.local.rx_kind == RX_KIND_STALE) {
+                    rx_stale.count((bit<32>) hdr.frame.tester.stream_id);
+                } else if (meta.local.rx_kind == RX_KIND_MISMATCHED) {
+                    rx_mismatched.count((bit<32>) hdr.frame.tester.stream_id);
+                }
                 ig_dprsr_md.drop_ctl = 1;
             }
         }

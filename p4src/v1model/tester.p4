@@ -7,6 +7,7 @@
 #include "platform.p4"
 #include "../common/headers.p4"
 #include "../common/rx_classifier.p4"
+#include "../common/rx_expectation.p4"
 #include "parser.p4"
 #include "checksums.p4"
 #include "generator.p4"
@@ -22,7 +23,12 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
      * rx_packets of the port's interface: a frame the interface delivered but
      * this counter never saw was dropped inside the tester (issue 10). */
     counter(FRONT_PANEL_PORTS, CounterType.packets_and_bytes) rx_port;
+    /* Frames of a stream (index: stream id) that were not its: RX_KIND_STALE ones
+     * in rx_stale, RX_KIND_MISMATCHED ones in rx_mismatched. */
+    counter(MAX_STREAMS, CounterType.packets) rx_stale;
+    counter(MAX_STREAMS, CounterType.packets) rx_mismatched;
 
+    RxExpectation() expectation;
     RxClassifier() classifier;
     GeneratorIngress() generator;
     StreamChecker() checker;
@@ -53,7 +59,9 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
         } else if (smeta.instance_type != PKT_INSTANCE_TYPE_RECIRC) {
             run_generator = false;
             rx_port.count((bit<32>) smeta.ingress_port);
-            classifier.apply(hdr, meta.frame, smeta.parser_error == error.NoError, meta.rx_kind);
+            expectation.apply(hdr, meta.expected);
+            classifier.apply(hdr, meta.frame, smeta.parser_error == error.NoError,
+                             meta.expected, (bit<16>) smeta.ingress_port, meta.rx_kind);
             rx_kind.count((bit<32>) meta.rx_kind);
             if (meta.rx_kind == RX_KIND_STREAM) {
                 check_frame = true;
@@ -61,6 +69,11 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
             } else if (meta.rx_kind == RX_KIND_FOREIGN) {
                 foreign.apply(smeta);
             } else {
+                if (meta.rx_kind == RX_KIND_STALE) {
+                    rx_stale.count((bit<32>) hdr.tester.stream_id);
+                } else if (meta.rx_kind == RX_KIND_MISMATCHED) {
+                    rx_mismatched.count((bit<32>) hdr.tester.stream_id);
+                }
                 mark_to_drop(smeta);
             }
         }

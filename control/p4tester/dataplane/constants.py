@@ -16,9 +16,11 @@ TESTER_UDP_DST_PORT: Final = 0x5054
 TESTER_SIGNATURE: Final = 0x503454
 TESTER_HEADER_BYTES: Final = 18
 TESTER_FLAG_DUT_STAMPED: Final = 0x01
-TESTER_FLAG_EPOCH_MASK: Final = 0x0E
+TESTER_FLAG_EPOCH_MASK: Final = 0xFE  # flags bits 1-7; bit 0 is the DUT's
 EPOCH_SHIFT: Final = 1  # epoch e is carried as flags bits (e << 1)
-EPOCHS: Final = 8
+EPOCHS: Final = 128
+IP_VERSION_4: Final = 4
+IP_VERSION_6: Final = 6
 
 CTRL_OP_SEED: Final = 1
 CTRL_OP_CLEAR: Final = 2
@@ -30,7 +32,9 @@ RX_KIND_FOREIGN: Final = 1
 RX_KIND_TRUNCATED: Final = 2
 RX_KIND_BAD_SIGNATURE: Final = 3
 RX_KIND_BAD_STREAM: Final = 4
-RX_KIND_COUNT: Final = 5
+RX_KIND_STALE: Final = 5  # a stream's frame of another trial (epoch), or of no trial
+RX_KIND_MISMATCHED: Final = 6  # this trial's epoch, wrong RX port or IP version
+RX_KIND_COUNT: Final = 7
 
 MCAST_GROUP_BASE: Final = 1
 REPLICA_TX: Final = 1

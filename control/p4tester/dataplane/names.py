@@ -10,6 +10,7 @@ GEN_STREAMS: Final = "TesterIngress.generator.gen_streams"
 LATENCY_BINS: Final = "TesterIngress.checker.bins.latency_bins"
 QDEPTH_BINS: Final = "TesterIngress.checker.bins.qdepth_bins"
 FOREIGN_TRAFFIC: Final = "TesterIngress.foreign.foreign_traffic"
+RX_EXPECTED: Final = "TesterIngress.expectation.rx_expected"
 
 # Actions
 GEN_RUN: Final = "TesterIngress.generator.run"
@@ -19,6 +20,8 @@ SET_QDEPTH_BIN: Final = "TesterIngress.checker.bins.set_qdepth_bin"
 DROP_FOREIGN: Final = "TesterIngress.foreign.drop_foreign"
 PUNT_FOREIGN: Final = "TesterIngress.foreign.punt_foreign"
 FORWARD_FOREIGN: Final = "TesterIngress.foreign.forward_foreign"
+RX_EXPECT: Final = "TesterIngress.expectation.expect"
+RX_NOT_IN_TRIAL: Final = "TesterIngress.expectation.not_in_trial"
 
 # Counters
 RX_KIND: Final = "TesterIngress.rx_kind"
@@ -33,6 +36,10 @@ TX_STREAM: Final = "TesterEgress.generator.tx_stream"
 # for the per-trial self-check against the interfaces' own counters.
 RX_PORT: Final = "TesterIngress.rx_port"
 TX_PORT: Final = "TesterEgress.tx_port"
+# Per stream (index: stream id): frames of the stream that were not its
+# (RX_KIND_STALE, RX_KIND_MISMATCHED); they never reach the stream's figures.
+RX_STALE: Final = "TesterIngress.rx_stale"
+RX_MISMATCHED: Final = "TesterIngress.rx_mismatched"
 
 ALL_COUNTERS: Final = (
     RX_KIND,
@@ -45,6 +52,8 @@ ALL_COUNTERS: Final = (
     TX_STREAM,
     RX_PORT,
     TX_PORT,
+    RX_STALE,
+    RX_MISMATCHED,
 )
 
 # Reference DUT program

@@ -18,6 +18,8 @@ from p4tester.dataplane.constants import (
     CTRL_OP_READ,
     CTRL_OP_SEED,
     HIST_CELLS_PER_STREAM,
+    IP_VERSION_4,
+    IP_VERSION_6,
     MAX_HIST_BINS,
     MAX_STREAMS,
     MCAST_GROUP_BASE,
@@ -147,6 +149,31 @@ class TesterDataplane:
         except WriteError as exc:
             if not _only_code(exc, "NOT_FOUND"):
                 raise  # a stream never started has no entry: nothing to stop
+
+    def expect_stream(self, stream_id: int, rx_port: int, *, ipv6: bool = False,
+                      epoch: int = 0) -> None:
+        """Write what the stream's frames must be in this trial: the checker takes a
+        frame as the stream's only with this epoch (as start_stream's), on rx_port,
+        with the template's IP version; others are counted as stale / mismatched."""
+        check_stream_id(stream_id)
+        entry = build_table_entry(
+            self.schema, names.RX_EXPECTED, {"stream": Exact(stream_id)}, names.RX_EXPECT,
+            {"trial_epoch": epoch_flags(epoch), "rx_port": rx_port,
+             "ip_version": IP_VERSION_6 if ipv6 else IP_VERSION_4},
+        )
+        self._upsert(entry)
+
+    def forget_stream(self, stream_id: int) -> None:
+        """The stream is in no trial: every frame of it is counted as stale."""
+        check_stream_id(stream_id)
+        entry = build_table_entry(
+            self.schema, names.RX_EXPECTED, {"stream": Exact(stream_id)},
+            names.RX_NOT_IN_TRIAL, {})
+        try:
+            self.client.delete(entry)
+        except WriteError as exc:
+            if not _only_code(exc, "NOT_FOUND"):
+                raise
 
     def seed_stream(self, stream_id: int, template: bytes, seeds: int) -> None:
         """Put `seeds` copies of the template into the stream's pacing loop."""

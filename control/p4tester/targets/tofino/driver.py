@@ -23,6 +23,7 @@ from p4tester.targets.base import TargetDriver
 from p4tester.targets.tofino import bins, multicast, names, pktgen, state
 from p4tester.targets.tofino.apps import AppPlan, app_budget, pipe_budgets, plan_apps
 from p4tester.targets.tofino.bfrt import BfrtClient
+from p4tester.targets.tofino.expectation import template_expectation, write_expectations
 from p4tester.targets.tofino.hardware import CORE_CLOCK_HZ, pipe_of
 from p4tester.targets.tofino.ports import PortSettings, bring_up_ports, check_front_panel_name
 from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE
@@ -67,6 +68,7 @@ class TofinoTarget:
         self._templates: dict[int, bytes] = {}
         self._apps: tuple[AppPlan, ...] = ()
         self._gen_entries: set[tuple[int, int]] = set()  # (pipe, app) in gen_apps
+        self._expected: set[int] = set()  # streams with an rx_expected entry
         self._latency_edges_us: tuple[int, ...] | None = None
         self._qdepth_edges: tuple[int, ...] | None = None
         self._lost = state.LostTotals()
@@ -96,6 +98,8 @@ class TofinoTarget:
         pktgen.enable_generator_ports(self.client, self._pipes("tx").values())
         self.client.clear_table(names.GEN_APPS)
         self._gen_entries.clear()
+        self.client.clear_table(names.RX_EXPECTED)
+        self._expected.clear()
         multicast.remove_groups(self.client)
         self._apps = ()
 
@@ -144,6 +148,12 @@ class TofinoTarget:
         streams = [s for a in self._apps for s in a.stream_ids]
         state.zero_streams(self.client, streams, initial_seq)
         state.zero_generated(self.client, app_budgets)
+        # Before any frame of the trial: the checker takes a frame as stream s's only
+        # with the epoch and IP version of s's template, on s's RX port.
+        write_expectations(self.client, {
+            s: template_expectation(self._templates[s],
+                                    self._dev_ports[self._streams[s].rx_port])
+            for s in streams}, self._expected)
         self._lost.reset(streams)
         for app in self._apps:
             for pipe, share in pipe_budgets(app, app_budgets[app.app_id]).items():

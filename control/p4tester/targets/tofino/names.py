@@ -66,6 +66,10 @@ RX_DUPLICATE: Final = "pipe.TesterIngress.checker.rx_duplicate"
 LATENCY_HIST: Final = "pipe.TesterIngress.checker.latency_hist"
 QDEPTH_HIST: Final = "pipe.TesterIngress.checker.qdepth_hist"
 PER_STREAM_COUNTERS: Final = (TX_STREAM, RX_STREAM, RX_GAP_EVENTS, RX_REORDERED, RX_DUPLICATE)
+# Frames of a stream that were not its (RX_KIND_STALE / RX_KIND_MISMATCHED), per stream.
+RX_STALE: Final = "pipe.TesterIngress.rx_stale"
+RX_MISMATCHED: Final = "pipe.TesterIngress.rx_mismatched"
+NOT_THE_STREAMS_COUNTERS: Final = (RX_STALE, RX_MISMATCHED)
 HISTOGRAM_COUNTERS: Final = (LATENCY_HIST, QDEPTH_HIST)
 
 # Histogram bins: (stream ternary, value ternary) -> set_*_bin(bin).
@@ -77,6 +81,16 @@ BIN_STREAM_KEY: Final = "stream"
 LATENCY_KEY: Final = "latency"
 QDEPTH_KEY: Final = "qdepth"
 BIN_PARAM: Final = "bin"
+
+# What each stream's frames must be this trial: stream (exact) -> expect(epoch flags,
+# RX dev port, IP version) | not_in_trial() (the default: its frames are stale).
+RX_EXPECTED: Final = "pipe.TesterIngress.expectation.rx_expected"
+RX_EXPECTED_KEY: Final = "stream"
+RX_EXPECT: Final = "TesterIngress.expectation.expect"
+RX_EXPECT_EPOCH: Final = "trial_epoch"
+RX_EXPECT_PORT: Final = "rx_port"
+RX_EXPECT_IP_VERSION: Final = "ip_version"
+RX_NOT_IN_TRIAL: Final = "TesterIngress.expectation.not_in_trial"
 
 # Foreign traffic: ingress_port (ternary) -> drop / punt / forward(port).
 FOREIGN_TRAFFIC: Final = "pipe.TesterIngress.foreign.foreign_traffic"

@@ -45,7 +45,8 @@ def take_snapshot(client: BfrtClient, stream_ids: Iterable[int]) -> CounterSnaps
     """Every counter cell of these streams, each summed over the pipes."""
     streams = list(stream_ids)
     cells = {}
-    for counter in (names.RX_KIND, *names.PER_STREAM_COUNTERS, *names.HISTOGRAM_COUNTERS):
+    for counter in (names.RX_KIND, *names.PER_STREAM_COUNTERS, *names.NOT_THE_STREAMS_COUNTERS,
+                    *names.HISTOGRAM_COUNTERS):
         read = client.read_counters(counter, counter_indices(counter, streams))
         cells[counter] = {
             index: CounterValue(sum(v.packets for v in per_pipe), sum(v.bytes for v in per_pipe))
