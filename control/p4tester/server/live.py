@@ -31,6 +31,7 @@ def live_document(reading: LiveReading | None, error: str | None,
         streams.append({**to_jsonable(s), "latency_p50_us": p50, "latency_p99_us": p99,
                         "latency_p999_us": p999})
     return {"time": reading.time if reading is not None else time.time(),
+            "sim_time_s": reading.sim_time_s if reading is not None else None,
             "streams": streams,
             "ports": to_jsonable(reading.ports) if reading is not None else [],
             "error": error,

@@ -55,3 +55,7 @@ class LiveReading:
     time: float  # Unix time of the read
     streams: tuple[StreamReading, ...]
     ports: tuple[PortReading, ...]
+    # The simulated switch's own clock (trial seconds it has run), which runs faster
+    # than the wall clock (--sim-time-scale): rates are counter deltas over it.
+    # None on a real switch, whose rates are deltas over `time`.
+    sim_time_s: float | None = None

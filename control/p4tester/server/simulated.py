@@ -104,6 +104,7 @@ class SimulatedCounters:
                         Histogram(QDEPTH_EDGES, (0,) * (len(QDEPTH_EDGES) - 1)))
         self._totals = {s.id: empty for s in profile.streams}
         self._current: tuple[TrialResult, float] | None = None
+        self._clock_s = 0.0  # simulated seconds of traffic committed so far
         self._last: dict[int, StreamStats] = {}  # "registers": the latest trial per stream
 
     def show(self, result: TrialResult, share: float) -> None:
@@ -117,6 +118,7 @@ class SimulatedCounters:
             for stats in result.streams:
                 self._totals[stats.stream_id] = self._totals[stats.stream_id].plus(
                     stats, 1.0, edges)
+            self._clock_s += result.duration_s
             self._current = None
             self._last = {s.stream_id: s for s in result.streams}
 
@@ -128,13 +130,16 @@ class SimulatedCounters:
                 for stats in result.streams:
                     self._totals[stats.stream_id] = self._totals[stats.stream_id].plus(
                         stats, share, self._profile.latency_bins_us)
+                self._clock_s += result.duration_s * share
             self._current = None
 
     def read(self) -> LiveReading:
         with self._lock:
             totals = dict(self._totals)
+            clock_s = self._clock_s
             if self._current is not None:
                 result, share = self._current
+                clock_s += result.duration_s * share
                 for stats in result.streams:
                     totals[stats.stream_id] = totals[stats.stream_id].plus(
                         stats, share, self._profile.latency_bins_us)
@@ -161,7 +166,7 @@ class SimulatedCounters:
                 port=port.number, rx_frames=sum(s.rx_frames for s in rx),
                 rx_bytes=sum(s.rx_bytes for s in rx), tx_frames=sum(s.tx_frames for s in tx),
                 tx_bytes=sum(s.tx_bytes for s in tx)))
-        return LiveReading(time.time(), tuple(streams), tuple(ports))
+        return LiveReading(time.time(), tuple(streams), tuple(ports), sim_time_s=clock_s)
 
 
 class PacedRunner:
