@@ -12,6 +12,7 @@ A topology file (YAML) describes what is cabled, not what to run:
       1: {line_rate: 10Mbps, peer: dut:1}
       2: {line_rate: 10Mbps, peer: dut:2}
     dut: {kind: loopback}        # loopback | bmv2 | linux | external
+    lab: veth                    # veth (default) | mininet: see config.network
 
 A port's line rate is what "100 % load" means for it (L1 bit/s). BMv2 moves tens of
 thousands of frames per second, so lab ports are given small nominal rates.
@@ -24,6 +25,7 @@ port also names the front-panel port it is, as the switch's port manager writes 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,11 +33,15 @@ from pathlib import Path
 from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.network import Endpoint, NetworkSpec, network_from_dict, parse_endpoint
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
 from p4tester.streams.rates import Rate, RateError, RateUnit
 
 TARGETS = ("bmv2", "tofino")
 DUT_KINDS = ("loopback", "bmv2", "linux", "external")
+LAB_KINDS = ("veth", "mininet")
+# DUT kinds a Mininet lab builds itself, as node "dut".
+MININET_DUT_KINDS = ("bmv2", "linux", "external")
 MAX_PORT = 255  # front-panel ports on BMv2; higher numbers are pacing and CPU ports
 # A Tofino front-panel port: "<connector>/<channel>", e.g. "1/0" (breakouts: "1/1"...).
 FRONT_PANEL_PATTERN: Final = re.compile(r"^\d+/\d+$")
@@ -73,6 +79,10 @@ class Topology:
     ports: tuple[PortConfig, ...]
     dut: DutConfig = field(default_factory=DutConfig)
     source: str = ""
+    lab: str = "veth"
+    # lab: mininet only: the network, and which node port each tester port is cabled to.
+    network: NetworkSpec | None = None
+    cables: tuple[tuple[int, Endpoint], ...] = ()
 
     def port(self, number: int) -> PortConfig:
         for port in self.ports:
@@ -91,12 +101,84 @@ def load_topology(path: str | Path) -> Topology:
 
 
 def topology_from_dict(data: Mapping[str, Any], source: str) -> Topology:
-    require_keys(data, source, required=("name", "ports"), optional=("switch", "dut"))
+    require_keys(data, source, required=("name", "ports"),
+                 optional=("switch", "dut", "lab", "network"))
     switch = _switch(data.get("switch", {}), f"{source}: switch")
     ports = _ports(data["ports"], f"{source}: ports")
     _check_front_panel(ports, switch.target, f"{source}: ports")
     dut = _dut(data.get("dut", {"kind": "loopback"}), f"{source}: dut")
-    return Topology(str(data["name"]), switch, ports, dut, source)
+    topology = Topology(str(data["name"]), switch, ports, dut, source)
+    lab = str(data.get("lab", "veth"))
+    if lab not in LAB_KINDS:
+        raise ConfigError(f"{source}: lab {lab!r} unknown; use one of {LAB_KINDS}")
+    if lab == "veth":
+        if "network" in data:
+            raise ConfigError(f"{source}: 'network' is for lab: mininet; add 'lab: mininet' "
+                              "or drop 'network'")
+        return topology
+    return _mininet(topology, data.get("network", {"nodes": {}}), source)
+
+
+def _mininet(topology: Topology, data: object, source: str) -> Topology:
+    """A Mininet lab: its network, and each tester port's peer resolved to a node port.
+    A peer naming a host alone puts the tester port in that host's place."""
+    if topology.switch.target != "bmv2":
+        raise ConfigError(f"{source}: switch: lab: mininet runs the tester on BMv2; "
+                          "use target: bmv2")
+    if topology.dut.kind not in MININET_DUT_KINDS:
+        raise ConfigError(f"{source}: dut: kind {topology.dut.kind!r} has no Mininet form; "
+                          f"use one of {MININET_DUT_KINDS} (external: the network is the DUT)")
+    where = f"{source}: network"
+    if isinstance(data, Mapping) and data.get("nodes") == {}:
+        network = NetworkSpec(base_dir=str(Path(source).parent))
+    else:
+        network = network_from_dict(data, Path(source).parent, where)
+    cables: list[tuple[int, Endpoint]] = []
+    replaced: set[str] = set()
+    for port in topology.ports:
+        place = f"{source}: ports: port {port.number}: peer {port.peer!r}"
+        if port.peer.startswith("dut:"):
+            if topology.dut.kind not in ("bmv2", "linux"):
+                raise ConfigError(f"{place}: dut:N needs dut kind bmv2 or linux; name a "
+                                  "network node instead (node:port, or a host to replace)")
+            cables.append((port.number, parse_endpoint(port.peer, place)))
+            continue
+        node = network.node(port.peer.partition(":")[0])
+        if node is None:
+            known = ", ".join(n.name for n in network.nodes) or "none"
+            raise ConfigError(f"{place}: name a network node as node:port, or a host whose "
+                              f"place the port takes (nodes: {known})")
+        if ":" in port.peer:
+            cables.append((port.number, parse_endpoint(port.peer, place)))
+            continue
+        ends = [link.b if link.a.node == node.name else link.a for link in network.links
+                if node.name in (link.a.node, link.b.node)]
+        if node.kind != "host" or len(ends) != 1:
+            raise ConfigError(f"{place}: only a host with one link can be replaced by a "
+                              f"tester port ({node.name} is a {node.kind} with {len(ends)} "
+                              "links); name a port instead, e.g. s1:4")
+        cables.append((port.number, ends[0]))
+        replaced.add(node.name)
+    network = dataclasses.replace(
+        network, nodes=tuple(n for n in network.nodes if n.name not in replaced),
+        links=tuple(link for link in network.links
+                    if link.a.node not in replaced and link.b.node not in replaced))
+    _check_cables(cables, network, topology.dut.kind, source)
+    return dataclasses.replace(topology, lab="mininet", network=network, cables=tuple(cables))
+
+
+def _check_cables(cables: list[tuple[int, Endpoint]], network: NetworkSpec, dut_kind: str,
+                  source: str) -> None:
+    used = {end for link in network.links for end in (link.a, link.b)}
+    for port, end in cables:
+        if end.node != "dut" and network.node(end.node) is None:
+            raise ConfigError(f"{source}: ports: port {port}: peer {end} names no node")
+        if end in used:
+            raise ConfigError(f"{source}: ports: port {port}: {end} is already cabled; "
+                              "give the tester port a free node port")
+        used.add(end)
+    if dut_kind in ("bmv2", "linux") and not any(end.node == "dut" for _p, end in cables):
+        raise ConfigError(f"{source}: dut kind {dut_kind} but no tester port peer is dut:N")
 
 
 def _switch(data: object, where: str) -> SwitchConfig:

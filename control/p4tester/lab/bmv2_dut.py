@@ -8,6 +8,7 @@ from pathlib import Path
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.lab.dut_impairments import impairment_entities, parse_impairments
+from p4tester.lab.ifaces import dut_iface
 from p4tester.lab.netdev import LabError
 from p4tester.lab.processes import start_switch, stop_process
 from p4tester.p4rt import Exact, P4InfoSchema, P4RuntimeClient, build_table_entry
@@ -30,8 +31,6 @@ def forwarding(settings: dict[str, str], where: str) -> dict[int, int]:
 
 
 def start_bmv2_dut(topology: Topology, rundir: Path, *, log: bool = False) -> int:
-    from p4tester.lab.runner import dut_iface
-
     settings = dut_settings(topology)
     where = topology.source or topology.name
     forward = forwarding(settings, where)

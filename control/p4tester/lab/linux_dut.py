@@ -18,6 +18,7 @@ import shlex
 
 from p4tester.config.topology import Topology
 from p4tester.lab import netdev
+from p4tester.lab.ifaces import dut_iface
 from p4tester.streams.addresses import (
     DEFAULT_DST_IP,
     DEFAULT_DST_MAC,
@@ -34,8 +35,6 @@ EGRESS_NET = ("198.51.100.254/24", DEFAULT_DST_IP)
 
 
 def start_linux_dut(topology: Topology) -> str:
-    from p4tester.lab.runner import dut_iface
-
     settings = dict(topology.dut.settings)
     ingress = dut_iface(int(settings.get("ingress", "1")))
     egress = dut_iface(int(settings.get("egress", "2")))

@@ -10,63 +10,33 @@ with the lab's prefixes that a crashed run left behind.
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from p4tester.config.topology import Topology
 from p4tester.lab import netdev
-from p4tester.lab.bmv2_dut import start_bmv2_dut
-from p4tester.lab.linux_dut import start_linux_dut
+from p4tester.lab.ifaces import dut_iface, host_iface, tester_iface
+from p4tester.lab.kinds import dut_kind, lab_kind
 from p4tester.lab.processes import start_switch, stop_process
+from p4tester.lab.state import LabState
 
 DEFAULT_RUNDIR = Path("run/lab")
-
-
-@dataclass
-class LabState:
-    topology: str
-    links: list[str] = field(default_factory=list)
-    netns: list[str] = field(default_factory=list)
-    pids: list[int] = field(default_factory=list)
-
-    def save(self, rundir: Path) -> None:
-        rundir.mkdir(parents=True, exist_ok=True)
-        (rundir / "state.json").write_text(json.dumps(asdict(self), indent=2))
-
-    @classmethod
-    def load(cls, rundir: Path) -> LabState | None:
-        path = rundir / "state.json"
-        if not path.exists():
-            return None
-        return cls(**json.loads(path.read_text()))
-
-
-def tester_iface(port: int) -> str:
-    return f"{netdev.LINK_PREFIX}t{port}"
-
-
-def dut_iface(port: int) -> str:
-    return f"{netdev.LINK_PREFIX}d{port}"
-
-
-def host_iface(port: int) -> str:
-    """The root-namespace end of a tester port cabled to "host" (PTF, benches)."""
-    return f"{netdev.LINK_PREFIX}h{port}"
+# Re-exported: callers name interfaces and the state through the runner.
+__all__ = ["DEFAULT_RUNDIR", "LabState", "down", "dut_iface", "host_iface", "tester_iface", "up"]
 
 
 def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False) -> LabState:
     """Make the links, start the DUT and the tester switch. On failure, undo."""
     down(rundir)
+    if topology.lab != "veth":
+        return lab_kind(topology.lab).up(topology, rundir, log)
     state = LabState(topology.source or topology.name)
     try:
         _cable(topology, state)
         state.save(rundir)
-        if topology.dut.kind == "bmv2":
-            state.pids.append(start_bmv2_dut(topology, rundir, log=log))
-        elif topology.dut.kind == "linux":
-            state.netns.append(start_linux_dut(topology))
+        started = dut_kind(topology.dut.kind)(topology, rundir, log)
+        state.pids.extend(started.pids)
+        state.netns.extend(started.netns)
         state.save(rundir)
         grpc_port = int(topology.switch.grpc.rsplit(":", 1)[1])
         ports = [(p.number, tester_iface(p.number)) for p in topology.ports]
@@ -111,14 +81,17 @@ def _cable(topology: Topology, state: LabState) -> None:
 def down(rundir: Path = DEFAULT_RUNDIR) -> None:
     """Stop the lab's processes, delete its links and namespaces. Always safe to call."""
     state = LabState.load(rundir)
-    if state is not None:
+    if state is not None and state.kind != "veth":
+        lab_kind(state.kind).down(state, rundir)
+        LabState.remove(rundir)
+    elif state is not None:
         for pid in reversed(state.pids):
             stop_process(pid)
         for name in state.netns:
             netdev.delete_netns(name)
         for name in state.links:
             netdev.delete_link(name)
-        (rundir / "state.json").unlink()
+        LabState.remove(rundir)
     # Leftovers of a run that died before it could write its state.
     for name in netdev.lab_netns():
         netdev.delete_netns(name)

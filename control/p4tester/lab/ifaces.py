@@ -1,0 +1,20 @@
+"""Names of a lab's root-namespace interfaces. Shared by the runner, the DUT kinds and
+the tester's self-check, so none of them imports another for a name."""
+
+from __future__ import annotations
+
+from p4tester.lab.netdev import LINK_PREFIX
+
+
+def tester_iface(port: int) -> str:
+    """Tester port N's interface (the tester switch's -i N@p4lt<N>), in every lab kind."""
+    return f"{LINK_PREFIX}t{port}"
+
+
+def dut_iface(port: int) -> str:
+    return f"{LINK_PREFIX}d{port}"
+
+
+def host_iface(port: int) -> str:
+    """The root-namespace end of a tester port cabled to "host" (PTF, benches)."""
+    return f"{LINK_PREFIX}h{port}"
