@@ -474,3 +474,13 @@ def _assets(html: str) -> list[str]:
     import re
 
     return re.findall(r'(?:src|href)="([^"#]+)"', html)
+
+
+def test_serve_refuses_an_open_bind_without_a_token(capsys: pytest.CaptureFixture[str]) -> None:
+    from p4tester.cli.main import main
+
+    code = main(["serve", "-t", str(TOPOLOGY), "--bind", "0.0.0.0:8080", "--simulate"])
+    assert code == 2
+    assert capsys.readouterr().err == (
+        "p4tester: --bind 0.0.0.0:8080 is not a loopback address: give --token-file so nobody "
+        "else on the network can start or stop experiments\n")

@@ -4,6 +4,7 @@
     p4tester stats     -t TOPOLOGY -p PROFILE        live per-stream counters
     p4tester EXPERIMENT -t TOPOLOGY -p PROFILE -o DIR   run one (see --help)
     p4tester calibrate -t LOOPBACK_TOPOLOGY       the tester's own capacity on this host
+    p4tester serve -t TOPOLOGY [--simulate]       web dashboard, REST API, /metrics
 
 Exit codes: 0 ok; 1 some trials invalid; 2 bad input; 3 switch unavailable;
 130 interrupted (every finished trial is already in DIR/trials.jsonl).
@@ -59,6 +60,9 @@ def build_parser(experiments: dict[str, tuple[str, Callable[[argparse.ArgumentPa
     from p4tester.cli.calibrate_cmd import add_parser as add_calibrate
 
     add_calibrate(commands)
+    from p4tester.server.cli import add_parser as add_serve
+
+    add_serve(commands)
     replot = commands.add_parser("replot", help="rebuild tables and plots from a results dir")
     replot.add_argument("results", type=Path)
     replot.add_argument("--json", action="store_true")
@@ -74,6 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "replot":
             return replot(args)
+        if args.command == "serve":
+            from p4tester.server.cli import serve
+
+            return serve(args)
         if args.command == "calibrate":
             from p4tester.cli.calibrate_cmd import calibrate
 
