@@ -223,26 +223,41 @@ def test_noise_free_noisy_dut_is_a_clean_dut() -> None:
 
 
 def test_a_tester_limited_trial_is_repeated_and_never_counted_as_loss() -> None:
-    """Calls 2 and 3 (load 0.75) lose frames inside the tester: the load is tried a
-    third time and the search goes on exactly as on a clean tester."""
-    limited = LimitedTester(CleanDut(0.6), limited_calls=frozenset({2, 3}))
+    """Calls 1 and 2 (load 0.5, where the DUT loses nothing) lose a frame inside the
+    tester: the load is tried a third time, and the search goes on exactly as on a
+    clean tester."""
+    limited = LimitedTester(CleanDut(0.6), limited_calls=frozenset({1, 2}))
     (result,) = binary_search(limited, [NDR])
     (clean,) = binary_search(CleanDut(0.6), [NDR])
     assert (result.lower_bound_fraction, result.upper_bound_fraction) == (0.599609375, 0.6015625)
-    assert [t.offered_fraction for t in result.trials if not t.valid] == [0.75, 0.75]
-    assert all(t.tester_limited for t in result.trials if not t.valid)
+    assert [(t.offered_fraction, t.invalid_reason, t.lost, t.dut_loss_floor)
+            for t in result.trials[:4]] == [
+        (1.0, None, 357142858, 357142858),
+        (0.5, "tester-limited", 1, 0), (0.5, "tester-limited", 1, 0), (0.5, None, 0, 0)]
     assert result.tester_ceiling_fraction is None
     assert not result.upper_bound_is_tester_limit
     assert result.trial_seconds == clean.trial_seconds + 120.0
 
 
+def test_a_tester_limited_trial_the_dut_failed_anyway_is_a_failure() -> None:
+    """At line rate the DUT (limit 0.6) loses 357142858 frames itself, the tester one
+    more: the trial fails NDR on the DUT's own loss and is not repeated."""
+    limited = LimitedTester(CleanDut(0.6), limited_calls=frozenset({0}))
+    (result,) = binary_search(limited, [NDR])
+    first = result.trials[0]
+    assert (first.invalid_reason, first.lost, first.dut_loss_floor) == (
+        "tester-limited", 357142859, 357142858)
+    assert result.trials[1].offered_fraction == 0.5
+    assert (result.lower_bound_fraction, result.upper_bound_fraction) == (0.599609375, 0.6015625)
+
+
 def test_a_load_the_tester_cannot_carry_lowers_the_ceiling() -> None:
-    """DUT limit 0.6, tester limit 0.4: every load above 0.4 is tester-limited three
-    times and becomes the ceiling; the search ends under it and says that its upper
-    bound is the tester's, not the DUT's."""
+    """DUT limit 0.6, tester limit 0.4: line rate fails on the DUT's own loss; every
+    load in (0.4, 0.6] is tester-limited three times and becomes the ceiling; the
+    search ends under it and says that its upper bound is the tester's, not the DUT's."""
     (result,) = binary_search(LimitedTester(CleanDut(0.6), capacity_fraction=0.4), [NDR])
     assert [(t.offered_fraction, t.valid) for t in result.trials] == [
-        *[(1.0, False)] * 3, *[(0.5, False)] * 3, (0.25, True), (0.375, True),
+        (1.0, False), *[(0.5, False)] * 3, (0.25, True), (0.375, True),
         *[(0.4375, False)] * 3, *[(0.40625, False)] * 3, (0.390625, True), (0.3984375, True),
         *[(0.40234375, False)] * 3, *[(0.400390625, False)] * 3,
     ]

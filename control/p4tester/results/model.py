@@ -119,6 +119,20 @@ class TrialResult:
         return self.tester_limited or self.dut_limited
 
     @property
+    def host_dropped(self) -> int:
+        """Frames the tester and a lab DUT lost themselves (self-checks), all ports."""
+        return sum(check.rx_dropped + check.tx_dropped
+                   for check in (self.self_check, self.dut_check) if check is not None)
+
+    @property
+    def dut_loss_floor(self) -> int:
+        """Loss the DUT caused at the least: the trial's loss minus every frame the host
+        lost itself. Each such frame is inside TX - RX (TX is counted where the tester
+        program sent it, RX where it received it), so what is left was lost elsewhere:
+        by the DUT. A floor: frames counted as host drops may belong to no stream."""
+        return max(self.lost - self.host_dropped, 0)
+
+    @property
     def invalid_reason(self) -> str | None:
         """None for a valid trial, else TESTER_LIMITED, DUT_LIMITED or TRIAL_ERROR."""
         if self.valid:

@@ -46,7 +46,7 @@ def binary_search(
 def _search_goal(
     measurer: Measurer, goal: SearchGoal, min_fraction: float, max_trials: int
 ) -> SearchResult:
-    recorder = TrialRecorder(measurer, max_trials)
+    recorder = TrialRecorder(measurer, max_trials, goal.loss_ratio)
     lower: float | None = None
     upper: float | None = None
     load = _LINE_RATE

@@ -112,7 +112,7 @@ def mlr_search(
     config.max_load = 1.0
     config.search_duration_max = wall_limit_s
     config.warmup_duration = warmup_s
-    recorder = TrialRecorder(measurer, max_trials)
+    recorder = TrialRecorder(measurer, max_trials, max(g.loss_ratio for g in goals))
     goal_results = MultipleLossRatioSearch(config=config).search(
         measurer=_RecordingMeasurer(recorder), debug=debug
     )

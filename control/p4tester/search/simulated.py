@@ -277,8 +277,10 @@ class LimitedTester:
             return replace(trial, self_check=SelfCheck((
                 PortCheck(2, "sim2", trial.rx_frames, 0, 0, 0, trial.rx_frames, 0),)))
         share = capacity_loss_ratio(self.capacity_fraction, offered_fraction)
-        dropped = max(1, round(trial.rx_frames * share))
-        check = SelfCheck((PortCheck(2, "sim2", trial.rx_frames, 0, 0, 0,
-                                     trial.rx_frames - dropped, 0),))
-        return replace(trial, valid=False, error=f"tester-limited: {check.describe()}",
-                       self_check=check)
+        arrived = trial.rx_frames
+        dropped = max(1, round(arrived * share))
+        check = SelfCheck((PortCheck(2, "sim2", arrived, 0, 0, 0, arrived - dropped, 0),))
+        streams = tuple(replace(s, rx_frames=s.rx_frames - dropped) if i == 0 else s
+                        for i, s in enumerate(trial.streams))
+        return replace(trial, streams=streams, valid=False,
+                       error=f"tester-limited: {check.describe()}", self_check=check)

@@ -30,11 +30,16 @@ class TrialRecorder:
     Mutable on purpose: one recorder follows one search from start to end.
     """
 
-    __slots__ = ("_ceiling", "_max_trials", "_measurer", "_trials")
+    __slots__ = ("_ceiling", "_fail_above", "_max_trials", "_measurer", "_trials")
 
-    def __init__(self, measurer: Measurer, max_trials: int = DEFAULT_MAX_TRIALS) -> None:
+    def __init__(self, measurer: Measurer, max_trials: int = DEFAULT_MAX_TRIALS,
+                 fail_above_loss_ratio: float = 0.0) -> None:
+        """`fail_above_loss_ratio`: the largest loss ratio any goal of the search allows.
+        A host-limited trial whose DUT loss floor (results.model) is above it fails
+        every goal whatever the host dropped: it is a measurement, not repeated."""
         if max_trials < 1:
             raise ValueError(f"max_trials must be at least 1, got {max_trials}")
+        self._fail_above = fail_above_loss_ratio
         self._measurer = measurer
         self._max_trials = max_trials
         self._trials: list[TrialResult] = []
@@ -57,7 +62,9 @@ class TrialRecorder:
         return self._ceiling
 
     def measure(self, duration_s: float, offered_fraction: float) -> TrialResult | None:
-        """One valid trial at this load, or None when the tester cannot carry it.
+        """A trial the search can use at this load, or None when the host cannot
+        carry it. Usable: a valid trial, or a host-limited one that fails every goal
+        on the DUT's own loss (see __init__).
 
         A failed trial is repeated once, then InvalidTrialError. A tester-limited
         trial is repeated up to TESTER_LIMITED_ATTEMPTS times in all; if every try was
@@ -74,6 +81,8 @@ class TrialRecorder:
             if trial.valid:
                 return trial
             if trial.host_limited:
+                if trial.tx_frames and trial.dut_loss_floor / trial.tx_frames > self._fail_above:
+                    return trial  # the DUT lost more than any goal allows by itself
                 limited += 1
                 if limited >= TESTER_LIMITED_ATTEMPTS:
                     self._ceiling = offered_fraction
