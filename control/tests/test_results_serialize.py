@@ -67,6 +67,9 @@ def full_trial() -> TrialResult:
         )),
         dut_check=SelfCheck((PortCheck(1, "p4ld1", 1000, 0, 0, 0, 1000, 0),)),
         host_load=HostLoad(load_1m=3.25, cpus=2, steal_fraction=None),
+        rx_foreign=7,
+        rx_stale=4,
+        rx_mismatched=60,
     )
 
 
@@ -99,7 +102,8 @@ def test_non_finite_floats_are_strict_json_strings() -> None:
 def test_dict_shape() -> None:
     data = as_json(full_trial())
     assert next(iter(data)) == "schema_version"
-    assert data["schema_version"] == SCHEMA_VERSION == 2
+    assert data["schema_version"] == SCHEMA_VERSION == 3
+    assert (data["rx_foreign"], data["rx_stale"], data["rx_mismatched"]) == (7, 4, 60)
     assert data["labels"] == [["buffer_pct", "40"], ["dut", "bmv2 \u00e9"]]
     assert data["streams"][1]["latency"] is None
     # The verdict and drop totals are written for readers of the file.
@@ -115,13 +119,24 @@ def test_dict_shape() -> None:
 def test_version_1_records_load_without_checks() -> None:
     """Logs written before the self-check (issue 10) still resume and report."""
     data = _mutated(("schema_version",), 1)
-    for key in ("self_check", "dut_check", "host_load"):
+    for key in ("self_check", "dut_check", "host_load", "rx_stale", "rx_mismatched"):
         del data[key]
     loaded = trial_from_dict(data)
     assert loaded == dataclasses.replace(full_trial(), self_check=None, dut_check=None,
-                                         host_load=None)
+                                         host_load=None, rx_stale=0, rx_mismatched=0)
     data["self_check"] = None
     with pytest.raises(SerializeError, match=r"^trial: unknown self_check \(schema version 1"):
+        trial_from_dict(data)
+
+
+def test_version_2_records_load_with_no_stale_or_mismatched_frames() -> None:
+    """Logs written before the checker told stale and look-alike frames apart."""
+    data = _mutated(("schema_version",), 2)
+    del data["rx_stale"], data["rx_mismatched"]
+    assert trial_from_dict(data) == dataclasses.replace(full_trial(), rx_stale=0,
+                                                        rx_mismatched=0)
+    data["rx_stale"] = 4
+    with pytest.raises(SerializeError, match=r"^trial: unknown rx_stale \(schema version 2"):
         trial_from_dict(data)
 
 
@@ -153,9 +168,9 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
 
 def test_unknown_version_is_rejected() -> None:
     with pytest.raises(SerializeError) as caught:
-        trial_from_dict(_mutated(("schema_version",), 3))
+        trial_from_dict(_mutated(("schema_version",), 4))
     assert str(caught.value) == (
-        "trial: unknown schema version 3; this p4tester reads versions 1, 2 "
+        "trial: unknown schema version 4; this p4tester reads versions 1, 2, 3 "
         "(written by a newer p4tester: upgrade p4tester to read it)"
     )
     with pytest.raises(SerializeError, match=r"unknown schema version '1'"):
@@ -186,7 +201,7 @@ def test_errors_name_the_exact_place() -> None:
 
 def test_unknown_and_missing_keys_are_rejected() -> None:
     data = _mutated(("colour",), "blue")
-    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 2 has"):
+    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 3 has"):
         trial_from_dict(data)
     data = _mutated(("streams", 0, "latency"), {"samples": 1})
     with pytest.raises(SerializeError, match=r"latency: missing min_us, max_us"):

@@ -12,11 +12,13 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import profile_from_dict
 from p4tester.config.topology import topology_from_dict
 from p4tester.experiments.runner import TrialSpec
+from p4tester.p4rt import CounterValue
 from p4tester.targets.tofino.runner import TofinoTrialRunner, stream_template, target_from_config
 from p4tester.tester.session import TrialFailed
 
 GEN_APPS = "pipe.TesterIngress.generator.gen_apps"
 GENERATED = "pipe.TesterIngress.generator.generated"
+RX_KIND = "pipe.TesterIngress.rx_kind"
 TOPOLOGY: dict[str, Any] = {
     "name": "t",
     "switch": {"grpc": "127.0.0.1:50052", "target": "tofino"},
@@ -107,3 +109,28 @@ def test_runner_needs_a_tofino_topology() -> None:
                                    "ports": {1: {"line_rate": "1Gbps"}}}, "b.yaml")
     with pytest.raises(ConfigError, match=r"b.yaml: switch target is 'bmv2'"):
         target_from_config(FakeBfrt(), topology, profile_from_dict(PROFILE, "p.yaml"))
+
+
+class StraySwitch(Switch):
+    """While the trial runs, pipe 0 sees 3 stale frames and pipe 1 60 look-alikes."""
+
+    def sleep(self, seconds: float) -> None:
+        super().sleep(seconds)
+        idle = CounterValue(0, 0)
+        self.fake.counters[RX_KIND][5] = [CounterValue(3, 192), idle, idle, idle]
+        self.fake.counters[RX_KIND][6] = [idle, CounterValue(60, 5040), idle, idle]
+
+
+def test_each_trial_expects_its_own_epoch_and_counts_the_others() -> None:
+    """Trial 130 sends epoch 2 (130 % 128): its templates carry flags 0x04 and the
+    checker expects exactly that, each stream on its RX dev port (1/0 = 0, 2/0 = 8),
+    IPv4; stale and mismatched frames of the trial are its rx_stale / rx_mismatched
+    (summed over pipes)."""
+    switch = StraySwitch()
+    result = switch.runner().run_trial(TrialSpec("throughput", 130, 64, 0.5, 1.0))
+    expected = {e.key["stream"]: (e.action, e.data)
+                for e in switch.fake.entries("pipe.TesterIngress.expectation.rx_expected")}
+    expect = "TesterIngress.expectation.expect"
+    assert expected == {0: (expect, {"trial_epoch": 0x04, "rx_port": 8, "ip_version": 4}),
+                        1: (expect, {"trial_epoch": 0x04, "rx_port": 0, "ip_version": 4})}
+    assert (result.rx_stale, result.rx_mismatched, result.rx_foreign) == (3, 60, 0)

@@ -19,8 +19,8 @@ TESTER_UDP_PORT = 0x5054
 TESTER_SIGNATURE = b"P4T"
 PCAP_GLOBAL_HEADER = 24
 PCAP_RECORD_HEADER = 16
-# Tester-header flags bits 1-3: the generator epoch (p4src/common/constants.p4).
-EPOCH_MASK = 0x0E
+# Tester-header flags bits 1-7: the trial epoch (p4src/common/constants.p4).
+EPOCH_MASK = 0xFE
 EPOCH_SHIFT = 1
 
 
@@ -96,8 +96,8 @@ def _tester_frames(path: Path) -> Iterator[tuple[int, int, int]]:
 
 
 def stream_frames_by_epoch(path: Path, stream_id: int) -> dict[int, int]:
-    """Frames of one stream per generator epoch (tester-header flags bits 1-3): a
-    trial's frames carry epoch trial_index % 8, so one capture counts many trials."""
+    """Frames of one stream per generator epoch (tester-header flags bits 1-7): a
+    trial's frames carry epoch trial_index % 128, so one capture counts many trials."""
     counts: dict[int, int] = {}
     for flags, stream, _seq in _tester_frames(path):
         if stream == stream_id:

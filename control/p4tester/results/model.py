@@ -95,6 +95,11 @@ class TrialResult:
     # Foreign frames the tester received during the trial (all ports): e.g. the
     # ICMP errors a DUT's slow path sends back for a TTL-1 stream (seed 002).
     rx_foreign: int = 0
+    # Frames of a stream that were not its (all streams and ports), never in a stream's
+    # figures: of another trial (its epoch; a DUT still held them), and of this trial
+    # but on another port or with another IP version than the stream's (look-alikes).
+    rx_stale: int = 0
+    rx_mismatched: int = 0
     # Experiment parameters of this trial, e.g. (("buffer_pct", "40"),).
     labels: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     # The tester ports' counters against the program's (None: not available, e.g. a

@@ -9,6 +9,8 @@ every key and type and names the exact place of a problem, e.g.
 Bump SCHEMA_VERSION when a field changes meaning or is added/removed; the loader
 refuses other versions rather than guess. Version 1 records (before the self-check,
 issue 10) still load: their trials have no self_check, dut_check or host_load.
+Version 2 records (before the checker told a stream's frames from stale and look-alike
+ones) load with rx_stale and rx_mismatched 0.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from typing import Final, TypeAlias
 from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
 from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 # Versions the loader reads; what a version lacks is None in the TrialResult.
-READABLE_VERSIONS: Final = (1, 2)
+READABLE_VERSIONS: Final = (1, 2, 3)
 _V1_KEYS: Final = (
     "schema_version",
     "experiment",
@@ -38,6 +40,8 @@ _V1_KEYS: Final = (
     "labels",
 )
 _V2_KEYS: Final = (*_V1_KEYS, "self_check", "dut_check", "host_load")
+_V3_KEYS: Final = (*_V2_KEYS, "rx_stale", "rx_mismatched")
+_KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS}
 _PORT_CHECK_KEYS: Final = (
     "port",
     "interface",
@@ -163,6 +167,8 @@ def trial_to_dict(trial: TrialResult) -> JsonObject:
         "self_check": _self_check_out(trial.self_check),
         "dut_check": _self_check_out(trial.dut_check),
         "host_load": _host_load_out(trial.host_load),
+        "rx_stale": trial.rx_stale,
+        "rx_mismatched": trial.rx_mismatched,
     }
 
 
@@ -404,7 +410,7 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
     check_schema_version(data, where)
     assert isinstance(data, dict)  # checked above
     version = data[VERSION_KEY]
-    fields = _Fields(data, where, _V1_KEYS if version == 1 else _V2_KEYS, version)
+    fields = _Fields(data, where, _KEYS_OF_VERSION[version], version)
     streams = fields.items("streams")
     labels = fields.items("labels")
     return TrialResult(
@@ -425,4 +431,6 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
         self_check=_self_check_in(fields.get("self_check"), fields.path("self_check")),
         dut_check=_self_check_in(fields.get("dut_check"), fields.path("dut_check")),
         host_load=_host_load_in(fields.get("host_load"), fields.path("host_load")),
+        rx_stale=fields.integer("rx_stale") if version >= 3 else 0,
+        rx_mismatched=fields.integer("rx_mismatched") if version >= 3 else 0,
     )

@@ -22,7 +22,12 @@ from dataclasses import dataclass
 from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
-from p4tester.dataplane.constants import EPOCHS, RX_KIND_FOREIGN
+from p4tester.dataplane.constants import (
+    EPOCHS,
+    RX_KIND_FOREIGN,
+    RX_KIND_MISMATCHED,
+    RX_KIND_STALE,
+)
 from p4tester.dataplane.program import TesterDataplane, seeds_for_rate
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab.dut_counters import DutCounterSource, dut_counters_for
@@ -179,6 +184,11 @@ class SwitchTrialRunner:
                             self.dut.read_interfaces() if self.dut else None, dut_program)
         for plan in plans:
             dataplane.clear_stream(plan.stream.id)
+            # Before the first frame: only frames of this epoch, on the stream's RX
+            # port, with its template's IP version are the stream's (stale and
+            # look-alike frames are counted apart, rx_stale / rx_mismatched).
+            dataplane.expect_stream(plan.stream.id, plan.stream.rx_port,
+                                    ipv6=plan.stream.ipv6, epoch=epoch)
         session.target.set_stream_rates({p.stream.id: p.rate_pps for p in plans})
         for plan in plans:
             dataplane.start_stream(plan.stream.id, plan.budget, epoch)
@@ -211,6 +221,8 @@ class SwitchTrialRunner:
             streams=streams,
             started_at=started,
             rx_foreign=packets_between(before, after, names.RX_KIND, RX_KIND_FOREIGN),
+            rx_stale=packets_between(before, after, names.RX_KIND, RX_KIND_STALE),
+            rx_mismatched=packets_between(before, after, names.RX_KIND, RX_KIND_MISMATCHED),
             labels=spec.labels,
             valid=error is None,
             error=error,

@@ -14,7 +14,12 @@ from typing import Final
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.topology import Topology
-from p4tester.dataplane.constants import RX_KIND_FOREIGN
+from p4tester.dataplane.constants import (
+    EPOCHS,
+    RX_KIND_FOREIGN,
+    RX_KIND_MISMATCHED,
+    RX_KIND_STALE,
+)
 from p4tester.experiments.runner import TrialSpec
 from p4tester.results.model import TrialResult
 from p4tester.streams.rates import line_rate_pps
@@ -40,11 +45,13 @@ def target_from_config(client: BfrtClient, topology: Topology, profile: Profile)
     return TofinoTarget(client, streams, {p.number: p.front_panel for p in topology.ports})
 
 
-def stream_template(stream: StreamConfig, frame_size: int) -> bytes:
+def stream_template(stream: StreamConfig, frame_size: int, epoch: int = 0) -> bytes:
     """The frame a stream's generator application sends. Egress stamps the stream id
-    (the multicast rid), so every template carries id 0: equal streams share one."""
+    (the multicast rid), so every template carries id 0: equal streams share one. The
+    trial's epoch goes into the flags: the checker counts frames of another trial as
+    stale (the driver writes each stream's expectation from its template)."""
     return build_template(FrameSpec(stream_id=0, frame_size=frame_size,
-                                    addresses=stream.addresses,
+                                    addresses=stream.addresses, epoch=epoch,
                                     encapsulation=stream.encapsulation))
 
 
@@ -77,7 +84,7 @@ class TofinoTrialRunner:
                                                                                      size)
             budgets[stream.id] = spec.frame_count or max(1, round(rates[stream.id]
                                                                   * spec.duration_s))
-            templates[stream.id] = stream_template(stream, size)
+            templates[stream.id] = stream_template(stream, size, spec.trial_index % EPOCHS)
         target = self.target
         target.set_templates(templates)
         target.set_stream_rates(rates)
@@ -100,6 +107,8 @@ class TofinoTrialRunner:
             streams=target.stream_stats(before, after),
             started_at=started,
             rx_foreign=packets_between(before, after, names.RX_KIND, RX_KIND_FOREIGN),
+            rx_stale=packets_between(before, after, names.RX_KIND, RX_KIND_STALE),
+            rx_mismatched=packets_between(before, after, names.RX_KIND, RX_KIND_MISMATCHED),
             labels=spec.labels,
         )
 

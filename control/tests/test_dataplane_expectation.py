@@ -1,0 +1,76 @@
+"""TesterDataplane.expect_stream / forget_stream: the rx_expected entry the checker
+compares each frame of a stream with (p4src/common/rx_expectation.p4)."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import pytest
+
+from p4tester.dataplane import names
+from p4tester.dataplane.program import TesterDataplane
+from p4tester.p4rt import P4InfoSchema, P4RuntimeClient, UpdateFailure, WriteError
+
+SCHEMA = P4InfoSchema.from_text_file("p4src/build/tester.p4info.txt")
+
+
+class RecordingClient:
+    """Records writes; refuses a second insert of the same key (ALREADY_EXISTS)."""
+
+    def __init__(self) -> None:
+        self.writes: list[tuple[str, Any]] = []
+        self.keys: set[bytes] = set()
+
+    def insert(self, *entities: Any) -> None:
+        for entity in entities:
+            key = entity.match[0].SerializeToString()
+            if key in self.keys:
+                raise WriteError("exists", failures=[
+                    UpdateFailure(0, "INSERT", "table_entry", "ALREADY_EXISTS", "")])
+            self.keys.add(key)
+            self.writes.append(("insert", entity))
+
+    def modify(self, *entities: Any) -> None:
+        self.writes.extend(("modify", e) for e in entities)
+
+    def delete(self, *entities: Any) -> None:
+        self.writes.extend(("delete", e) for e in entities)
+
+
+def dataplane() -> tuple[TesterDataplane, RecordingClient]:
+    client = RecordingClient()
+    return TesterDataplane(cast(P4RuntimeClient, client), SCHEMA), client
+
+
+def test_expectation_of_an_ipv4_and_an_ipv6_stream() -> None:
+    plane, client = dataplane()
+    plane.expect_stream(3, 2, epoch=5)
+    plane.expect_stream(4, 7, ipv6=True, epoch=127)
+    plane.expect_stream(3, 2, epoch=6)  # next trial: the entry is modified
+    assert [op for op, _ in client.writes] == ["insert", "insert", "modify"]
+    table = SCHEMA.table(names.RX_EXPECTED)
+    assert [e.table_id for _, e in client.writes] == [table.id] * 3
+    ids = {p.name: p.id for p in SCHEMA.action(names.RX_EXPECT).params}
+    expected = [(3, 5 << 1, 2, 4), (4, 127 << 1, 7, 6), (3, 6 << 1, 2, 4)]
+    for (_, entity), (stream, flags, port, version) in zip(client.writes, expected, strict=True):
+        assert int.from_bytes(entity.match[0].exact.value, "big") == stream
+        values = {p.param_id: int.from_bytes(p.value, "big") for p in entity.action.action.params}
+        assert values == {ids["trial_epoch"]: flags, ids["rx_port"]: port,
+                          ids["ip_version"]: version}
+
+
+def test_expectation_arguments_are_checked() -> None:
+    plane, _ = dataplane()
+    with pytest.raises(ValueError, match=r"stream id 64 is out of range"):
+        plane.expect_stream(64, 1)
+    with pytest.raises(ValueError, match=r"generator epoch 128 must be in 0..127"):
+        plane.expect_stream(0, 1, epoch=128)
+
+
+def test_forget_stream_deletes_its_entry() -> None:
+    plane, client = dataplane()
+    plane.forget_stream(9)
+    [(op, entity)] = client.writes
+    assert op == "delete"
+    assert entity.table_id == SCHEMA.table(names.RX_EXPECTED).id
+    assert int.from_bytes(entity.match[0].exact.value, "big") == 9
