@@ -20,7 +20,7 @@ from p4tester.experiments.runner import TrialSpec
 from p4tester.experiments.simulated_runner import CrashingRunner, SimulatedDut, SimulatedRunner
 from p4tester.results.checks import PortCheck, SelfCheck
 from p4tester.results.jsonl import ResultLog, RunHeader
-from p4tester.results.model import TrialResult
+from p4tester.results.model import StreamStats, TrialResult
 from p4tester.search import binary_search
 from p4tester.search.goals import SearchGoal
 
@@ -254,3 +254,26 @@ def test_valid_trial_repeats_unvouched_trials_three_times_apart_from_errors() ->
         "cannot carry the load; a quieter host or a lower load measures the DUT")
     assert caught.value.last.trial_index == 2
     assert isinstance(caught.value, InvalidTrialsError)
+
+
+def test_a_host_limited_trial_that_fails_on_the_dut_s_own_loss_is_an_answer() -> None:
+    """A burst of 1000: the DUT's queue dropped 500, the tester lost 13 more itself.
+    The DUT lost at least 487: for "did every frame come back?" that is an answer."""
+
+    class Burst(ListRunner):
+        def run_trial(self, spec: TrialSpec) -> TrialResult:
+            trial = super().run_trial(spec)
+            check = SelfCheck((PortCheck(2, "p4lt2", 500, 0, 0, 0, 487, 0),))
+            return replace(trial, streams=(StreamStats(0, 64, 1000, 487, 0, 0, 0, 0, 0),),
+                           valid=False, error="tester-limited", self_check=check)
+
+    recorder = Recorder(Burst())
+    trial = recorder.valid_trial("b2b", 64, 1.0, 1.0, fails_above=0.0)
+    assert (trial.trial_index, trial.lost, trial.host_dropped, trial.dut_loss_floor) == (
+        0, 513, 13, 500)
+    # Asked for a figure (no threshold), the same trial is not an answer.
+    with pytest.raises(UnvouchedTrialError):
+        Recorder(Burst()).valid_trial("loss", 64, 1.0, 1.0)
+    # Nor when the floor is within the threshold asked about.
+    with pytest.raises(UnvouchedTrialError):
+        Recorder(Burst()).valid_trial("scan", 64, 1.0, 1.0, fails_above=0.5)

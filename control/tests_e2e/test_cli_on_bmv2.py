@@ -23,7 +23,10 @@ def run(lab: Path, out: Path, *args: str) -> dict[str, object]:
     for name in OUTPUTS:
         assert (out / name).stat().st_size > 0, name
     trials = ResultLog(out / "trials.jsonl").load()
-    assert trials and all(t.valid for t in trials)
+    # Trials the tester or the lab DUT could not vouch for on this busy host are kept,
+    # marked and repeated (issue 10); nothing else may be invalid.
+    assert trials and all(t.valid or t.host_limited for t in trials), [
+        t.error for t in trials if not t.valid]
     document: dict[str, object] = json.loads(done.stdout)
     assert document["trials"] == len(trials)
     return document

@@ -157,14 +157,18 @@ def run_frame_size_scan(config: FrameSizeScanConfig, recorder: Recorder) -> Fram
             config.trial_duration_s,
             labels=config.labels,
             attempts=config.attempts,
+            fails_above=config.loss_ratio_threshold,  # only "lossy or not" is asked
         )
+        loss = (trial.loss_ratio if trial.valid
+                else trial.dut_loss_floor / trial.tx_frames if trial.tx_frames else 0.0)
         points.append(
             ScanPoint(
                 frame_size=size,
                 tx_frames=trial.tx_frames,
                 rx_frames=trial.rx_frames,
-                loss_ratio=trial.loss_ratio,
-                lossy=trial.loss_ratio > config.loss_ratio_threshold,
+                # A host-limited trial counts only the loss the DUT caused at least.
+                loss_ratio=loss,
+                lossy=loss > config.loss_ratio_threshold,
                 trial_index=trial.trial_index,
             )
         )

@@ -139,11 +139,16 @@ class Recorder:
         frame_count: int | None = None,
         labels: Labels = (),
         attempts: int = DEFAULT_ATTEMPTS,
+        fails_above: float | None = None,
     ) -> TrialResult:
         """`trial`, repeated (each attempt its own trial index) while invalid: up to
         `attempts` failed trials (InvalidTrialsError), and up to
         TESTER_LIMITED_ATTEMPTS trials that the tester or a lab DUT could not vouch for
-        (UnvouchedTrialError: the host, not the DUT under test, was the limit)."""
+        (UnvouchedTrialError: the host, not the DUT under test, was the limit).
+
+        `fails_above`: for an experiment that only asks whether the loss ratio exceeds
+        this: a host-limited trial whose DUT loss floor (results.model) already does is
+        a definite answer, and is returned (invalid, with its figures) as it is."""
         if attempts < 1:
             raise ValueError(f"attempts must be at least 1, got {attempts}")
         errors: list[str] = []
@@ -160,6 +165,9 @@ class Recorder:
             if result.valid:
                 return result
             if result.host_limited:
+                if (fails_above is not None and result.tx_frames
+                        and result.dut_loss_floor / result.tx_frames > fails_above):
+                    return result
                 unvouched.append(f"trial {result.trial_index}: {result.error}")
                 if len(unvouched) >= TESTER_LIMITED_ATTEMPTS:
                     raise UnvouchedTrialError(
