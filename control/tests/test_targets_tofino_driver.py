@@ -112,6 +112,29 @@ def test_rates_make_applications_buffers_and_groups() -> None:
     assert ports == {0: (0,), 1: (8,), 5: (128,)}
 
 
+def test_templates_set_what_each_streams_frames_must_be() -> None:
+    """Each stream's template's epoch bits and IP version, on its RX dev port (stream
+    5: IPv6, epoch 5 = flags 0x0A, back on 1/0 = dev 0); the next trial's templates
+    modify the entries."""
+    fake = FakeBfrt()
+    target = prepared(fake)
+    fake.writes.clear()
+    target.set_templates({0: F60, 1: F60, 5: F124})
+    assert fake.writes == [
+        Write("add", RX_EXPECTED, {"stream": s}, {"trial_epoch": flags, "rx_port": port,
+                                                  "ip_version": version},
+              "TesterIngress.expectation.expect")
+        for s, flags, port, version in ((0, 0, 128, 4), (1, 0, 256, 4), (5, 0x0A, 0, 6))]
+    fake.writes.clear()
+    target.set_templates({0: build_template(FrameSpec(stream_id=0, frame_size=64, epoch=127))})
+    assert fake.writes == [
+        Write("modify", RX_EXPECTED, {"stream": 0}, {"trial_epoch": 0xFE, "rx_port": 128,
+                                                     "ip_version": 4},
+              "TesterIngress.expectation.expect")]
+    with pytest.raises(RuntimeError, match=r"prepare\(\) the target before setting templates"):
+        TofinoTarget(fake, STREAMS, FRONT).set_templates({0: F60})
+
+
 def test_start_trial_zeroes_registers_and_arms_budgets() -> None:
     fake = FakeBfrt()
     target = running(fake)
@@ -139,12 +162,6 @@ def test_start_trial_zeroes_registers_and_arms_budgets() -> None:
         *wide("latency_sum"), *wide("jitter_sum"),
         *[Write("register", "pipe.TesterIngress.generator.generated", {"$REGISTER_INDEX": a},
                 {"TesterIngress.generator.generated.f1": 0}) for a in (0, 1)],
-        # What each stream's frames must be: its template's epoch bits and IP version,
-        # on its RX dev port (stream 5: IPv6, epoch 5 = flags 0x0A, back on 1/0 = dev 0).
-        *[Write("add", RX_EXPECTED, {"stream": s}, {"trial_epoch": flags, "rx_port": port,
-                                                      "ip_version": version},
-                "TesterIngress.expectation.expect")
-          for s, flags, port, version in ((0, 0, 128, 4), (1, 0, 256, 4), (5, 0x0A, 0, 6))],
         # Each pipe's share of the budget: 500 + 500 for app 0; 250 + 250 for app 1.
         *[Write("add", GEN_APPS, {"pipe_id": pipe, "app_id": 0},
                 {"mcast_group": 1, "packet_budget": 500}, "TesterIngress.generator.run")
@@ -183,13 +200,6 @@ def test_stop_and_restart_modify_the_application_entries() -> None:
     assert [w.op for w in runs] == ["modify"] * 4
     # An odd budget: the first pipe makes the extra packet.
     assert [w.data["packet_budget"] for w in runs] == [11, 10, 10, 10]
-    # The next trial's expectations replace the entries: epoch from the new template.
-    target.set_templates({0: build_template(FrameSpec(stream_id=0, frame_size=64, epoch=127))})
-    fake.writes.clear()
-    target.start_trial({0: 21, 1: 21, 5: 20})
-    expected = fake.writes_to(RX_EXPECTED)
-    assert [(w.op, w.key["stream"], w.data["trial_epoch"]) for w in expected] == [
-        ("modify", 0, 0xFE), ("modify", 1, 0), ("modify", 5, 0x0A)]
 
 
 def test_generated_sums_the_pipes() -> None:

@@ -176,6 +176,12 @@ class SwitchTrialRunner:
         plans = plan_streams(session.profile, session.topology, spec)
         epoch = spec.trial_index % EPOCHS
         started = time.time()
+        # Before the opening snapshot: only frames of this epoch, on the stream's RX
+        # port, with its template's IP version are the stream's from here on, so a
+        # late frame of the previous trial counts as rx_stale, never in this trial's RX.
+        for plan in plans:
+            dataplane.expect_stream(plan.stream.id, plan.stream.rx_port,
+                                    ipv6=plan.stream.ipv6, epoch=epoch)
         cpu_before = read_cpu_times()
         before = CounterSnapshot.take(dataplane)
         # Programs before interfaces at the start: see tester.selfcheck.
@@ -184,11 +190,6 @@ class SwitchTrialRunner:
                             self.dut.read_interfaces() if self.dut else None, dut_program)
         for plan in plans:
             dataplane.clear_stream(plan.stream.id)
-            # Before the first frame: only frames of this epoch, on the stream's RX
-            # port, with its template's IP version are the stream's (stale and
-            # look-alike frames are counted apart, rx_stale / rx_mismatched).
-            dataplane.expect_stream(plan.stream.id, plan.stream.rx_port,
-                                    ipv6=plan.stream.ipv6, epoch=epoch)
         session.target.set_stream_rates({p.stream.id: p.rate_pps for p in plans})
         for plan in plans:
             dataplane.start_stream(plan.stream.id, plan.budget, epoch)

@@ -3,7 +3,8 @@
 A trial (runner.py does this):
     target.prepare(ids, tx_ports)      ports up, generators on, apps off, old groups gone
     target.set_latency_bins(edges_us)  and set_qdepth_bins(edges)
-    target.set_templates({id: frame})  frames without FCS (stream id in them is ignored)
+    target.set_templates({id: frame})  frames without FCS (stream id in them is ignored);
+                                       the checker's expectation of each (rx_expected)
     target.set_stream_rates({id: pps}) applications, timers, buffer, multicast groups
     before = target.snapshot()
     target.start_trial({id: budget})   registers zeroed, budgets armed, apps enabled
@@ -127,7 +128,16 @@ class TofinoTarget:
         unknown = sorted(set(templates) - set(self._streams))
         if unknown:
             raise ValueError(f"templates for streams {unknown} that this target does not have")
+        if not self._dev_ports:
+            raise RuntimeError("prepare() the target before setting templates: the "
+                               "checker's expectations need the RX ports")
         self._templates.update(templates)
+        # The checker takes a frame as stream s's only with the epoch and IP version of
+        # s's template, on s's RX port: written before the trial's opening snapshot, so
+        # a late frame of the previous trial counts as stale, never in this trial's RX.
+        write_expectations(self.client, {
+            s: template_expectation(frame, self._dev_ports[self._streams[s].rx_port])
+            for s, frame in templates.items()}, self._expected)
 
     def set_latency_bins(self, edges_us: Sequence[int]) -> int:
         """Bins for all streams, edges in us; returns the ternary entries written."""
@@ -148,12 +158,6 @@ class TofinoTarget:
         streams = [s for a in self._apps for s in a.stream_ids]
         state.zero_streams(self.client, streams, initial_seq)
         state.zero_generated(self.client, app_budgets)
-        # Before any frame of the trial: the checker takes a frame as stream s's only
-        # with the epoch and IP version of s's template, on s's RX port.
-        write_expectations(self.client, {
-            s: template_expectation(self._templates[s],
-                                    self._dev_ports[self._streams[s].rx_port])
-            for s in streams}, self._expected)
         self._lost.reset(streams)
         for app in self._apps:
             for pipe, share in pipe_budgets(app, app_budgets[app.app_id]).items():
