@@ -2,10 +2,11 @@
 loopback cable (port 1 -> port 2), 450 frames are injected into the tester's ports:
 random bytes (behind an Ethernet header of the local experimental ethertype), ARP,
 tester headers cut short, wrong signatures, stream ids the data plane has no state
-for, a stream in no trial, stream 0's frames of another trial (stale epoch), IPv6 look-alikes of the IPv4 stream 0 (seq 5, this trial's epoch: the
-issue's 60 frames that made 25 duplicates, 28 reordered and a gap), and stream 0's
-frames on the wrong port. Stream 0's figures stay exact (RX == TX, no gaps,
-reordering or duplicates) and every injected frame is counted under its own kind.
+for, a stream in no trial, stream 0's frames of another trial (stale epoch), IPv6
+look-alikes of the IPv4 stream 0 (seq 5, this trial's epoch: the issue's 60 frames
+that made 25 duplicates, 28 reordered and a gap), and stream 0's frames on the wrong
+port. Stream 0's figures stay exact (RX == TX, no gaps, reordering or duplicates) and
+every injected frame is counted under its own kind.
 
 How the frames get in: BMv2 reads a port's interface in both directions, so a frame
 sent into the loopback cable (out of p4lt1) would reach the tester twice, as port 1
