@@ -30,7 +30,8 @@ from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.tester.port_counters import InterfaceCounters, KernelInterfaceCounters
 from p4tester.tester.selfcheck import ProgramPortCounts
 
-DUT_TIMEOUT_S = 5.0
+# A DUT read is a side check: it must not hold a trial up for long.
+DUT_TIMEOUT_S = 1.0
 
 
 class DutCounterSource(Protocol):
@@ -49,9 +50,12 @@ class Bmv2DutCounters:
     """The reference DUT of a `bmv2` lab: interfaces p4ld<M> in the root namespace, its
     program's per-port counters over P4Runtime."""
 
-    __slots__ = ("_grpc", "_ports", "_schema")
+    __slots__ = ("_grpc", "_ports", "_schema", "_unreachable")
 
     def __init__(self, topology: Topology) -> None:
+        # Set at the first failed read: a DUT that died stays dead for the run, and
+        # each later trial would wait for its connection again.
+        self._unreachable = False
         settings = dut_settings(topology)
         forward = forwarding(settings, topology.source or topology.name)
         self._ports = tuple(sorted({p for pair in forward.items() for p in pair}))
@@ -65,12 +69,16 @@ class Bmv2DutCounters:
         return KernelInterfaceCounters(dut_iface).read(self._ports)
 
     def read_program(self) -> ProgramPortCounts | None:
+        if self._unreachable:
+            return None
         try:
             with P4RuntimeClient(self._grpc, timeout_s=DUT_TIMEOUT_S) as client:
                 rx = client.read_counter(self._schema, names.DUT_RX_PORT)
                 tx = client.read_counter(self._schema, names.DUT_TX_PORT)
         except Exception:
-            return None  # a DUT that died shows as loss, as before; nothing to check
+            # A DUT that died shows as loss, as before: nothing to check from now on.
+            self._unreachable = True
+            return None
         return ProgramPortCounts(rx={p: c.packets for p, c in rx.items()},
                                  tx={p: c.packets for p, c in tx.items()})
 
