@@ -3,6 +3,7 @@
     hosts:    {h1: {ip: "10.0.1.1/24", mac: ..., commands: [...]}}  -> host h1, port 0
     switches: {s1: {runtime_json: "pod-topo/s1-runtime.json"}}       -> bmv2 s1 (P4Runtime)
               {s1: {cli_input: "s1-commands.txt", program: ...}}    -> bmv2 s1 (thrift CLI)
+              both runtime_json and cli_input: entries, then the CLI commands
     links:    [["h1", "s1-p1"], ["s1-p2", "s2-p2", "0ms", 10]]       -> h1:0 <-> s1:1, 10 Mbit/s
 
 A host's interface is eth0 in its own namespace, as the tutorials' host commands expect.
@@ -91,20 +92,19 @@ def _switches(data: object, topology_dir: Path, where: str) -> list[NodeSpec]:
         check_node_name(str(name), place)
         if not isinstance(spec, Mapping):
             raise ConfigError(f"{place}: expected {{runtime_json: ...}}")
+        cli = str(resolve(str(spec["cli_input"]), topology_dir)) if "cli_input" in spec else ""
         if "runtime_json" in spec:
             runtime = resolve(str(spec["runtime_json"]), topology_dir)
-            program = _runtime_program(runtime, topology_dir, place)
-            switches.append(NodeSpec(str(name), "bmv2", p4info=program[0],
-                                     bmv2_json=program[1], runtime=str(runtime),
-                                     device_id=index))
-        elif "cli_input" in spec and "program" in spec:
+            p4info, bmv2_json = _runtime_program(runtime, topology_dir, place)
+            switches.append(NodeSpec(str(name), "bmv2", p4info=p4info, bmv2_json=bmv2_json,
+                                     runtime=str(runtime), cli=cli, device_id=index))
+        elif cli and "program" in spec:
             json_path = resolve(str(spec["program"]), topology_dir)
             if json_path.suffix != ".json":
                 raise ConfigError(f"{place}: program {spec['program']!r}: give the compiled "
                                   "BMv2 JSON (p4c-bm2-ss output), not the P4 source")
-            switches.append(NodeSpec(
-                str(name), "bmv2", bmv2_json=str(json_path),
-                cli=str(resolve(str(spec["cli_input"]), topology_dir)), device_id=index))
+            switches.append(NodeSpec(str(name), "bmv2", bmv2_json=str(json_path), cli=cli,
+                                     device_id=index))
         else:
             raise ConfigError(f"{place}: needs runtime_json (P4Runtime entries), or cli_input "
                               "and program (thrift CLI commands and the BMv2 JSON)")

@@ -16,12 +16,13 @@ from mininet.nodelib import LinuxBridge
 
 from p4tester.config.network import Endpoint, NodeSpec
 from p4tester.config.topology import Topology
+from p4tester.lab import netdev
 from p4tester.lab.ifaces import dut_iface, tester_iface
 from p4tester.lab.mininet.nodes import LabHost, LabIntf, LabTCIntf, ProcessSwitch
 from p4tester.lab.mininet.program import program_starter, start_reference_dut
 from p4tester.lab.mininet.router import configure_linux_dut, configure_node
 from p4tester.lab.netdev import LabError
-from p4tester.lab.processes import start_switch
+from p4tester.lab.processes import start_switch, stop_process
 
 TESTER: Final = "tester"
 DUT: Final = "dut"
@@ -117,15 +118,9 @@ class LabNetwork:
     def _link(self, a: Endpoint, b: Endpoint, bw_mbps: float) -> None:
         params: dict[str, Any] = {"intf": LabTCIntf, "bw": bw_mbps} if bw_mbps else {
             "intf": LabIntf}
+        # MACs are set when the hosts are configured (router.configure_node).
         self.net.addLink(self.net[a.node], self.net[b.node], port1=a.port, port2=b.port,
-                         intfName1=self.iface(a), intfName2=self.iface(b),
-                         addr1=self._mac(a), addr2=self._mac(b), cls=Link, **params)
-
-    def _mac(self, end: Endpoint) -> str | None:
-        node = self.network.node(end.node)
-        if node is None:
-            return None
-        return next((i.mac for i in node.interfaces if i.port == end.port and i.mac), None)
+                         intfName1=self.iface(a), intfName2=self.iface(b), cls=Link, **params)
 
     def root_links(self) -> list[str]:
         """Interfaces in the root namespace (what a crashed lab leaves behind)."""
@@ -156,5 +151,26 @@ class LabNetwork:
         return pids
 
     def stop(self) -> None:
-        self.net.stop()
+        """net.stop(); if Mininet trips over a half-built network, each switch process,
+        each node's shell and each root interface is stopped here instead."""
+        try:
+            self.net.stop()
+        except Exception as exc:
+            print(f"net.stop() failed ({exc!r}); stopping node by node", flush=True)
+        for switch in self.net.switches:
+            if isinstance(switch, ProcessSwitch) and switch.switch_pid is not None:
+                stop_process(switch.switch_pid)
+                switch.switch_pid = None
+        for node in (*self.net.hosts, *self.net.switches):
+            if node.shell is not None:
+                node.terminate()
+        present = set(netdev.lab_links()) | set(_links_present())
+        for name in self.root_links():
+            if name in present:
+                netdev.delete_link(name)
+
+
+def _links_present() -> list[str]:
+    return [line.split(":")[1].strip().split("@")[0]
+            for line in netdev.run(["ip", "-o", "link", "show"]).splitlines()]
 

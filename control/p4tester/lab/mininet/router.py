@@ -38,6 +38,8 @@ def run(node: Any, command: str) -> str:
 def configure_node(node: Any, spec: NodeSpec, rundir: Path) -> None:
     for interface in spec.interfaces:
         name = f"eth{interface.port}"
+        if interface.mac:
+            run(node, f"ip link set {name} address {interface.mac}")
         if interface.ip:
             run(node, f"ip addr add {interface.ip} dev {name}")
     if spec.kind == "router":
