@@ -13,7 +13,8 @@ from p4tester.results.tables import Column, render_table
 from p4tester.tester.session import TesterSession
 from p4tester.tester.snapshot import CounterSnapshot
 
-RX_KIND_NAMES = ("stream", "foreign", "truncated", "bad_signature", "bad_stream")
+RX_KIND_NAMES = ("stream", "foreign", "truncated", "bad_signature", "bad_stream", "stale",
+                 "mismatched")  # dataplane.constants RX_KIND_*, in order
 
 
 def read_stats(session: TesterSession) -> dict[str, Any]:
