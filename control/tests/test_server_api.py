@@ -218,6 +218,8 @@ def test_non_loopback_bind_needs_a_token(tmp_path: Path) -> None:
     ({"experiment": "latency", "options": {"frame-size": 64, "load": "8000pps"}},
      "load 8000 pps: rate 8000 pps is above the port's 5 Mbit/s line rate: at most 7440 pps "
      "for 64 B frames"),
+    ({"experiment": "queue-sweep", "options": {}},
+     "queue-sweep steps a bmv2 DUT's buffer over thrift: it needs a lab switch, not --simulate"),
     ({"experiment": "throughput", "options": {"speed": 1}},
      "p4tester throughput: unrecognized arguments: --speed 1"),
 ])
@@ -484,3 +486,26 @@ def test_serve_refuses_an_open_bind_without_a_token(capsys: pytest.CaptureFixtur
     assert capsys.readouterr().err == (
         "p4tester: --bind 0.0.0.0:8080 is not a loopback address: give --token-file so nobody "
         "else on the network can start or stop experiments\n")
+
+
+@pytest.mark.parametrize(("experiment", "options", "trials"), [
+    ("latency", {"frame-size": 64, "load": "30%", "trials": 2, "duration": 1}, 2),
+    ("frame-loss", {"frame-sizes": "512", "duration": 1}, 2),  # 100 %, 90 %: two clean
+    ("back-to-back", {"frame-size": 512, "throughput": "100%", "repetitions": 2,
+                      "duration": 1, "max-burst": 100}, 2),
+    ("frame-size-scan", {"start": 64, "end": 512, "step": 224, "load": "0.5", "duration": 1}, 3),
+    ("ramp", {"start": "1000pps", "end": "3000pps", "step": "1000pps", "duration": 1}, 3),
+    ("soak", {"load": "30%", "total": 2, "interval": 1}, 2),
+])
+def test_every_simulated_experiment_runs(tmp_path: Path, experiment: str,
+                                         options: dict[str, Any], trials: int) -> None:
+    with make_client(tmp_path) as client:
+        started = client.post("/api/runs", json={"experiment": experiment, "options": options},
+                              headers=AUTH)
+        assert started.status_code == 201, started.text
+        final = wait_idle(client)
+        info = client.get(f"/api/runs/{final['run_id']}").json()
+    assert (final["state"], final["message"]) == ("finished", "")
+    assert (info["experiment"], info["trials"], info["invalid_trials"]) == (experiment, trials, 0)
+    assert {"summary.json", "trials.csv", "trials.jsonl", "result.txt"} <= {
+        f["name"] for f in info["files"]}

@@ -24,6 +24,7 @@ from p4tester.cli.experiment_cmds import (
     throughput_body,
 )
 from p4tester.cli.run_output import open_log, write_outputs
+from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.experiments.errors import ExperimentError
@@ -80,6 +81,10 @@ class JobManager:
               options: Mapping[str, str | int | float | bool]) -> Progress:
         """OptionError / ConfigError for bad input, BusyError while a run is going."""
         args = parse_options(experiment, options)
+        if experiment == "queue-sweep" and self._backend.simulated:
+            # The sweep steps a BMv2 DUT's buffer over thrift; there is none to step.
+            raise ConfigError("queue-sweep steps a bmv2 DUT's buffer over thrift: it needs a "
+                              "lab switch, not --simulate")
         check_loads(args, self._topology, self._profile)
         with self._lock:
             if self.busy:
