@@ -26,7 +26,7 @@ _MAX_TABLE_ROWS: Final = 500
 def _head(title: str) -> str:
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{escape(title)}</title>'
+            f'<title>{escape(title)}</title><link rel="icon" href="data:,">'
             f'<link rel="stylesheet" href="/static/dashboard.css"></head>')
 
 
