@@ -28,6 +28,7 @@ from p4tester.experiments.frame_size_scan import FrameSizeScanConfig, run_frame_
 from p4tester.experiments.latency import LatencyConfig, run_latency
 from p4tester.experiments.queue_sweep import (
     QueueSweepConfig,
+    QueueSweepResult,
     min_fit_thresholds,
     run_queue_sweep,
 )
@@ -246,11 +247,43 @@ def queue_sweep_body(args: argparse.Namespace, topology: Topology, profile: Prof
         lines.append(f"left out {len(result.left_out)} of "
                      f"{len(result.left_out) + len(result.points)} points that the tester or "
                      f"the DUT could not vouch for ({', '.join(reasons)}), after repeats")
+    lines.extend(fit_warnings(result, recorder.trials))
     for size in result.unfitted_sizes:
         lines.append(f"{size} B: could not fit latency vs buffer: fewer than "
                      f"{min_fit_thresholds(config)} of {len(config.buffer_percents)} thresholds "
                      "have trials both sides vouch for (a busy host?); no fit reported")
     return result, "\n".join(lines)
+
+
+# Seed 004 expects average and maximum latency linear in buffer %: below this R^2 the
+# line is not the DUT's shape, and on a busy host it is the host's.
+MIN_FIT_R_SQUARED = 0.9
+
+
+def fit_warnings(result: QueueSweepResult, trials: tuple[TrialResult, ...]) -> list[str]:
+    """A line per poor fit: on a busy host (more runnable tasks than CPUs in a trial)
+    it says the fit could not be measured here, instead of reporting it as the DUT's.
+    The self-check catches frames the host dropped, not frames it delayed; a maximum
+    is one frame per trial, and a scheduling stall of either switch decides it."""
+    busy = [t for t in trials if t.host_load is not None and t.host_load.busy]
+    warnings = []
+    for fit in result.by_size:
+        for name, line in (("avg", fit.fits.avg), ("max", fit.fits.max)):
+            if line.r_squared >= MIN_FIT_R_SQUARED:
+                continue
+            if busy:
+                worst = max(t.host_load.load_1m for t in busy if t.host_load is not None)
+                warnings.append(
+                    f"{fit.frame_size} B: could not measure {name} latency vs buffer on this "
+                    f"host: R^2 {line.r_squared:.3f} < {MIN_FIT_R_SQUARED} with the host busy "
+                    f"in {len(busy)} of {len(trials)} trials (load up to {worst:.2f}); the "
+                    "host delayed frames, not only the DUT: not a result, rerun on a quieter "
+                    "host")
+            else:
+                warnings.append(
+                    f"{fit.frame_size} B: {name} latency is not linear in buffer % (R^2 "
+                    f"{line.r_squared:.3f} < {MIN_FIT_R_SQUARED}, host not busy)")
+    return warnings
 
 
 class ProgressRunner:
