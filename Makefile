@@ -66,3 +66,7 @@ lab-down:  ## stop the lab's switches, remove its links and namespaces
 clean:  ## remove caches and run leftovers (not the committed build outputs)
 	rm -rf .pytest_cache .mypy_cache .ruff_cache ptf.log ptf.pcap results/tmp
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+.PHONY: demo-mininet
+demo-mininet:  ## a Mininet network (tutorials-format) as the DUT: up, NDR/PDR + latency, tables + plots, down, checked clean
+	bash scripts/demo-mininet.sh $(VENV) results/demo-mininet
