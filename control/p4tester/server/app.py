@@ -197,7 +197,8 @@ def create_app(settings: ServerSettings, topology: Topology, profile: Profile,
         seconds (clamped to 0.25..10); `limit` events, or until the client goes."""
         if limit is not None and limit < 1:
             return _error(400, "limit must be at least 1")
-        return StreamingResponse(event_stream(request, read_live, interval, limit),
+        exiting = getattr(request.app.state, "exiting", lambda: False)
+        return StreamingResponse(event_stream(request, read_live, interval, limit, exiting),
                                  media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache"})
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +17,7 @@ from .settings import DEFAULT_BIND, DEFAULT_SIM_TIME_SCALE, ServerSettings, pars
 
 DEFAULT_RESULTS: Final = Path("results")
 HELP: Final = "web dashboard, REST API and Prometheus /metrics"
+SHUTDOWN_GRACE_S: Final = 5
 
 
 def add_options(sub: argparse.ArgumentParser) -> None:
@@ -76,7 +78,15 @@ def serve(args: argparse.Namespace) -> int:
                      f"metrics /metrics; results in {settings.results_dir}/\n")
     if args.token_file is None:
         sys.stderr.write(f"p4tester serve: token for start/stop: {settings.token}\n")
-    uvicorn.run(app, host=bind.host, port=bind.port, log_level="warning")
+    # An open dashboard holds a live event stream: the streams end when the server is
+    # asked to exit (app.state.exiting), and the grace period bounds the rest.
+    server = uvicorn.Server(uvicorn.Config(app, host=bind.host, port=bind.port,
+                                           log_level="warning",
+                                           timeout_graceful_shutdown=SHUTDOWN_GRACE_S))
+    app.state.exiting = lambda: server.should_exit
+    # uvicorn handles Ctrl-C (graceful shutdown), then raises it again for the caller.
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
     return 0
 
 

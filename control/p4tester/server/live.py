@@ -21,6 +21,7 @@ from .readings import LiveReading
 MIN_INTERVAL_S: Final = 0.25
 MAX_INTERVAL_S: Final = 10.0
 MAX_STREAM_S: Final = 3600.0
+_EXIT_POLL_S: Final = 0.25
 
 
 def live_document(reading: LiveReading | None, error: str | None,
@@ -43,18 +44,20 @@ def clamp_interval(interval_s: float) -> float:
 
 
 async def event_stream(request: Request, document: Callable[[], dict[str, Any]],
-                       interval_s: float, limit: int | None) -> AsyncIterator[str]:
+                       interval_s: float, limit: int | None,
+                       exiting: Callable[[], bool] = lambda: False) -> AsyncIterator[str]:
     """One `data:` event per interval; at most `limit` events (None: until the client
-    goes or MAX_STREAM_S passes)."""
+    goes, the server exits or MAX_STREAM_S passes)."""
     interval_s = clamp_interval(interval_s)
     started = time.monotonic()
     sent = 0
     yield f"retry: {int(interval_s * 1000)}\n\n"
     while time.monotonic() - started < MAX_STREAM_S and (limit is None or sent < limit):
-        if await request.is_disconnected():
+        if exiting() or await request.is_disconnected():
             return
         body = await run_in_threadpool(document)  # a switch read blocks
         yield f"data: {json.dumps(body, sort_keys=True, allow_nan=False)}\n\n"
         sent += 1
-        if limit is None or sent < limit:
-            await asyncio.sleep(interval_s)
+        wake = time.monotonic() + interval_s
+        while (limit is None or sent < limit) and not exiting() and time.monotonic() < wake:
+            await asyncio.sleep(min(_EXIT_POLL_S, max(0.0, wake - time.monotonic())))

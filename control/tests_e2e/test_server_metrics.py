@@ -1,0 +1,150 @@
+"""`p4tester serve` on the BMv2 loopback lab: a run started over the API ends with the
+expected frames, and /metrics then says what `p4tester stats` says.
+
+Counters move while traffic flows, so the comparison is made with the traffic
+stopped: after the run, read /metrics and /api/stats, stop the server (it holds the
+switch's P4Runtime primary role), then run `p4tester stats` on the same switch. With
+nothing sending, every figure must be equal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from conftest import REPO, p4tester
+
+PROFILE = REPO / "topologies" / "profiles" / "one-stream.yaml"
+TOKEN = "e2e-server-token-0123456789"
+START_S = 30.0
+RUN_S = 180.0
+# latency at 512 B, 50 % of 5 Mbit/s for 1 s: 587 frames per trial (test_cli_on_bmv2).
+FRAMES_PER_TRIAL = 587
+TRIALS = 2
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, lab: Path, tmp_path: Path) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        token_file = tmp_path / "token"
+        token_file.write_text(TOKEN + "\n")
+        self.log_path = tmp_path / "server.log"
+        self._log = self.log_path.open("w")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "p4tester.server", "-t", str(lab), "-p", str(PROFILE),
+             "--bind", f"127.0.0.1:{self.port}", "--token-file", str(token_file),
+             "--results", str(tmp_path / "results")],
+            cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONPATH": str(REPO / "control")})
+
+    def wait_listening(self) -> None:
+        deadline = time.monotonic() + START_S
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"server did not start: {self.log()}") from None
+                time.sleep(0.1)
+
+    def log(self) -> str:
+        return self.log_path.read_text()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        self._log.close()
+
+
+@pytest.fixture
+def server(lab: Path, tmp_path: Path) -> Iterator[Server]:
+    running = Server(lab, tmp_path)
+    try:
+        running.wait_listening()
+        yield running
+    finally:
+        running.stop()
+
+
+def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+@pytest.mark.topology("loopback.yaml")
+def test_metrics_match_stats_with_traffic_stopped(server: Server, lab: Path) -> None:
+    with httpx.Client(base_url=server.url, timeout=30.0) as client:
+        started = client.post("/api/runs", headers={"Authorization": f"Bearer {TOKEN}"},
+                              json={"experiment": "latency",
+                                    "options": {"frame-size": 512, "load": "50%",
+                                                "trials": TRIALS, "duration": 1}})
+        assert started.status_code == 201, started.text
+        deadline = time.monotonic() + RUN_S
+        while client.get("/api/current").json()["busy"]:
+            assert time.monotonic() < deadline, "run did not end: " + server.log()
+            time.sleep(0.5)
+        progress = client.get("/api/current").json()["progress"]
+        assert (progress["state"], progress["trials_done"]) == ("finished", TRIALS), progress
+        metrics_text = client.get("/metrics").text
+        stats_doc = client.get("/api/stats").json()
+    server.stop()  # release the switch for `p4tester stats`
+    done = p4tester("stats", "-t", str(lab), "-p", str(PROFILE), "--json", "--count", "1")
+    assert done.returncode == 0, done.stderr
+    cli = json.loads(done.stdout.splitlines()[0])
+    [cli_stream] = cli["streams"]
+    metrics = _samples(metrics_text)
+    tx_labels = (("port", "1"), ("stream", "0"))
+    rx_labels = (("port", "2"), ("stream", "0"))
+    figures = {
+        "tx_frames": metrics[("p4tester_stream_tx_frames_total", tx_labels)],
+        "rx_frames": metrics[("p4tester_stream_rx_frames_total", rx_labels)],
+        "lost_in_gaps": metrics[("p4tester_stream_lost_frames_total", rx_labels)],
+        "reordered": metrics[("p4tester_stream_reordered_frames_total", rx_labels)],
+        "duplicates": metrics[("p4tester_stream_duplicate_frames_total", rx_labels)],
+    }
+    print("metrics:", figures, "stats:", cli_stream)
+    for name, value in figures.items():
+        assert value == cli_stream[name], name
+    for stat in ("min", "avg", "max"):
+        key = ("p4tester_stream_latency_current_seconds",
+               (("port", "2"), ("stat", stat), ("stream", "0")))
+        assert metrics[key] * 1e6 == pytest.approx(cli_stream[f"latency_{stat}_us"], abs=1e-6)
+    # Loopback: every frame sent came back; the lab's switch started with this test.
+    assert figures["tx_frames"] == figures["rx_frames"] == FRAMES_PER_TRIAL * TRIALS
+    # Every received stream frame is in one latency cell (+Inf counts all of them).
+    assert metrics[("p4tester_stream_latency_seconds_bucket", (("le", "+Inf"), *rx_labels))] \
+        == figures["rx_frames"]
+    # The server's JSON reading is the same snapshot as its /metrics' figures.
+    [api_stream] = stats_doc["streams"]
+    assert (api_stream["tx_frames"], api_stream["rx_frames"]) == (figures["tx_frames"],
+                                                                   figures["rx_frames"])
+    ports = {p["port"]: p for p in stats_doc["ports"]}
+    for port in (1, 2):
+        for name in ("rx_frames", "tx_frames", "rx_bytes", "tx_bytes"):
+            assert metrics[(f"p4tester_port_{name}_total", (("port", str(port)),))] == \
+                ports[port][name], (port, name)
+    assert ports[2]["rx_frames"] >= figures["rx_frames"]
+    assert ports[1]["tx_frames"] >= figures["tx_frames"]
