@@ -24,9 +24,10 @@ from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.results.jsonl import ResultLog
 from p4tester.results.model import TrialResult
 from p4tester.server.app import create_app
-from p4tester.server.jobs import STOPPED_BY_USER
+from p4tester.server.backend import BackendUnavailableError
 from p4tester.server.progress import TrialPoint, bounds_of
 from p4tester.server.readings import LiveReading
+from p4tester.server.runs import STOPPED_BY_USER
 from p4tester.server.settings import (
     Bind,
     ServerSettings,
@@ -510,3 +511,25 @@ def test_every_simulated_experiment_runs(tmp_path: Path, experiment: str,
     assert (info["experiment"], info["trials"], info["invalid_trials"]) == (experiment, trials, 0)
     assert {"summary.json", "trials.csv", "trials.jsonl", "result.txt"} <= {
         f["name"] for f in info["files"]}
+
+
+class DownBackend(SimulatedBackend):
+    """A switch that cannot be reached when a run starts."""
+
+    @contextmanager
+    def trial_runner(self, stop: threading.Event) -> Iterator[TrialRunner]:
+        raise BackendUnavailableError("switch 127.0.0.1:9559: connection refused")
+        yield  # pragma: no cover - a generator, for contextmanager
+
+
+def test_a_run_that_cannot_reach_the_switch_fails_and_says_why(tmp_path: Path) -> None:
+    topology = load_topology(TOPOLOGY)
+    backend = DownBackend(topology, load_profile(PROFILE, topology), 0.0)
+    message = "BackendUnavailableError: switch 127.0.0.1:9559: connection refused"
+    with make_client(tmp_path, backend) as client:
+        client.post("/api/runs", json=THROUGHPUT, headers=AUTH)
+        final = wait_idle(client)
+        assert (final["state"], final["message"], final["trials_done"]) == ("failed", message, 0)
+    with make_client(tmp_path) as restarted:
+        [listed] = restarted.get("/api/runs").json()
+    assert (listed["state"], listed["stopped"], listed["trials"]) == ("failed", message, 0)

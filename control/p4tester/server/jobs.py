@@ -35,7 +35,7 @@ from p4tester.streams.rates import line_rate_pps
 from .backend import Backend
 from .options import parse_options
 from .progress import ObservedRunner, Progress, ProgressTracker, RunState, StopRequested
-from .runs import new_run_id
+from .runs import STOPPED_BY_USER, new_run_id
 
 # The CLI's experiment bodies by subcommand name (cli/experiment_cmds.EXPERIMENTS).
 BODIES: Final[Mapping[str, Body]] = {
@@ -44,7 +44,6 @@ BODIES: Final[Mapping[str, Body]] = {
     "ramp": ramp_body, "soak": soak_body, "queue-sweep": queue_sweep_body,
 }
 RESULT_TEXT_FILE: Final = "result.txt"
-STOPPED_BY_USER: Final = "stopped by the user; the finished trials are kept"
 
 
 class BusyError(RuntimeError):

@@ -18,6 +18,9 @@ from p4tester.results.model import TrialResult
 from .progress import RunState
 
 SUMMARY_FILE: Final = "summary.json"
+# What summary.json's result.stopped says of a run the user stopped; any other reason
+# (the switch broke, bad input found late; the CLI writes the same) is a failed run.
+STOPPED_BY_USER: Final = "stopped by the user; the finished trials are kept"
 # Run ids and file names the server makes and serves: no separators, no leading dot.
 _SAFE_NAME: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _MEDIA_TYPES: Final = {".jsonl": "application/x-ndjson", ".json": "application/json",
@@ -104,7 +107,8 @@ def run_info(results_dir: Path, run_id: str) -> RunInfo:
         except (OSError, ValueError):
             result = None
         stopped = result.get("stopped") if isinstance(result, dict) else None
-        state = RunState.FINISHED if stopped is None else RunState.STOPPED
+        state = (RunState.FINISHED if stopped is None else RunState.STOPPED
+                 if stopped == STOPPED_BY_USER else RunState.FAILED)
     return RunInfo(run_id=run_id,
                    experiment=header.experiment if header else "?",
                    profile=header.profile if header else "?",
