@@ -11,6 +11,7 @@ import pytest
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.network import Endpoint, InterfaceSpec, LinkSpec, NodeSpec
+from p4tester.config.p4app import load_p4app
 from p4tester.config.topology import load_topology, topology_from_dict
 from p4tester.config.tutorials import load_tutorials_topology
 
@@ -165,3 +166,56 @@ def _literal(message: str) -> str:
     for char in "()[]?.*+":
         message = message.replace(char, "\\" + char)
     return message
+
+
+def test_shipped_p4utils_app() -> None:
+    """topologies/tutorials/p4utils-line: ports numbered in link order as p4-utils does,
+    the p4_src given to every switch, gw as the host's default route."""
+    topo = load_topology(REPO / "topologies/mininet-p4utils-line.yaml")
+    base = "topologies/tutorials/p4utils-line"
+    assert topo.cables == ((1, Endpoint("s1", 1)), (2, Endpoint("s2", 2)))
+    assert topo.network is not None
+    s1, s2 = topo.network.nodes
+    assert s1 == NodeSpec("s1", "bmv2", bmv2_json=str(REPO / base / "../basic/routed.p4"),
+                          cli=str(REPO / base / "s1-commands.txt"))
+    assert (s2.cli, s2.device_id) == (str(REPO / base / "s2-commands.txt"), 1)
+    assert topo.network.links == (LinkSpec(Endpoint("s1", 2), Endpoint("s2", 1), 100.0),)
+
+
+def test_p4utils_hosts_and_link_ports(tmp_path: Path) -> None:
+    path = tmp_path / "p4app.json"
+    path.write_text(json.dumps({"p4_src": "r.p4", "topology": {
+        "assignment_strategy": "manual",
+        "hosts": {"h1": {"ip": "10.0.1.1/24", "gw": "10.0.1.254"}},
+        "switches": {"s1": {}, "s2": {"program": "other.json"}},
+        "links": [["h1", "s1"], ["s1", "s2", {"port1": 5, "bw": 7}], ["s2", "s1"]]}}))
+    network = load_p4app(path, "t")
+    assert network.nodes[0] == NodeSpec(
+        "h1", "host", (InterfaceSpec(0, "10.0.1.1/24", ""),),
+        ("ip route add default via 10.0.1.254 dev eth0",))
+    assert network.nodes[2].bmv2_json == str(tmp_path / "other.json")
+    assert network.links == (LinkSpec(Endpoint("h1", 0), Endpoint("s1", 1)),
+                             LinkSpec(Endpoint("s1", 5), Endpoint("s2", 1), 7.0),
+                             LinkSpec(Endpoint("s2", 2), Endpoint("s1", 6)))
+
+
+@pytest.mark.parametrize(
+    ("topology", "message"),
+    [
+        ({"assignment_strategy": "l2"}, "assignment_strategy 'l2' is not read (its automatic "
+                                        "addresses are not reproduced): write each host's ip"),
+        ({"assignment_strategy": "manual", "hosts": {"h1": {}}},
+         "hosts: h1: needs ip (assignment_strategy manual)"),
+        ({"assignment_strategy": "manual", "hosts": {"h1": {"ip": "10.0.0.1/8"}},
+          "switches": {"s1": {"program": "r.json"}}, "links": [["h1", "s1", {"delay": "5ms"}]]},
+         "options ['delay'] not supported here; known: bw, port1, port2 (delay and loss "
+         "need netem)"),
+        ({"assignment_strategy": "manual", "switches": {"s1": {}}},
+         "switches: s1: no program: give p4_src (all switches) or program"),
+    ],
+)
+def test_p4utils_errors(tmp_path: Path, topology: dict[str, Any], message: str) -> None:
+    path = tmp_path / "p4app.json"
+    path.write_text(json.dumps({"topology": topology}))
+    with pytest.raises(ConfigError, match=_literal(message)):
+        load_p4app(path, "t")

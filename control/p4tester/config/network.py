@@ -1,6 +1,7 @@
 """The network of a `lab: mininet` topology: nodes, links, and where each tester port
 is cabled. Written in the topology file under `network:`, or read from a p4lang/tutorials
-`topology.json` (config.tutorials). docs/mininet.md describes both.
+`topology.json` (config.tutorials) or a p4-utils `p4app.json` (config.p4app).
+docs/mininet.md describes them.
 
     network:
       nodes:
@@ -93,12 +94,17 @@ class NetworkSpec:
 def network_from_dict(data: object, base_dir: Path, where: str) -> NetworkSpec:
     if not isinstance(data, Mapping):
         raise ConfigError(f"{where}: expected a mapping with 'nodes' and 'links' "
-                          "(or 'tutorials: <topology.json>')")
+                          "(or 'tutorials: <topology.json>', or 'p4app: <p4app.json>')")
     if "tutorials" in data:
         from p4tester.config.tutorials import load_tutorials_topology
 
         require_keys(data, where, required=("tutorials",), optional=())
         return load_tutorials_topology(base_dir / str(data["tutorials"]), f"{where}: tutorials")
+    if "p4app" in data:
+        from p4tester.config.p4app import load_p4app
+
+        require_keys(data, where, required=("p4app",), optional=())
+        return load_p4app(base_dir / str(data["p4app"]), f"{where}: p4app")
     require_keys(data, where, required=("nodes",), optional=("links",))
     nodes = tuple(_with_base(n, base_dir) for n in _nodes(data["nodes"], f"{where}: nodes"))
     links = _links(data.get("links", []), f"{where}: links")
