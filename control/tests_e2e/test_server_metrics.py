@@ -103,11 +103,20 @@ def test_metrics_match_stats_with_traffic_stopped(server: Server, lab: Path) -> 
                                                 "trials": TRIALS, "duration": 1}})
         assert started.status_code == 201, started.text
         deadline = time.monotonic() + RUN_S
+        scrapes_during_run = 0
         while client.get("/api/current").json()["busy"]:
             assert time.monotonic() < deadline, "run did not end: " + server.log()
-            time.sleep(0.5)
+            # Live reads while trials run (counters only: the trial owns the in-band
+            # register reads) must neither fail nor disturb the trials.
+            scrape = client.get("/metrics")
+            assert scrape.status_code == 200
+            scrapes_during_run += "p4tester_stream_tx_frames_total" in scrape.text
+            assert client.get("/api/stats").json()["error"] is None
+            time.sleep(0.3)
         progress = client.get("/api/current").json()["progress"]
         assert (progress["state"], progress["trials_done"]) == ("finished", TRIALS), progress
+        assert all(point["valid"] for point in progress["points"]), progress["points"]
+        assert scrapes_during_run > 0
         metrics_text = client.get("/metrics").text
         stats_doc = client.get("/api/stats").json()
     server.stop()  # release the switch for `p4tester stats`
