@@ -16,8 +16,9 @@ source scripts/toolchain/versions.sh
 # tcpreplay offers the bench's frames (a Python sender would cost a core). python3-six: Debian
 # 12's python3-thrift imports six without depending on it, and simple_switch_CLI (run by
 # Debian's python3) needs both.
+# chromium and its driver: the dashboard's browser test (control/tests/test_server_browser.py).
 debian_packages=(python3-venv python3-pip python3-thrift python3-six iproute2 tcpdump tcpreplay
-  ethtool procps git xz-utils)
+  ethtool procps git xz-utils chromium chromium-driver)
 missing=()
 for pkg in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
