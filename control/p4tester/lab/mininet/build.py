@@ -18,6 +18,7 @@ from p4tester.config.network import Endpoint, NodeSpec
 from p4tester.config.topology import Topology
 from p4tester.lab import netdev
 from p4tester.lab.ifaces import dut_iface, tester_iface
+from p4tester.lab.mininet.lab import links_present
 from p4tester.lab.mininet.nodes import LabHost, LabIntf, LabTCIntf, ProcessSwitch
 from p4tester.lab.mininet.program import program_starter, start_reference_dut
 from p4tester.lab.mininet.router import configure_linux_dut, configure_node
@@ -164,13 +165,8 @@ class LabNetwork:
         for node in (*self.net.hosts, *self.net.switches):
             if node.shell is not None:
                 node.terminate()
-        present = set(netdev.lab_links()) | set(_links_present())
+        present = links_present()
         for name in self.root_links():
             if name in present:
                 netdev.delete_link(name)
-
-
-def _links_present() -> list[str]:
-    return [line.split(":")[1].strip().split("@")[0]
-            for line in netdev.run(["ip", "-o", "link", "show"]).splitlines()]
 

@@ -5,6 +5,8 @@ keeper left: its processes by pid, its root-namespace interfaces by name. Never 
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -59,18 +61,15 @@ def down(state: LabState, rundir: Path) -> None:
         stop_process_within(pid, STOP_TIMEOUT_S)
     for pid in reversed(state.pids[1:]):
         stop_process(pid)
-    present = set(netdev.run(["ip", "-o", "link", "show"]).split())
+    present = links_present()
     for name in state.links:
-        if f"{name}:" in present or any(p.startswith(f"{name}@") for p in present):
+        if name in present:
             netdev.delete_link(name)
     (rundir / READY_FILE).unlink(missing_ok=True)
 
 
 def stop_process_within(pid: int, timeout_s: float) -> None:
     """SIGTERM and wait up to timeout_s (the keeper stops a whole network), then KILL."""
-    import os
-    import signal
-
     try:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
@@ -88,3 +87,9 @@ def stop_process_within(pid: int, timeout_s: float) -> None:
                 return
         time.sleep(0.1)
     stop_process(pid)
+
+
+def links_present() -> set[str]:
+    """Names of the root namespace's interfaces (veth peers without their @peer)."""
+    return {line.split(":")[1].strip().split("@")[0]
+            for line in netdev.run(["ip", "-o", "link", "show"]).splitlines()}
