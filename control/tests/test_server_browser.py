@@ -101,6 +101,7 @@ def server(tmp_path: Path, browser_prerequisites: None) -> Iterator[str]:
 
 def test_dashboard_runs_a_simulated_throughput_search(server: str, tmp_path: Path) -> None:
     from selenium import webdriver
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -114,7 +115,7 @@ def test_dashboard_runs_a_simulated_throughput_search(server: str, tmp_path: Pat
     try:
         driver.set_page_load_timeout(START_S)
         driver.get(server + "/")
-        wait = WebDriverWait(driver, RUN_S)
+        wait = WebDriverWait(driver, RUN_S, ignored_exceptions=(StaleElementReferenceException,))
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#options [data-option]"))
         Select(driver.find_element(By.ID, "experiment")).select_by_value("throughput")
         Select(driver.find_element(By.NAME, "method")).select_by_value("binary")
@@ -124,20 +125,31 @@ def test_dashboard_runs_a_simulated_throughput_search(server: str, tmp_path: Pat
         driver.find_element(By.ID, "start").click()
         # The live rate chart draws TX and RX lines once counters move.
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#chart-rate polyline")) == 2)
-        first = driver.find_element(By.CSS_SELECTOR, "#chart-rate polyline.tx") \
-            .get_attribute("points")
-        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#chart-rate polyline.tx")
-                   .get_attribute("points") != first)
+        # Read in the page, in one step: the chart redraws its SVG with every live event,
+        # so an element found first and read afterwards may be gone (stale) in between.
+        tx_points = ("return document.querySelector('#chart-rate polyline.tx')"
+                     "?.getAttribute('points')")
+        first = driver.execute_script(tx_points)
+        wait.until(lambda d: d.execute_script(tx_points) not in (None, first))
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#chart-search circle"))
         # The run ends and its result table appears.
         wait.until(lambda d: d.find_element(By.ID, "result-card").is_displayed())
-        rows = driver.find_elements(By.CSS_SELECTOR, "#result-table tbody tr")
-        state = driver.find_element(By.ID, "run-state").text
-        trials_done = int(driver.find_element(By.ID, "trials-done").text)
-        result_text = driver.find_element(By.ID, "result-text").text
-        dots = driver.find_elements(By.CSS_SELECTOR, "#chart-search circle")
-        histogram_bars = driver.find_elements(By.CSS_SELECTOR, "#chart-histogram rect")
-        errors = driver.find_element(By.ID, "message").get_attribute("class")
+        # One snapshot of the page, taken in the page: live events keep redrawing it.
+        page = driver.execute_script("""
+            const all = (selector) => document.querySelectorAll(selector).length;
+            return {
+                rows: all('#result-table tbody tr'),
+                state: document.getElementById('run-state').textContent,
+                trials_done: document.getElementById('trials-done').textContent,
+                result_text: document.getElementById('result-text').innerText,
+                dots: all('#chart-search circle'),
+                histogram_bars: all('#chart-histogram rect'),
+                errors: document.getElementById('message').className,
+            };""")
+        rows, state = page["rows"], page["state"].strip()
+        trials_done = int(page["trials_done"])
+        result_text, dots = page["result_text"], page["dots"]
+        histogram_bars, errors = page["histogram_bars"], page["errors"]
         driver.execute_script("window.scrollTo(0, 0)")
         time.sleep(0.5)  # one more live event, so the chart shows the end of the run
         shot = tmp_path / "dashboard.png"
@@ -148,9 +160,9 @@ def test_dashboard_runs_a_simulated_throughput_search(server: str, tmp_path: Pat
     finally:
         driver.quit()
     assert state == "finished"
-    assert len(rows) == trials_done == len(dots)
+    assert rows == trials_done == dots
     assert trials_done >= 5
     assert result_text.splitlines()[0].split()[:3] == ["frame", "B", "NDR"]
-    assert histogram_bars  # the latency histogram has samples
+    assert histogram_bars > 0  # the latency histogram has samples
     assert errors != "warn"
     assert shot.stat().st_size > 10_000
