@@ -6,7 +6,7 @@ VENV     ?= .venv
 PYTHON   := $(VENV)/bin/python
 BUILD    := p4src/build
 
-.PHONY: help setup setup-tofino build build-tna p4info-check test unit ptf e2e demo lint bench bench-search bench-dataplane lab-up lab-down clean
+.PHONY: help setup setup-tofino calibrate build build-tna p4info-check test unit ptf e2e demo lint bench bench-search bench-dataplane lab-up lab-down clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -56,6 +56,11 @@ DEMO_OUT ?= results/demo
 
 demo:  ## the main job: lab up, NDR/PDR at 3 frame sizes, table + results + plots, lab down
 	bash scripts/demo.sh $(VENV) $(DEMO_OUT)
+
+calibrate:  ## the tester's own loss-free rate on this host (loopback lab), stored in results/calibration.json
+	$(PYTHON) -m p4tester.lab --rundir run/calibrate up topologies/loopback.yaml
+	$(PYTHON) -m p4tester.cli.main calibrate -t topologies/loopback.yaml; s=$$?; \
+	  $(PYTHON) -m p4tester.lab --rundir run/calibrate down; exit $$s
 
 lab-up:  ## bring a lab up: make lab-up TOPO=topologies/bmv2-dut.yaml
 	$(PYTHON) -m p4tester.lab up $(TOPO)
