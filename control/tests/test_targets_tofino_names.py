@@ -77,6 +77,8 @@ COUNTERS = [
     (names.RX_DUPLICATE, names.MAX_STREAMS, [names.COUNTER_PACKETS]),
     (names.LATENCY_HIST, HIST_CELLS, [names.COUNTER_PACKETS]),
     (names.QDEPTH_HIST, HIST_CELLS, [names.COUNTER_PACKETS]),
+    (names.RX_PORT, names.DEV_PORTS, PACKETS_AND_BYTES),
+    (names.TX_PORT, names.DEV_PORTS, PACKETS_AND_BYTES),
 ]
 
 

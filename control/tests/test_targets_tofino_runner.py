@@ -134,3 +134,84 @@ def test_each_trial_expects_its_own_epoch_and_counts_the_others() -> None:
     assert expected == {0: (expect, {"trial_epoch": 0x04, "rx_port": 8, "ip_version": 4}),
                         1: (expect, {"trial_epoch": 0x04, "rx_port": 0, "ip_version": 4})}
     assert (result.rx_stale, result.rx_mismatched, result.rx_foreign) == (3, 60, 0)
+
+
+# ---- self-check (issue 10): MAC counters ($PORT_STAT) against rx_port / tx_port ----------
+RX_PORT = "pipe.TesterIngress.rx_port"
+TX_PORT = "pipe.TesterEgress.tx_port"
+DEV = {1: 0, 2: 8}  # 1/0 and 2/0, both in pipe 0
+
+
+class TrafficSwitch(Switch):
+    """Earlier trials left counts everywhere; during the trial (its first sleep) each
+    stream's 1000 frames leave its TX port and arrive on its RX port: both the MACs
+    and the program count them, except `lost_in_ingress` frames of port 2 that its
+    MAC received and the pipeline never saw. `late` of those reach the program only
+    during the first settle sleep (in flight at the trial's edge)."""
+
+    def __init__(self, lost_in_ingress: int = 0, late: int = 0) -> None:
+        super().__init__()
+        self.lost, self.late, self.sleeps = lost_in_ingress, late, 0
+        for dev in DEV.values():
+            self.fake.set_port_stat(dev, 5000, 4000)
+            self.fake.count(RX_PORT, dev, 0, 4990)  # old history: never compared
+            self.fake.count(TX_PORT, dev, 0, 4000)
+
+    def sleep(self, seconds: float) -> None:
+        super().sleep(seconds)
+        self.sleeps += 1
+        if self.sleeps == 1:
+            for dev in DEV.values():
+                self.fake.add_port_stat(dev, received_ok=1000, transmitted_ok=1000)
+                self.fake.count(TX_PORT, dev, 0, 1000)
+            self.fake.count(RX_PORT, DEV[1], 0, 1000)
+            self.fake.count(RX_PORT, DEV[2], 0, 1000 - self.lost - self.late)
+        elif self.sleeps == 3 and self.late:  # poll, drain, then the first settle read
+            self.fake.count(RX_PORT, DEV[2], 0, self.late)
+
+
+def test_a_clean_trial_checks_itself_ok() -> None:
+    switch = TrafficSwitch()
+    result = switch.runner().run_trial(TrialSpec("throughput", 0, 64, 0.5, 1.0))
+    check = result.self_check
+    assert check is not None and check.ok
+    assert [(p.port, p.interface, p.interface_rx, p.program_rx, p.interface_tx, p.program_tx)
+            for p in check.ports] == [(1, "1/0", 1000, 1000, 1000, 1000),
+                                      (2, "2/0", 1000, 1000, 1000, 1000)]
+    assert (result.valid, result.error, result.invalid_reason) == (True, None, None)
+    # MAC counters from hardware, at both edges; no settle re-read for a clean trial.
+    assert switch.fake.port_stat_reads == [(0, True), (8, True), (0, True), (8, True)]
+    assert switch.slept == [0.2, 0.5]
+
+
+def test_frames_the_mac_received_but_the_program_did_not_make_the_trial_tester_limited(
+) -> None:
+    switch = TrafficSwitch(lost_in_ingress=7)
+    result = switch.runner().run_trial(TrialSpec("throughput", 0, 64, 0.5, 1.0))
+    check = result.self_check
+    assert check is not None and not check.ok
+    assert (check.rx_dropped, check.tx_dropped) == (7, 0)
+    _, port2 = check.ports
+    assert (port2.interface_rx, port2.program_rx, port2.rx_dropped) == (1000, 993, 7)
+    assert [p.ok for p in check.ports] == [True, False]
+    assert result.valid is False
+    assert result.invalid_reason == "tester-limited"
+    assert result.error == ("tester-limited: port 2: 7 of 1000 frames 2/0 received never "
+                            "reached the program")
+    # Believed only after the settle re-reads (3, 0.2 s apart).
+    assert switch.slept == [0.2, 0.5, 0.2, 0.2, 0.2]
+
+
+def test_frames_still_in_the_pipeline_after_the_drain_are_not_called_dropped() -> None:
+    switch = TrafficSwitch(late=2)
+    result = switch.runner().run_trial(TrialSpec("throughput", 0, 64, 0.5, 1.0))
+    assert result.self_check is not None and result.self_check.ok and result.valid
+    assert switch.slept == [0.2, 0.5, 0.2]  # one settle re-read found them
+
+
+def test_a_port_without_mac_counters_gives_no_self_check() -> None:
+    switch = Switch()
+    runner = switch.runner()
+    del switch.fake.tables[("$PORT_STAT", None)]
+    result = runner.run_trial(TrialSpec("throughput", 0, 64, 0.5, 1.0))
+    assert (result.self_check, result.valid) == (None, True)

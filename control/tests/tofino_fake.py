@@ -77,6 +77,9 @@ TABLES: dict[str, TableSpec] = {
     "$PORT": TableSpec(("$DEV_PORT",), {
         None: ("$SPEED", "$FEC", "$PORT_ENABLE", "$AUTO_NEGOTIATION")}),
     "$PORT_STR_INFO": TableSpec(("$PORT_NAME",), {None: ("$DEV_PORT",)}),
+    # Read-only MAC counters of every port that exists (set_port_stat sets them).
+    "$PORT_STAT": TableSpec(("$DEV_PORT",), {None: ("$FramesReceivedOK",
+                                                    "$FramesTransmittedOK")}),
     "$pre.node": TableSpec(("$MULTICAST_NODE_ID",), {
         None: ("$MULTICAST_RID", "$MULTICAST_LAG_ID", "$DEV_PORT")}),
     "$pre.mgid": TableSpec(("$MGID",), {
@@ -121,13 +124,29 @@ class FakeBfrt:
         self.tables: dict[tuple[str, int | None], dict[Any, TableEntry]] = {}
         self.registers: dict[str, dict[int, dict[str, list[int]]]] = {r: {} for r in REGISTERS}
         self.counters: dict[str, dict[int, list[CounterValue]]] = {c: {} for c in COUNTERS}
+        self.port_stat_reads: list[tuple[int, bool]] = []  # ($DEV_PORT, from_hw)
         for n in connectors:
+            dev = front_panel_dev_port(n)
             self._rows("$PORT_STR_INFO", None)[_frozen({"$PORT_NAME": f"{n}/0"})] = TableEntry(
-                {"$PORT_NAME": f"{n}/0"}, {"$DEV_PORT": front_panel_dev_port(n)})
+                {"$PORT_NAME": f"{n}/0"}, {"$DEV_PORT": dev})
+            self.set_port_stat(dev, 0, 0)
 
     # ---- test helpers --------------------------------------------------------------
     def entries(self, table: str, pipe: int | None = None) -> list[TableEntry]:
         return list(self._rows(table, pipe).values())
+
+    def set_port_stat(self, dev_port: int, received_ok: int, transmitted_ok: int) -> None:
+        """The MAC counters of a port ($PORT_STAT), as the SDE reads them."""
+        key = {"$DEV_PORT": dev_port}
+        self._rows("$PORT_STAT", None)[_frozen(key)] = TableEntry(
+            key, {"$FramesReceivedOK": received_ok, "$FramesTransmittedOK": transmitted_ok})
+
+    def add_port_stat(self, dev_port: int, received_ok: int = 0,
+                      transmitted_ok: int = 0) -> None:
+        old = self._rows("$PORT_STAT", None)[_frozen({"$DEV_PORT": dev_port})].data
+        rx, tx = old["$FramesReceivedOK"], old["$FramesTransmittedOK"]
+        assert isinstance(rx, int) and isinstance(tx, int)
+        self.set_port_stat(dev_port, rx + received_ok, tx + transmitted_ok)
 
     def set_register(self, register: str, index: int, field_name: str,
                      per_pipe: Iterable[int]) -> None:
@@ -174,8 +193,11 @@ class FakeBfrt:
             raise BfrtNotFoundError(f"{table}: no entry {dict(key)} to delete")
         self.writes.append(Write("delete", table, dict(key), pipe=pipe))
 
-    def read_entry(self, table: str, key: Key, *, pipe: int | None = None) -> TableEntry:
+    def read_entry(self, table: str, key: Key, *, pipe: int | None = None,
+                   from_hw: bool = False) -> TableEntry:
         spec = self._check_key(table, key)
+        if table == "$PORT_STAT":
+            self.port_stat_reads.append((int(str(key["$DEV_PORT"])), from_hw))
         found = self._rows(table, pipe if spec.fixed else None).get(_frozen(key))
         if found is None:
             raise BfrtNotFoundError(f"{table}: no entry {dict(key)}")

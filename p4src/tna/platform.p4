@@ -39,6 +39,19 @@ const bit<7> PKTGEN_PORT_IN_PIPE = 68;
 #define PKTGEN_APPS 8
 #endif
 const port_t CPU_PORT = TNA_CPU_PORT;
+/* Dev ports are 9 bits: per-port counters have a cell for each. */
+#define DEV_PORTS 512
+/* A front-panel (MAC) port, not the CPU port, a packet generator or a recirculation
+ * port. Tofino 1: pipe-local ports 0-63 are the MACs, 64-71 are the CPU Ethernet
+ * ports, the generators and recirculation (the PCIe CPU port 320 is pipe 2's 64).
+ * Tofino 2: pipe-local ports 0-7 are the PCIe CPU port, the CPU Ethernet ports, the
+ * generator and recirculation; the MACs are 8-71 (ASSUMED, as for the ports above).
+ * A bit test of the port, so the condition fits a gateway. */
+#if __TARGET_TOFINO__ == 2
+#define IS_FRONT_PANEL(port) ((port)[6:3] != 0)
+#else
+#define IS_FRONT_PANEL(port) ((port)[6:6] == 0)
+#endif
 /* Pipes whose generators may run an application (pipe_id is 2 bits). */
 #define PKTGEN_PIPES 4
 

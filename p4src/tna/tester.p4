@@ -33,6 +33,9 @@ control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
      * in rx_stale, RX_KIND_MISMATCHED ones in rx_mismatched. */
     Counter<bit<64>, bit<32>>(MAX_STREAMS, CounterType_t.PACKETS) rx_stale;
     Counter<bit<64>, bit<32>>(MAX_STREAMS, CounterType_t.PACKETS) rx_mismatched;
+    /* Frames from each front-panel port (index: dev port), before classification:
+     * the self-check compares them with the port's MAC counters (FramesReceivedOK). */
+    Counter<bit<64>, port_t>(DEV_PORTS, CounterType_t.PACKETS_AND_BYTES) rx_port;
 
     RxExpectation() expectation;
     RxClassifier() classifier;
@@ -44,6 +47,9 @@ control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
         if (hdr.pktgen.isValid()) {
             generator.apply(hdr, ig_dprsr_md, ig_tm_md);
         } else {
+            if (IS_FRONT_PANEL(ig_intr_md.ingress_port)) {
+                rx_port.count(ig_intr_md.ingress_port);
+            }
             /* A branch sets the bool: the classifier's condition then fits a gateway. */
             meta.parsed_whole = false;
             if (ig_prsr_md.parser_err == 0) {
@@ -78,8 +84,14 @@ control TesterEgress(inout tna_headers_t hdr, inout tna_metadata_t meta,
                      inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                      inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
     GeneratorEgress() generator;
+    /* Frames leaving each front-panel port (index: dev port): the self-check compares
+     * them with the port's MAC counters (FramesTransmittedOK). */
+    Counter<bit<64>, port_t>(DEV_PORTS, CounterType_t.PACKETS_AND_BYTES) tx_port;
 
     apply {
+        if (IS_FRONT_PANEL(eg_intr_md.egress_port)) {
+            tx_port.count(eg_intr_md.egress_port);
+        }
         generator.apply(hdr, meta, eg_intr_md, eg_prsr_md);
         if (hdr.bridge.role == ROLE_PUNTED) {
             hdr.frame.packet_in.setValid();

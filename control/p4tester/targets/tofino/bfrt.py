@@ -56,8 +56,10 @@ class BfrtClient(Protocol):
     def delete_entry(self, table: str, key: Key, *, pipe: int | None = None) -> None:
         """Remove an entry; BfrtNotFoundError if there is none."""
 
-    def read_entry(self, table: str, key: Key, *, pipe: int | None = None) -> TableEntry:
-        """One entry by key; BfrtNotFoundError if there is none."""
+    def read_entry(self, table: str, key: Key, *, pipe: int | None = None,
+                   from_hw: bool = False) -> TableEntry:
+        """One entry by key; BfrtNotFoundError if there is none. from_hw: read the
+        hardware, not the SDE's copy (port statistics: not its last poll)."""
 
     def read_entries(self, table: str, *, pipe: int | None = None) -> list[TableEntry]:
         """Every entry of a table."""

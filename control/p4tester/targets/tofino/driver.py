@@ -10,6 +10,8 @@ A trial (runner.py does this):
     target.start_trial({id: budget})   registers zeroed, budgets armed, apps enabled
     ... target.generated() until each app made its budget; target.poll_lost() now and then
     target.stop_trial(); drain; after = target.snapshot(); target.stream_stats(before, after)
+Around the snapshots target.port_counts() (the program's rx_port / tx_port) and the
+ports' MAC counters (port_stats.MacPortCounters) give the trial's self-check.
 Ports in the protocol are topology port numbers; front_panel maps them to "1/0" names.
 """
 
@@ -26,9 +28,11 @@ from p4tester.targets.tofino.apps import AppPlan, app_budget, pipe_budgets, plan
 from p4tester.targets.tofino.bfrt import BfrtClient
 from p4tester.targets.tofino.expectation import template_expectation, write_expectations
 from p4tester.targets.tofino.hardware import CORE_CLOCK_HZ, pipe_of
+from p4tester.targets.tofino.port_stats import program_port_counts
 from p4tester.targets.tofino.ports import PortSettings, bring_up_ports, check_front_panel_name
 from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE
 from p4tester.targets.tofino.readout import stream_stats, take_snapshot
+from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.snapshot import CounterSnapshot
 
 
@@ -77,6 +81,16 @@ class TofinoTarget:
     @property
     def name(self) -> str:
         return "tofino"
+
+    @property
+    def front_panel(self) -> Mapping[int, str]:
+        """Topology port -> front-panel name ("1/0")."""
+        return dict(self._front_panel)
+
+    @property
+    def dev_ports(self) -> Mapping[int, int]:
+        """Topology port -> dev port of every port the streams use (empty until prepare)."""
+        return dict(self._dev_ports)
 
     @property
     def apps(self) -> tuple[AppPlan, ...]:
@@ -180,6 +194,13 @@ class TofinoTarget:
 
     def snapshot(self) -> CounterSnapshot:
         return take_snapshot(self.client, self._app_streams())
+
+    def port_counts(self) -> ProgramPortCounts:
+        """Frames the program counted from (rx_port) and out of (tx_port) each port the
+        streams use, all pipes, keyed by topology port."""
+        if not self._dev_ports:
+            raise RuntimeError("prepare() the target first: dev ports are not known yet")
+        return program_port_counts(self.client, self._dev_ports)
 
     def stream_stats(self, before: CounterSnapshot, after: CounterSnapshot,
                      ) -> tuple[StreamStats, ...]:

@@ -71,6 +71,12 @@ RX_STALE: Final = "pipe.TesterIngress.rx_stale"
 RX_MISMATCHED: Final = "pipe.TesterIngress.rx_mismatched"
 NOT_THE_STREAMS_COUNTERS: Final = (RX_STALE, RX_MISMATCHED)
 HISTOGRAM_COUNTERS: Final = (LATENCY_HIST, QDEPTH_HIST)
+# Frames per front-panel dev port (index: dev port, 9 bits): from the port, before
+# classification (ingress), and out of it (egress); the self-check's program side.
+RX_PORT: Final = "pipe.TesterIngress.rx_port"
+TX_PORT: Final = "pipe.TesterEgress.tx_port"
+PORT_COUNTERS: Final = (RX_PORT, TX_PORT)
+DEV_PORTS: Final = 512
 
 # Histogram bins: (stream ternary, value ternary) -> set_*_bin(bin).
 LATENCY_BINS: Final = "pipe.TesterIngress.checker.bins.latency_bins"
@@ -119,6 +125,12 @@ PORT_AUTONEG: Final = "$AUTO_NEGOTIATION"
 SPEED_100G: Final = "BF_SPEED_100G"
 FEC_RS: Final = "BF_FEC_TYP_REED_SOLOMON"
 AUTONEG_DEFAULT: Final = "PM_AN_DEFAULT"  # the SDE picks by media type
+# MAC counters: $DEV_PORT -> 64-bit frame counts (read from hardware). ASSUMED from the
+# SDE's BfRt C++ port-table wrappers and BfRt Python clients that read them (the
+# bf_rt_port_tf1.json itself was not found with the search tools); check on a switch.
+PORT_STAT: Final = "$PORT_STAT"
+PORT_STAT_RX_OK: Final = "$FramesReceivedOK"
+PORT_STAT_TX_OK: Final = "$FramesTransmittedOK"
 
 # ---- Multicast, packet replication engine (bf_rt_pre_tf1.json) ----------------------
 PRE_NODE: Final = "$pre.node"

@@ -3,12 +3,18 @@
 Rates are not rounded to whole frames per second as on BMv2: the generator's timer
 makes fractional rates, and each application reports the rate it really makes
 (AppPlan.schedule), which is what TrialResult.offered_pps sums.
+
+Each trial checks itself (issue 10) as on BMv2 (tester.session): the ports' MAC
+counters ($PORT_STAT, port_stats.MacPortCounters) against the program's rx_port /
+tx_port, read programs-first before the trial and ports-first after the drain
+(tester.selfcheck says why), re-read a few times before a difference is believed.
+A trial where the tester lost frames itself is invalid, "tester-limited".
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Final
 
 from p4tester.config.errors import ConfigError
@@ -21,14 +27,18 @@ from p4tester.dataplane.constants import (
     RX_KIND_STALE,
 )
 from p4tester.experiments.runner import TrialSpec
+from p4tester.results.checks import TESTER_LIMITED, SelfCheck
 from p4tester.results.model import TrialResult
 from p4tester.streams.rates import line_rate_pps
 from p4tester.streams.template import FrameSpec, build_template
 from p4tester.targets.tofino import names
 from p4tester.targets.tofino.bfrt import BfrtClient
 from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
-from p4tester.tester.session import QDEPTH_EDGES, TrialFailed
-from p4tester.tester.snapshot import packets_between
+from p4tester.targets.tofino.port_stats import MacPortCounters
+from p4tester.tester.port_counters import InterfaceCounters, PortCounterSource
+from p4tester.tester.selfcheck import ProgramPortCounts, build_self_check
+from p4tester.tester.session import QDEPTH_EDGES, SETTLE_READS, SETTLE_S, TrialFailed
+from p4tester.tester.snapshot import CounterSnapshot, packets_between
 
 POLL_S: Final = 0.2
 # rx_lost is 32 bits: at 100G and 64 B, 2^32 lost frames take 29 s.
@@ -56,16 +66,24 @@ def stream_template(stream: StreamConfig, frame_size: int, epoch: int = 0) -> by
 
 
 class TofinoTrialRunner:
-    """TrialRunner on a Tofino tester; open() once before the first trial."""
+    """TrialRunner on a Tofino tester; open() once before the first trial.
+
+    `ports`: where the tester ports' own counters come from; by default their MAC
+    counters through the target's BfRt client. A port without them (None from the
+    source) gives trials without a self-check.
+    """
 
     def __init__(self, target: TofinoTarget, topology: Topology, profile: Profile, *,
                  sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 ports: PortCounterSource | None = None) -> None:
         self.target = target
         self.topology = topology
         self.profile = profile
         self._sleep = sleep
         self._clock = clock
+        self.ports: PortCounterSource = ports or MacPortCounters(
+            target.client, lambda: target.dev_ports, target.front_panel)
 
     def open(self) -> None:
         streams = self.profile.streams
@@ -89,14 +107,21 @@ class TofinoTrialRunner:
         target.set_templates(templates)
         target.set_stream_rates(rates)
         started = time.time()
+        ports = tuple(sorted(target.dev_ports))
         before = target.snapshot()
+        # Programs before ports at the start: see tester.selfcheck.
+        program_before = target.port_counts()
+        ports_before = self.ports.read(ports)
         target.start_trial(budgets)
         try:
             self._wait_until_sent(budgets)
         finally:
             target.stop_trial()
         self._sleep(self.profile.trial.drain_s)
-        after = target.snapshot()
+        after, check = self._settled_snapshot(ports, program_before, ports_before)
+        error = None
+        if check is not None and not check.ok:
+            error = f"{TESTER_LIMITED}: {check.describe()}"
         return TrialResult(
             experiment=spec.experiment,
             trial_index=spec.trial_index,
@@ -110,7 +135,31 @@ class TofinoTrialRunner:
             rx_stale=packets_between(before, after, names.RX_KIND, RX_KIND_STALE),
             rx_mismatched=packets_between(before, after, names.RX_KIND, RX_KIND_MISMATCHED),
             labels=spec.labels,
+            valid=error is None,
+            error=error,
+            self_check=check,
         )
+
+    def _settled_snapshot(self, ports: tuple[int, ...], program_before: ProgramPortCounts,
+                          ports_before: Mapping[int, InterfaceCounters] | None,
+                          ) -> tuple[CounterSnapshot, SelfCheck | None]:
+        """The closing snapshot and the self-check; re-read (bounded) while a frame a
+        MAC counted may still be on its way through the pipeline."""
+        check: SelfCheck | None = None
+        for attempt in range(SETTLE_READS + 1):
+            if attempt:
+                self._sleep(SETTLE_S)
+            # Ports before programs at the end: see tester.selfcheck.
+            ports_after = self.ports.read(ports)
+            program_after = self.target.port_counts()
+            after = self.target.snapshot()
+            if ports_before is None or ports_after is None:
+                return after, None
+            check = build_self_check({p: self.ports.interface(p) for p in ports}, ports_before,
+                                     ports_after, program_before, program_after)
+            if check.ok:
+                break
+        return after, check
 
     def _wait_until_sent(self, budgets: dict[int, int]) -> None:
         apps = {a.app_id: (budgets[a.stream_ids[0]], a.schedule.achieved_pps)

@@ -91,10 +91,11 @@ class SdeBfrtClient:
         self._call("delete from", table, lambda: t.entry_del(self._target(pipe),
                                                              [self._key(t, key)]))
 
-    def read_entry(self, table: str, key: Key, *, pipe: int | None = None) -> TableEntry:
+    def read_entry(self, table: str, key: Key, *, pipe: int | None = None,
+                   from_hw: bool = False) -> TableEntry:
         t = self._table(table)
         found = self._call("read", table, lambda: list(t.entry_get(
-            self._target(pipe), [self._key(t, key)], {"from_hw": False})))
+            self._target(pipe), [self._key(t, key)], {"from_hw": from_hw})))
         if not found:
             raise BfrtNotFoundError(f"{table}: no entry with key {dict(key)}")
         data, entry_key = found[0]
@@ -139,8 +140,9 @@ class SdeBfrtClient:
             values = data.to_dict()
             index = int(key.to_dict()[names.COUNTER_INDEX]["value"])
             # The server sums a symmetric counter over the pipes: one value.
+            # A PACKETS counter (rx_stale, rx_mismatched) has no bytes field.
             cells[index] = (CounterValue(int(values[names.COUNTER_PACKETS]),
-                                         int(values[names.COUNTER_BYTES])),)
+                                         int(values.get(names.COUNTER_BYTES, 0))),)
         return cells
 
     # ---- translation to the SDE's objects ------------------------------------------------
