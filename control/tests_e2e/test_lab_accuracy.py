@@ -35,8 +35,15 @@ def test_seed_004_latency_grows_linearly_with_the_dut_buffer(lab: Path, tmp_path
                         "--duration", "2")
     (fit,) = document["result"]["by_size"]  # type: ignore[index]
     fits = fit["fits"]
-    assert fits["avg"]["r_squared"] >= 0.9, fits
-    assert fits["max"]["r_squared"] >= 0.9, fits
+    report = document["report"]
+    # Issue 10: on a busy host (CI may share it) a maximum is one frame per trial and a
+    # scheduling stall decides it; the run must then say the fit is not a result, never
+    # report it as the DUT's shape. The average holds from the vouched trials anyway.
+    assert fits["avg"]["r_squared"] >= 0.9, (fits, report)
+    if fits["max"]["r_squared"] < 0.9:
+        said = [line for line in report  # type: ignore[union-attr]
+                if line.startswith("64 B: could not measure max latency vs buffer on this host")]
+        assert said, (fits, report)
     assert fits["avg"]["slope"] > 0 and fits["max"]["slope"] > 0
     # Flat minimum: over the whole sweep it moves by less than a tenth of the max's rise.
     rise_max = fits["max"]["slope"] * 80

@@ -425,7 +425,7 @@ def _handler(name: str, body: Body) -> Callable[[argparse.Namespace, Topology, P
                 fail(f"{name} stopped: {exc} (finished trials are in {output}/trials.jsonl;"
                      " fix the lab, then rerun with --resume)", args.json)
                 return exit_codes.INVALID_TRIALS
-        document = write_outputs(output, result, recorder.trials)
+        document = write_outputs(output, result, recorder.trials, text)
         document["output"] = str(output)
         emit(document, f"{text}\nresults in {output}/", args.json)
         # stderr only: with --json, stdout already holds the one result document.

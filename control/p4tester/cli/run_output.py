@@ -45,10 +45,14 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def write_outputs(output: Path, result: Any, trials: tuple[TrialResult, ...]) -> dict[str, Any]:
-    """summary.json and the CSV tables; returns the summary document."""
+def write_outputs(output: Path, result: Any, trials: tuple[TrialResult, ...],
+                  report: str = "") -> dict[str, Any]:
+    """summary.json and the CSV tables; returns the summary document. `report`: the
+    lines the run printed for a person (verdicts such as a fit that could not be
+    measured on this host), kept in the document so --json and summary.json say them too."""
     confidence = RunConfidence.of(trials)
     document = {"result": to_jsonable(result),
+                "report": report.splitlines(),
                 "trials": len(trials),
                 "invalid_trials": sum(1 for t in trials if not t.valid),
                 # How sure the run is (issue 10): trials repeated or left out and why,

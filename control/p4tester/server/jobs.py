@@ -134,7 +134,7 @@ class JobManager:
                 recorder = Recorder(ObservedRunner(runner, tracker, self._pps_at), log)
                 result, text = BODIES[experiment](args, self._topology, self._profile,
                                                   recorder, output)
-            write_outputs(output, result, recorder.trials)
+            write_outputs(output, result, recorder.trials, text)
             (output / RESULT_TEXT_FILE).write_text(text + "\n")
             tracker.end(RunState.FINISHED)
         except StopRequested:
