@@ -17,8 +17,10 @@ source scripts/toolchain/versions.sh
 # 12's python3-thrift imports six without depending on it, and simple_switch_CLI (run by
 # Debian's python3) needs both.
 # chromium and its driver: the dashboard's browser test (control/tests/test_server_browser.py).
+# mininet (its Python package and mnexec), bridge-utils, iputils-ping: the Mininet labs, which
+# use Linux bridges: Open vSwitch, which mininet recommends, is held off ("openvswitch-switch-").
 debian_packages=(python3-venv python3-pip python3-thrift python3-six iproute2 tcpdump tcpreplay
-  ethtool procps git xz-utils chromium chromium-driver)
+  ethtool procps git xz-utils chromium chromium-driver mininet bridge-utils iputils-ping)
 missing=()
 for pkg in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -29,7 +31,7 @@ if ((${#missing[@]})); then
     exit 1
   fi
   apt-get update -q
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" openvswitch-switch-
 fi
 
 # Debian's python3 (not a pyenv one): BMv2's thrift modules and Debian's
