@@ -20,7 +20,7 @@ source scripts/toolchain/versions.sh
 # mininet (its Python package and mnexec), bridge-utils, iputils-ping: the Mininet labs, which
 # use Linux bridges: Open vSwitch, which mininet recommends, is held off ("openvswitch-switch-").
 debian_packages=(python3-venv python3-pip python3-thrift python3-six iproute2 tcpdump tcpreplay
-  ethtool procps git xz-utils chromium chromium-driver mininet bridge-utils iputils-ping)
+  ethtool procps git xz-utils chromium chromium-driver mininet bridge-utils iputils-ping net-tools)
 missing=()
 for pkg in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -24,8 +24,8 @@ from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.lab import netdev
 from p4tester.lab.bmv2_dut import DUT_P4INFO, dut_settings, forwarding
+from p4tester.lab.ifaces import dut_iface
 from p4tester.lab.linux_dut import NAMESPACE
-from p4tester.lab.runner import dut_iface
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.tester.port_counters import InterfaceCounters, KernelInterfaceCounters
 from p4tester.tester.selfcheck import ProgramPortCounts

@@ -31,7 +31,7 @@ from p4tester.dataplane.constants import (
 from p4tester.dataplane.program import TesterDataplane, seeds_for_rate
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab.dut_counters import DutCounterSource, dut_counters_for
-from p4tester.lab.runner import tester_iface
+from p4tester.lab.ifaces import tester_iface
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, SelfCheck
 from p4tester.results.latency import latency_stats
