@@ -15,12 +15,12 @@ its default route. Switch entries come from cli_input (thrift CLI commands).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.json_io import read_json
 from p4tester.config.network import (
     Endpoint,
     InterfaceSpec,
@@ -38,12 +38,7 @@ LINK_OPTIONS: Final = ("bw", "port1", "port2")
 
 
 def load_p4app(path: Path, where: str) -> NetworkSpec:
-    try:
-        data: Any = json.loads(path.read_text())
-    except OSError as exc:
-        raise ConfigError(f"{where}: cannot read {path} ({exc.strerror})") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{where}: {path} is not valid JSON: {exc}") from exc
+    data: Any = read_json(path, where)
     place = f"{where} ({path})"
     topology = data.get("topology") if isinstance(data, Mapping) else None
     if not isinstance(topology, Mapping):

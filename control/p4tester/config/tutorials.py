@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.json_io import read_json
 from p4tester.config.network import (
     Endpoint,
     InterfaceSpec,
@@ -38,12 +39,7 @@ LATENCY: Final = re.compile(r"^0+(\.0*)?(ms|us|s)?$")
 
 
 def load_tutorials_topology(path: Path, where: str) -> NetworkSpec:
-    try:
-        data = json.loads(path.read_text())
-    except OSError as exc:
-        raise ConfigError(f"{where}: cannot read {path} ({exc.strerror})") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{where}: {path} is not valid JSON: {exc}") from exc
+    data: Any = read_json(path, where)
     if not isinstance(data, Mapping):
         raise ConfigError(f"{where}: {path}: expected an object with hosts, switches, links")
     place = f"{where} ({path})"
