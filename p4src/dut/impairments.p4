@@ -8,10 +8,11 @@
  * Only tester frames are impaired and counted: whatever else a lab link carries
  * (the kernel's IPv6 chatter) passes untouched. A held frame circulates through
  * the recirculation path until the port's next frame has gone out before it, so
- * the two leave swapped; a delayed frame circulates until its release time. Both
- * loops are bounded in passes: at the bound the frame leaves anyway. A duplicate
- * is a second copy right behind the first (multicast group DUP_GROUP_BASE +
- * egress port). */
+ * the two leave swapped; a delayed frame circulates until its release time, and
+ * delayed frames leave in the order they came. Both loops are bounded (a held
+ * frame in time, both in passes): at the bound the frame leaves anyway. A
+ * duplicate is a second copy right behind the first (multicast group
+ * DUP_GROUP_BASE + egress port). */
 #ifndef TESTER_DUT_IMPAIRMENTS_P4
 #define TESTER_DUT_IMPAIRMENTS_P4
 
@@ -19,8 +20,10 @@
 
 /* Held frames go to this port, which has no interface; its egress recirculates. */
 const port_t HOLD_PORT = 200;
-/* Recirculation passes a held frame waits at most (a few per frame gap at lab rates). */
-const bit<16> MAX_HOLD_PASSES = 4096;
+/* A held frame waits at most this long for its successor (switch clock, us).
+ * A bound in time rather than in loop passes: on a busy host the sender's frame
+ * gaps stretch while the loop keeps spinning, and a pass count would run out. */
+const bit<48> MAX_HOLD_US = 100000;
 /* A delayed frame's bound: on BMv2 a pass takes some microseconds, so delays up to
  * a few hundred ms are exact; a longer one ends early and is counted timed out. */
 const bit<16> MAX_DELAY_PASSES = 0xFFFF;
@@ -49,8 +52,13 @@ struct hold_metadata_t {
     @field_list(HOLD_FIELDS) port_t  out_port;
     @field_list(HOLD_FIELDS) port_t  in_port;
     @field_list(HOLD_FIELDS) bit<8>  kind;        /* HOLD_* */
-    @field_list(HOLD_FIELDS) bit<48> release_at;  /* HOLD_DELAY: switch clock, us */
-    /* HOLD_DELAY: egress saw the clock past release_at. Egress decides because
+    @field_list(HOLD_FIELDS) bit<48> release_at;  /* switch clock, us: DELAY release,
+                                                     REORDER give-up time */
+    /* HOLD_DELAY: the frame's place among its port's delayed frames. Frames due in
+     * the same loop round could otherwise leave in the order the loop happens to
+     * hold them; a delay without jitter keeps the order they came in. */
+    @field_list(HOLD_FIELDS) bit<32> ticket;
+    /* Egress saw the clock past release_at. Egress decides because
      * simple_switch keeps a recirculated frame's first ingress timestamp, while
      * the egress timestamp is taken anew at each pass. */
     @field_list(HOLD_FIELDS) bool    due;
@@ -59,7 +67,7 @@ struct hold_metadata_t {
 /* Egress side of a hold: mark a delayed frame due, and send it round again. */
 control HoldLoop(inout hold_metadata_t hold, in standard_metadata_t smeta) {
     apply {
-        if (hold.kind == HOLD_DELAY && smeta.egress_global_timestamp >= hold.release_at) {
+        if (smeta.egress_global_timestamp >= hold.release_at) {
             hold.due = true;
         }
         recirculate_preserving_field_list(HOLD_FIELDS);
@@ -74,6 +82,10 @@ control Impairments(inout hold_metadata_t hold, inout standard_metadata_t smeta)
     register<bit<32>>(DUT_PORTS) duplicate_since;
     /* Frames of the ingress port that went on to egress (not held, not dropped). */
     register<bit<32>>(DUT_PORTS) passed;
+    /* Per ingress port: the next delayed frame's ticket, and the oldest ticket not
+     * yet out. A due frame leaves only when every earlier one has left. */
+    register<bit<32>>(DUT_PORTS) delay_issued;
+    register<bit<32>>(DUT_PORTS) delay_released;
     counter(IMPAIRED_KINDS, CounterType.packets) dut_impaired;
 
     bit<32> drop_every = 0;
@@ -102,21 +114,34 @@ control Impairments(inout hold_metadata_t hold, inout standard_metadata_t smeta)
         if (smeta.instance_type == PKT_INSTANCE_TYPE_RECIRC) {
             /* A circulating frame: a held one is out once a later frame of its port
              * has gone ahead, a delayed one at the first pass after its release
-             * time (late by at most one pass); either at its pass bound. */
+             * time (late by at most one pass) once every earlier delayed frame of
+             * its port is out; either at its pass bound. */
             bool ready = hold.due;
-            bit<16> bound = MAX_DELAY_PASSES;
+            bool timed_out = hold.passes >= MAX_DELAY_PASSES;
             if (hold.kind == HOLD_REORDER) {
                 bit<32> now_passed;
                 passed.read(now_passed, (bit<32>) hold.in_port);
                 ready = now_passed != hold.epoch;
-                bound = MAX_HOLD_PASSES;
+                timed_out = timed_out || hold.due;
                 if (ready) {
                     dut_impaired.count(IMPAIRED_OVERTAKEN);
                 }
             }
+            bit<32> released;
+            delay_released.read(released, (bit<32>) hold.in_port);
+            if (hold.kind == HOLD_DELAY) {
+                /* Modulo 2^32: the ticket is at or before the oldest one not out. */
+                ready = ready && released - hold.ticket < 0x80000000;
+            }
+            bool leaves = ready || timed_out;
+            if (leaves && hold.kind == HOLD_DELAY
+                    && hold.ticket + 1 - released < 0x80000000) {
+                /* A frame out at its pass bound releases those before it too. */
+                delay_released.write((bit<32>) hold.in_port, hold.ticket + 1);
+            }
             if (ready) {
                 smeta.egress_spec = hold.out_port;
-            } else if (hold.passes >= bound) {
+            } else if (leaves) {
                 dut_impaired.count(IMPAIRED_TIMED_OUT);
                 smeta.egress_spec = hold.out_port;
             } else {
@@ -156,6 +181,7 @@ control Impairments(inout hold_metadata_t hold, inout standard_metadata_t smeta)
             hold.kind = HOLD_REORDER;
             hold.passes = 0;
             hold.due = false;
+            hold.release_at = smeta.ingress_global_timestamp + MAX_HOLD_US;
             hold.out_port = smeta.egress_spec;
             hold.in_port = smeta.ingress_port;
             smeta.egress_spec = HOLD_PORT;
@@ -172,6 +198,9 @@ control Impairments(inout hold_metadata_t hold, inout standard_metadata_t smeta)
                 hold.passes = 0;
                 hold.due = false;
                 hold.release_at = smeta.ingress_global_timestamp + (bit<48>) delay;
+                delay_issued.read(hold.ticket, port);
+                delay_issued.write(port, hold.ticket + 1);
+                hold.in_port = smeta.ingress_port;
                 hold.out_port = smeta.egress_spec;
                 smeta.egress_spec = HOLD_PORT;
             }
