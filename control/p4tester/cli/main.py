@@ -5,6 +5,7 @@
     p4tester EXPERIMENT -t TOPOLOGY -p PROFILE -o DIR   run one (see --help)
     p4tester calibrate -t LOOPBACK_TOPOLOGY       the tester's own capacity on this host
     p4tester serve -t TOPOLOGY [--simulate]       web dashboard, REST API, /metrics
+    p4tester otg -t TOPOLOGY [--bind HOST:PORT]   Open Traffic Generator API (snappi)
 
 Exit codes: 0 ok; 1 some trials invalid; 2 bad input; 3 switch unavailable;
 130 interrupted (every finished trial is already in DIR/trials.jsonl).
@@ -63,6 +64,9 @@ def build_parser(experiments: dict[str, tuple[str, Callable[[argparse.ArgumentPa
     from p4tester.server.cli import add_parser as add_serve
 
     add_serve(commands)
+    from p4tester.cli.otg_cmd import add_parser as add_otg
+
+    add_otg(commands)
     replot = commands.add_parser("replot", help="rebuild tables and plots from a results dir")
     replot.add_argument("results", type=Path)
     replot.add_argument("--json", action="store_true")
@@ -82,6 +86,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from p4tester.server.cli import serve
 
             return serve(args)
+        if args.command == "otg":
+            from p4tester.cli.otg_cmd import run as run_otg
+
+            return run_otg(args)
         if args.command == "calibrate":
             from p4tester.cli.calibrate_cmd import calibrate
 

@@ -1,0 +1,62 @@
+"""`p4tester otg`: the Open Traffic Generator API server (docs/otg.md)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from pathlib import Path
+from typing import Final
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.topology import load_topology
+from p4tester.server.settings import read_token
+
+HELP: Final = "Open Traffic Generator API server (snappi, the OTG conformance suite)"
+DEFAULT_BIND: Final = "127.0.0.1:8443"
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sub = commands.add_parser("otg", help=HELP)
+    sub.add_argument("-t", "--topology", required=True, type=Path, help="topology YAML")
+    sub.add_argument("--bind", default=DEFAULT_BIND,
+                     help=f"HOST:PORT to listen on, plain HTTP (default {DEFAULT_BIND}); a "
+                          "non-loopback address needs --token or --token-file")
+    tokens = sub.add_mutually_exclusive_group()
+    tokens.add_argument("--token", help="bearer token POST /config and /control/state need")
+    tokens.add_argument("--token-file", type=Path,
+                        help="file whose first line is that token (keeps it out of ps)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the options, open nothing on the switch until a config arrives, serve
+    until Ctrl-C."""
+    import uvicorn
+
+    from p4tester.otg.app import create_app
+    from p4tester.otg.state import OtgState
+    from p4tester.otg.switch_driver import SwitchDriver
+    from p4tester.server.settings import MIN_TOKEN_CHARS, parse_bind
+
+    bind = parse_bind(args.bind)
+    token: str | None = args.token if args.token is not None else read_token(args.token_file)
+    if token is not None and len(token) < MIN_TOKEN_CHARS:
+        raise ConfigError(f"--token: the token must be at least {MIN_TOKEN_CHARS} characters")
+    if token is None and not bind.loopback:
+        raise ConfigError(f"--bind {bind.host}:{bind.port} is not a loopback address: give "
+                          "--token or --token-file so nobody else on the network can "
+                          "configure or start traffic")
+    topology = load_topology(args.topology)
+    state = OtgState(topology, SwitchDriver(topology))
+    app = create_app(state, token)
+    host = f"[{bind.host}]" if ":" in bind.host else bind.host
+    sys.stderr.write(f"p4tester otg: OTG API on http://{host}:{bind.port} (ports "
+                     f"{', '.join(str(p.number) for p in topology.ports)})\n")
+    server = uvicorn.Server(uvicorn.Config(app, host=bind.host, port=bind.port,
+                                           log_level="warning"))
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run()
+    finally:
+        state.close()
+    return 0

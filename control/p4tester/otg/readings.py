@@ -1,0 +1,62 @@
+"""What the server reads from the tester: per-flow and per-port counters of the
+current configuration, as typed values (metrics.py turns them into OTG metrics)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from .mapping import MappedConfig, MappedFlow
+
+
+@dataclass(frozen=True, slots=True)
+class Latency:
+    minimum_ns: float
+    maximum_ns: float
+    average_ns: float
+
+
+@dataclass(frozen=True, slots=True)
+class FlowCounters:
+    """Since the flow's last start (zero before it ever started). Bytes include FCS."""
+
+    frames_tx: int = 0
+    frames_rx: int = 0
+    bytes_tx: int = 0
+    bytes_rx: int = 0
+    started: bool = False  # transmitting now
+    elapsed_s: float = 0.0  # since its start, while it transmits
+    latency: Latency | None = None  # once the flow stopped and received frames
+
+
+@dataclass(frozen=True, slots=True)
+class PortCounters:
+    """Since the configuration was applied. Bytes include FCS."""
+
+    frames_tx: int = 0
+    frames_rx: int = 0
+    bytes_tx: int = 0
+    bytes_rx: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    flows: dict[str, FlowCounters]
+    ports: dict[str, PortCounters]
+    error: str | None = None  # the last run failed: why
+
+
+class TrafficDriver(Protocol):
+    """The tester behind the OTG server (the switch, or a fake in unit tests)."""
+
+    def apply(self, config: MappedConfig) -> None: ...
+
+    def start(self, flows: tuple[MappedFlow, ...]) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def running(self) -> bool: ...
+
+    def read(self) -> Reading: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,229 @@
+"""OTG flows on the tester switch (BMv2): each flow a stream with its own rate
+and exact packet budget, run in a background thread.
+
+Start: write what each stream's frames must be (epoch, RX port, IP version),
+snapshot the counters, clear the streams' registers in-band, set the pacing
+rates, arm the budgets and seed the loops (as SwitchTrialRunner.run_trial does,
+but every flow with its own budget, and stoppable). The thread then waits
+(bounded) until every budget is sent or a stop is asked, stops the streams, lets
+the frames drain and reads the final figures: only then does the flow read as
+stopped, so a client polling for `stopped and frames_rx == count` sees final
+counts. One lock serialises every use of the P4Runtime session.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Final
+
+from p4tester.config.profile import Profile
+from p4tester.config.topology import Topology
+from p4tester.dataplane import names
+from p4tester.dataplane.constants import EPOCHS
+from p4tester.dataplane.program import seeds_for_rate
+from p4tester.streams.frame_sizes import FCS_BYTES
+from p4tester.streams.template import build_template
+from p4tester.tester.session import TesterSession, _frame_spec
+from p4tester.tester.snapshot import CounterSnapshot, bytes_between, packets_between
+
+from .errors import internal, validation
+from .mapping import MAX_BUDGET, MappedConfig, MappedFlow
+from .readings import FlowCounters, Latency, PortCounters, Reading
+
+POLL_S: Final = 0.1
+DRAIN_S: Final = 0.3
+SEND_SLACK: Final = 1.5
+SEND_GRACE_S: Final = 5.0
+JOIN_S: Final = 30.0
+NS_PER_BMV2_TICK: Final = 1000.0  # BMv2 timestamps are microseconds
+
+
+@dataclass(slots=True)
+class _Run:
+    flows: tuple[MappedFlow, ...]
+    before: CounterSnapshot
+    started: float
+    stop: threading.Event = field(default_factory=threading.Event)
+    done: bool = False
+    after: CounterSnapshot | None = None
+    ended: float | None = None
+    latency: dict[str, Latency] = field(default_factory=dict)
+    error: str | None = None
+
+
+class SwitchDriver:
+    def __init__(self, topology: Topology, *, drain_s: float = DRAIN_S) -> None:
+        if topology.switch.target != "bmv2":
+            raise validation(f"p4tester otg drives BMv2 switches for now, not "
+                             f"{topology.switch.target}")
+        self._topology = topology
+        self._drain_s = drain_s
+        self._lock = threading.RLock()
+        self._session: TesterSession | None = None
+        self._config: MappedConfig | None = None
+        self._port_base: CounterSnapshot | None = None
+        self._run: _Run | None = None
+        self._thread: threading.Thread | None = None
+        self._trials = 0
+
+    # ---- configuration ---------------------------------------------------
+    def apply(self, config: MappedConfig) -> None:
+        """Stop what runs, then (re)open the session with the config's streams."""
+        self.stop()
+        with self._lock:
+            if self._session is not None:
+                self._session.close()
+                self._session = None
+            profile = Profile(name="otg", streams=tuple(f.stream for f in config.flows),
+                              source="OTG config")
+            session = TesterSession(self._topology, profile)
+            try:
+                session.open()
+                self._port_base = CounterSnapshot.take(session.dataplane)
+            except Exception as exc:
+                session.close()
+                raise internal(f"switch {self._topology.switch.grpc}: {exc}") from exc
+            self._session = session
+            self._config = config
+            self._run = None
+
+    # ---- traffic ---------------------------------------------------------
+    def start(self, flows: tuple[MappedFlow, ...]) -> None:
+        with self._lock:
+            session = self._session
+            if session is None:
+                raise validation("no config: POST /config first")
+            if self.running():
+                raise validation("flows are transmitting: stop them before starting again")
+            dataplane = session.dataplane
+            epoch = self._trials % EPOCHS
+            self._trials += 1
+            try:
+                for flow in flows:
+                    dataplane.expect_stream(flow.stream_id, flow.stream.rx_port,
+                                            ipv6=flow.stream.ipv6, epoch=epoch)
+                before = CounterSnapshot.take(dataplane)
+                for flow in flows:
+                    dataplane.clear_stream(flow.stream_id)
+                session.target.set_stream_rates({f.stream_id: f.rate_pps for f in flows})
+                for flow in flows:
+                    dataplane.start_stream(flow.stream_id, flow.budget or MAX_BUDGET, epoch)
+                run = _Run(flows, before, time.time())
+                for flow in flows:
+                    template = build_template(_frame_spec(flow.stream, flow.frame_size, epoch))
+                    dataplane.seed_stream(flow.stream_id, template, seeds_for_rate(flow.rate_pps))
+            except Exception as exc:
+                for flow in flows:
+                    dataplane.stop_stream(flow.stream_id)
+                raise internal(f"starting flows on the switch: {exc}") from exc
+            self._run = run
+            self._thread = threading.Thread(target=self._follow, args=(session, run),
+                                            name="otg-flows", daemon=True)
+            self._thread.start()
+
+    def _follow(self, session: TesterSession, run: _Run) -> None:
+        """Until every budget is sent (bounded) or a stop; then the final figures."""
+        try:
+            self._wait_sent(session, run)
+        except Exception as exc:  # reported in the metrics' warnings, never lost
+            run.error = f"flows stopped on an error: {exc}"
+        finally:
+            try:
+                with self._lock:
+                    for flow in run.flows:
+                        session.dataplane.stop_stream(flow.stream_id)
+                time.sleep(self._drain_s)
+                with self._lock:
+                    run.after = CounterSnapshot.take(session.dataplane)
+                    run.latency = self._latencies(session, run)
+            except Exception as exc:
+                run.error = run.error or f"reading the final counters: {exc}"
+            run.ended = time.time()
+            run.done = True
+
+    def _wait_sent(self, session: TesterSession, run: _Run) -> None:
+        budgets = {f.stream_id: f.budget for f in run.flows if f.budget is not None}
+        continuous = len(budgets) < len(run.flows)
+        longest = max((f.budget / f.rate_pps for f in run.flows if f.budget is not None),
+                      default=0.0)
+        limit = longest * SEND_SLACK + SEND_GRACE_S
+        deadline = time.monotonic() + limit
+        while budgets or continuous:
+            if run.stop.wait(POLL_S):
+                return
+            if not continuous and time.monotonic() > deadline:
+                raise RuntimeError(f"streams {sorted(budgets)} did not send their budgets "
+                                   f"within {limit:.1f} s: the switch is too slow for "
+                                   "these rates")
+            with self._lock:
+                for stream_id in list(budgets):
+                    sent = session.dataplane.read_stream_registers(stream_id).generated
+                    if sent >= budgets[stream_id]:
+                        del budgets[stream_id]
+
+    def _latencies(self, session: TesterSession, run: _Run) -> dict[str, Latency]:
+        figures = {}
+        for flow in run.flows:
+            registers = session.dataplane.read_stream_registers(flow.stream_id)
+            if registers.rx_samples:
+                figures[flow.name] = Latency(
+                    minimum_ns=registers.latency_min * NS_PER_BMV2_TICK,
+                    maximum_ns=registers.latency_max * NS_PER_BMV2_TICK,
+                    average_ns=registers.latency_sum / registers.rx_samples * NS_PER_BMV2_TICK)
+        return figures
+
+    def stop(self) -> None:
+        """Stop the flows and wait (bounded) for their final figures."""
+        run, thread = self._run, self._thread
+        if run is None or thread is None:
+            return
+        run.stop.set()
+        thread.join(JOIN_S)
+
+    def running(self) -> bool:
+        return self._run is not None and not self._run.done
+
+    # ---- counters --------------------------------------------------------
+    def read(self) -> Reading:
+        with self._lock:
+            config, session, run = self._config, self._session, self._run
+            if config is None or session is None or self._port_base is None:
+                return Reading({}, {})
+            now = CounterSnapshot.take(session.dataplane)
+        flows = {f.name: FlowCounters() for f in config.flows}
+        if run is not None:
+            done = run.done
+            after = run.after if done and run.after is not None else now
+            for flow in run.flows:
+                sid = flow.stream_id
+                tx = packets_between(run.before, after, names.TX_STREAM, sid)
+                rx = packets_between(run.before, after, names.RX_STREAM, sid)
+                flows[flow.name] = FlowCounters(
+                    frames_tx=tx, frames_rx=rx,
+                    bytes_tx=bytes_between(run.before, after, names.TX_STREAM, sid)
+                    + FCS_BYTES * tx,
+                    bytes_rx=bytes_between(run.before, after, names.RX_STREAM, sid)
+                    + FCS_BYTES * rx,
+                    started=not done,
+                    elapsed_s=(run.ended or time.time()) - run.started,
+                    latency=run.latency.get(flow.name) if flow.latency else None)
+        ports = {}
+        for port in config.ports:
+            tx = packets_between(self._port_base, now, names.TX_PORT, port.number)
+            rx = packets_between(self._port_base, now, names.RX_PORT, port.number)
+            ports[port.name] = PortCounters(
+                frames_tx=tx, frames_rx=rx,
+                bytes_tx=bytes_between(self._port_base, now, names.TX_PORT, port.number)
+                + FCS_BYTES * tx,
+                bytes_rx=bytes_between(self._port_base, now, names.RX_PORT, port.number)
+                + FCS_BYTES * rx)
+        return Reading(flows, ports, run.error if run is not None else None)
+
+    def close(self) -> None:
+        self.stop()
+        with self._lock:
+            if self._session is not None:
+                self._session.close()
+                self._session = None

@@ -1,0 +1,201 @@
+"""The OTG HTTP API with a fake tester behind it: paths, bodies, the models'
+error shape, warnings, the transmit state machine and token rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from p4tester.config.topology import load_topology
+from p4tester.dataplane.constants import TESTER_UDP_DST_PORT
+from p4tester.otg.app import create_app
+from p4tester.otg.mapping import MappedConfig, MappedFlow
+from p4tester.otg.readings import FlowCounters, Latency, PortCounters, Reading
+from p4tester.otg.state import OtgState
+
+LOOPBACK = Path(__file__).resolve().parents[2] / "topologies" / "loopback.yaml"
+TOKEN = "otg-unit-token-0123456789"
+CONFIG: dict[str, Any] = {
+    "ports": [{"name": "p1", "location": "1"}, {"name": "p2", "location": "2"}],
+    "flows": [{
+        "name": "f1",
+        "tx_rx": {"choice": "port", "port": {"tx_name": "p1", "rx_names": ["p2"]}},
+        "duration": {"choice": "fixed_packets", "fixed_packets": {"packets": 100}},
+        "rate": {"choice": "pps", "pps": "50"},
+        "size": {"choice": "fixed", "fixed": 128},
+        "metrics": {"enable": True, "latency": {"enable": True}},
+        "packet": [{"choice": "ethernet", "ethernet": {}}, {"choice": "ipv4", "ipv4": {}},
+                   {"choice": "udp", "udp": {"dst_port": {"choice": "value",
+                                                          "value": TESTER_UDP_DST_PORT}}}],
+    }],
+}
+START = {"choice": "traffic", "traffic": {"choice": "flow_transmit",
+                                          "flow_transmit": {"state": "start"}}}
+STOP = {"choice": "traffic", "traffic": {"choice": "flow_transmit",
+                                         "flow_transmit": {"state": "stop"}}}
+FLOWS = {"choice": "flow", "flow": {"flow_names": []}}
+PORTS = {"choice": "port", "port": {"port_names": []}}
+
+
+class FakeDriver:
+    """Sends each started flow's budget at once; stop ends the run."""
+
+    def __init__(self) -> None:
+        self.config: MappedConfig | None = None
+        self.started: tuple[MappedFlow, ...] = ()
+        self.transmitting = False
+        self.calls: list[str] = []
+
+    def apply(self, config: MappedConfig) -> None:
+        self.calls.append("apply")
+        self.config = config
+        self.started = ()
+
+    def start(self, flows: tuple[MappedFlow, ...]) -> None:
+        self.calls.append("start")
+        self.started = flows
+        self.transmitting = True
+
+    def stop(self) -> None:
+        self.calls.append("stop")
+        self.transmitting = False
+
+    def running(self) -> bool:
+        return self.transmitting
+
+    def read(self) -> Reading:
+        flows = {f.name: FlowCounters(frames_tx=f.budget or 0, frames_rx=(f.budget or 0) - 1,
+                                      bytes_tx=(f.budget or 0) * f.frame_size,
+                                      bytes_rx=((f.budget or 0) - 1) * f.frame_size,
+                                      started=self.transmitting, elapsed_s=2.0,
+                                      latency=Latency(4000.0, 9000.0, 5000.0))
+                 for f in self.started}
+        ports = {"p1": PortCounters(frames_tx=100, bytes_tx=12800),
+                 "p2": PortCounters(frames_rx=99, bytes_rx=12672)}
+        return Reading(flows, ports)
+
+    def close(self) -> None:
+        self.calls.append("close")
+
+
+@pytest.fixture
+def driver() -> FakeDriver:
+    return FakeDriver()
+
+
+def client_for(driver: FakeDriver, token: str | None = None) -> TestClient:
+    return TestClient(create_app(OtgState(load_topology(LOOPBACK), driver), token))
+
+
+def test_version_is_the_pinned_models() -> None:
+    reply = client_for(FakeDriver()).get("/capabilities/version")
+    assert reply.status_code == 200
+    assert reply.json() == {"api_spec_version": "1.58.0", "sdk_version": "1.58.0",
+                            "app_version": "p4tester"}
+
+
+def test_config_round_trip_and_warnings(driver: FakeDriver) -> None:
+    client = client_for(driver)
+    reply = client.post("/config", json=CONFIG)
+    assert reply.status_code == 200
+    assert reply.json() == {"warnings": []}
+    assert client.get("/config").json() == CONFIG
+    assert driver.calls == ["apply"]
+
+
+def test_validation_error_shape(driver: FakeDriver) -> None:
+    client = client_for(driver)
+    bad = {**CONFIG, "ports": [{"name": "p1", "location": "localhost:5555"},
+                               {"name": "p2", "location": "2"}]}
+    reply = client.post("/config", json=bad)
+    assert reply.status_code == 400
+    assert reply.json() == {"code": 400, "kind": "validation", "errors": [
+        "ports[0].location 'localhost:5555': give a tester port number as in the topology "
+        "'loopback' (\"1\", \"2\")",
+        "flows[0].tx_rx.port.tx_name: no port named 'p1'"]}
+    assert driver.calls == []
+
+
+def test_start_metrics_stop(driver: FakeDriver) -> None:
+    client = client_for(driver)
+    client.post("/config", json=CONFIG)
+    assert client.post("/control/state", json=START).json() == {"warnings": []}
+    running = client.post("/monitor/metrics", json=FLOWS).json()
+    assert running == {"choice": "flow_metrics", "flow_metrics": [{
+        "name": "f1", "port_tx": "p1", "port_rx": "p2", "transmit": "started",
+        "frames_tx": 100, "frames_rx": 99, "bytes_tx": 12800, "bytes_rx": 12672,
+        "frames_tx_rate": 50.0, "frames_rx_rate": 49.5, "loss": 1.0,
+        "latency": {"minimum_ns": 4000.0, "maximum_ns": 9000.0, "average_ns": 5000.0}}]}
+    assert client.post("/control/state", json=STOP).json() == {"warnings": []}
+    stopped = client.post("/monitor/metrics", json=FLOWS).json()["flow_metrics"][0]
+    assert (stopped["transmit"], stopped["frames_tx_rate"]) == ("stopped", 0.0)
+    ports = client.post("/monitor/metrics", json=PORTS).json()
+    assert ports == {"choice": "port_metrics", "port_metrics": [
+        {"name": "p1", "location": "1", "link": "up", "capture": "stopped", "frames_tx": 100,
+         "frames_rx": 0, "bytes_tx": 12800, "bytes_rx": 0, "transmit": "stopped"},
+        {"name": "p2", "location": "2", "link": "up", "capture": "stopped", "frames_tx": 0,
+         "frames_rx": 99, "bytes_tx": 0, "bytes_rx": 12672, "transmit": "stopped"}]}
+    assert driver.calls == ["apply", "start", "stop"]
+
+
+def test_metrics_before_config() -> None:
+    reply = client_for(FakeDriver()).post("/monitor/metrics", json=FLOWS)
+    assert (reply.status_code, reply.json()) == (400, {
+        "code": 400, "kind": "validation", "errors": ["no config: POST /config first"]})
+
+
+@pytest.mark.parametrize(("body", "error"), [
+    ({"choice": "port", "port": {"choice": "capture", "capture": {"state": "start"}}},
+     "port.capture: port capture is not supported by the tester yet: run without captures "
+     "(conformance: otg_capture_check false)"),
+    ({"choice": "traffic", "traffic": {"choice": "flow_transmit",
+                                       "flow_transmit": {"state": "pause"}}},
+     "traffic.flow_transmit.state 'pause': the tester supports start and stop (not pause "
+     "and resume)"),
+    ({"choice": "traffic", "traffic": {"choice": "flow_transmit",
+                                       "flow_transmit": {"state": "start",
+                                                         "flow_names": ["nope"]}}},
+     "traffic.flow_transmit.flow_names: no flows named ['nope']"),
+    ({"choice": "protocol", "protocol": {}},
+     "control_state.choice 'protocol': the tester controls traffic only (no protocol "
+     "emulation)"),
+])
+def test_control_state_refusals(driver: FakeDriver, body: dict[str, Any], error: str) -> None:
+    client = client_for(driver)
+    client.post("/config", json=CONFIG)
+    reply = client.post("/control/state", json=body)
+    assert (reply.status_code, reply.json()) == (400, {"code": 400, "kind": "validation",
+                                                       "errors": [error]})
+    assert driver.calls == ["apply"]
+
+
+def test_token_needed_for_state_changes(driver: FakeDriver) -> None:
+    client = client_for(driver, TOKEN)
+    refused = client.post("/config", json=CONFIG)
+    assert refused.status_code == 401
+    assert refused.json()["kind"] == "validation"
+    wrong = client.post("/config", json=CONFIG, headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401
+    assert driver.calls == []
+    ok = client.post("/config", json=CONFIG, headers={"Authorization": f"Bearer {TOKEN}"})
+    assert ok.status_code == 200
+    # Reading needs no token.
+    assert client.post("/monitor/metrics", json=FLOWS).status_code == 200
+    assert client.get("/capabilities/version").status_code == 200
+
+
+def test_json_content_type_required(driver: FakeDriver) -> None:
+    reply = client_for(driver).post("/control/state", content=b"{}",
+                                    headers={"Content-Type": "text/plain"})
+    assert (reply.status_code, reply.json()) == (400, {
+        "code": 400, "kind": "validation",
+        "errors": ["Content-Type 'text/plain': send application/json"]})
+
+
+def test_unknown_path_in_error_shape() -> None:
+    reply = client_for(FakeDriver()).post("/monitor/capture", json={"port_name": "p1"})
+    assert reply.status_code == 404
+    assert reply.json() == {"code": 404, "kind": "validation", "errors": ["Not Found"]}

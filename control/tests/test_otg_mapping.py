@@ -1,0 +1,228 @@
+"""OTG config mapping onto tester streams: what is accepted (exact streams, rates,
+budgets) and what is refused (errors naming the field)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p4tester.config.topology import Topology, load_topology
+from p4tester.dataplane.constants import TESTER_UDP_DST_PORT
+from p4tester.otg.errors import OtgError
+from p4tester.otg.mapping import (
+    MappedConfig,
+    dataplane_has_dst_port,
+    dataplane_has_port_lists,
+    dataplane_has_tcp,
+    map_config,
+)
+from p4tester.streams.addresses import StreamAddresses
+
+LOOPBACK = Path(__file__).resolve().parents[2] / "topologies" / "loopback.yaml"
+
+
+@pytest.fixture
+def topology() -> Topology:
+    return load_topology(LOOPBACK)
+
+
+def config(**flow: Any) -> dict[str, Any]:
+    """What snappi serializes for the conformance suite's udp flow (dst port: the
+    tester's own, which every build supports)."""
+    base: dict[str, Any] = {
+        "name": "f1",
+        "tx_rx": {"choice": "port", "port": {"tx_name": "p1", "rx_names": ["p2"]}},
+        "duration": {"choice": "fixed_packets", "fixed_packets": {"gap": 12, "packets": 100}},
+        "rate": {"choice": "pps", "pps": "50"},
+        "size": {"choice": "fixed", "fixed": 128},
+        "metrics": {"enable": True, "loss": False, "timestamps": False},
+        "packet": [
+            {"choice": "ethernet", "ethernet": {
+                "src": {"choice": "value", "value": "00:00:01:01:01:01"},
+                "dst": {"choice": "value", "value": "00:00:01:01:01:02"}}},
+            {"choice": "ipv4", "ipv4": {
+                "src": {"choice": "value", "value": "1.1.1.1"},
+                "dst": {"choice": "value", "value": "1.1.1.2"}}},
+            {"choice": "udp", "udp": {
+                "src_port": {"choice": "value", "value": 5000},
+                "dst_port": {"choice": "value", "value": TESTER_UDP_DST_PORT}}},
+        ],
+    }
+    base.update(flow)
+    return {
+        "ports": [{"name": "p1", "location": "1"}, {"name": "p2", "location": "2"}],
+        "layer1": [{"name": "ly", "port_names": ["p1", "p2"], "speed": "speed_1_gbps",
+                    "mtu": 1500, "promiscuous": True}],
+        "flows": [base],
+    }
+
+
+def errors_of(document: dict[str, Any], topology: Topology) -> list[str]:
+    with pytest.raises(OtgError) as caught:
+        map_config(document, topology)
+    assert caught.value.kind == "validation"
+    assert caught.value.status == 400
+    return list(caught.value.errors)
+
+
+def test_udp_flow_maps_to_one_stream(topology: Topology) -> None:
+    mapped = map_config(config(), topology)
+    assert isinstance(mapped, MappedConfig)
+    assert [(p.name, p.number) for p in mapped.ports] == [("p1", 1), ("p2", 2)]
+    (flow,) = mapped.flows
+    assert (flow.name, flow.tx_port, flow.rx_port) == ("f1", "p1", "p2")
+    assert (flow.rate_pps, flow.budget, flow.frame_size, flow.latency) == (50, 100, 128, False)
+    stream = flow.stream
+    assert (stream.id, stream.tx_port, stream.rx_port, stream.frame_size) == (0, 1, 2, 128)
+    assert stream.ipv6 is False and stream.vlan_id is None
+    assert stream.addresses.src_mac == "00:00:01:01:01:01"
+    assert stream.addresses.dst_mac == "00:00:01:01:01:02"
+    assert (stream.addresses.src_ip, stream.addresses.dst_ip) == ("1.1.1.1", "1.1.1.2")
+    assert stream.addresses.udp_src_port == 5000
+    assert mapped.warnings == ("layer1[0].speed speed_1_gbps: port 'p1' runs at the "
+                               "topology's line rate, 5e+06 bit/s",
+                               "layer1[0].speed speed_1_gbps: port 'p2' runs at the "
+                               "topology's line rate, 5e+06 bit/s")
+
+
+def test_defaults_are_the_otg_models_and_the_testers(topology: Topology) -> None:
+    document = config()
+    flow = document["flows"][0]
+    for key in ("duration", "rate", "size", "metrics"):
+        del flow[key]
+    flow["packet"] = [{"choice": "ethernet", "ethernet": {}}, {"choice": "ipv4", "ipv4": {}},
+                      {"choice": "udp", "udp": {}}]
+    del document["layer1"]
+    mapped = map_config(document, topology).flows[0]
+    # OTG: 1000 frames/s of 64 B, continuous; absent addresses are the tester's.
+    assert (mapped.rate_pps, mapped.budget, mapped.frame_size) == (1000, None, 64)
+    assert mapped.stream.addresses == StreamAddresses()
+
+
+def test_ipv6_vlan_and_ttl(topology: Topology) -> None:
+    document = config(packet=[
+        {"choice": "ethernet", "ethernet": {}},
+        {"choice": "vlan", "vlan": {"id": {"choice": "value", "value": 10}}},
+        {"choice": "ipv6", "ipv6": {"src": {"choice": "value", "value": "2000::1"},
+                                    "dst": {"choice": "value", "value": "2000::2"},
+                                    "hop_limit": {"choice": "value", "value": 9}}},
+        {"choice": "udp", "udp": {}},
+    ])
+    stream = map_config(document, topology).flows[0].stream
+    assert (stream.ipv6, stream.vlan_id) == (True, 10)
+    assert (stream.addresses.src_ip6, stream.addresses.dst_ip6, stream.addresses.ttl) == \
+        ("2000::1", "2000::2", 9)
+
+
+@pytest.mark.parametrize(("rate", "pps"), [
+    ({"choice": "pps", "pps": "50"}, 50),
+    # 128-B frames on a 5 Mbit/s port: 5e6 / ((128 + 20) x 8) = 4222.97 frames/s.
+    ({"choice": "percentage", "percentage": 50}, 2111),
+    # L1 bits: (128 + 20) x 8 = 1184 per frame.
+    ({"choice": "kbps", "kbps": 1184}, 1000),
+    ({"choice": "bps", "bps": "118400"}, 100),
+])
+def test_rates(topology: Topology, rate: dict[str, Any], pps: int) -> None:
+    assert map_config(config(rate=rate), topology).flows[0].rate_pps == pps
+
+
+def test_rounded_rate_is_a_warning(topology: Topology) -> None:
+    mapped = map_config(config(rate={"choice": "percentage", "percentage": 50}), topology)
+    assert mapped.warnings[-1] == ("flows[0].rate: 2111.486 frames/s is sent as 2111 "
+                                   "frames/s (the tester paces whole frames per second)")
+
+
+def test_durations(topology: Topology) -> None:
+    seconds = {"choice": "fixed_seconds", "fixed_seconds": {"seconds": 2.5}}
+    assert map_config(config(duration=seconds), topology).flows[0].budget == 125
+    continuous = {"choice": "continuous", "continuous": {"gap": 12}}
+    assert map_config(config(duration=continuous), topology).flows[0].budget is None
+    burst = {"choice": "burst", "burst": {"packets": 10}}
+    assert errors_of(config(duration=burst), topology) == [
+        "flows[0].duration: 'burst' durations are not supported yet (use fixed_packets, "
+        "fixed_seconds or continuous)"]
+    odd = {"choice": "fixed_seconds", "fixed_seconds": {"seconds": 0.01}}
+    assert errors_of(config(duration=odd), topology) == [
+        "flows[0].duration.fixed_seconds.seconds: 0.01 s at 50 frames/s is not a whole "
+        "number of frames (the tester sends an exact budget); choose seconds x rate whole"]
+
+
+def test_location_must_be_a_tester_port(topology: Topology) -> None:
+    document = config()
+    document["ports"][0]["location"] = "localhost:5555"
+    errors = errors_of(document, topology)
+    assert errors[0] == ("ports[0].location 'localhost:5555': give a tester port number as in "
+                         "the topology 'loopback' (\"1\", \"2\")")
+
+
+def test_unsupported_features_are_named(topology: Topology) -> None:
+    document = config(size={"choice": "increment", "increment": {"start": 64, "end": 128}})
+    document["flows"][0]["metrics"]["timestamps"] = True
+    document["captures"] = [{"name": "ca", "port_names": ["p1"]}]
+    assert errors_of(document, topology) == [
+        "captures: not supported by the tester (it supports ports, layer1, flows, options)",
+        "flows[0].size: 'increment' sizes are not supported yet; give size.fixed",
+        "flows[0].metrics.timestamps: first/last frame timestamps are not measured by the "
+        "tester yet; set it false",
+    ]
+
+
+def test_other_headers_are_refused(topology: Topology) -> None:
+    packet = copy.deepcopy(config()["flows"][0]["packet"])
+    packet.append({"choice": "vxlan", "vxlan": {}})
+    assert errors_of(config(packet=packet), topology) == [
+        "flows[0].packet: headers ['ethernet', 'ipv4', 'udp', 'vxlan']: the tester sends "
+        "ethernet, [vlan,] ipv4 or ipv6, then udp or tcp (its own header follows as "
+        "payload); other headers are not supported yet"]
+
+
+def test_unsupported_header_field_is_named(topology: Topology) -> None:
+    packet = copy.deepcopy(config()["flows"][0]["packet"])
+    packet[1]["ipv4"]["priority"] = {"choice": "raw", "raw": {"value": 4}}
+    assert errors_of(config(packet=packet), topology) == [
+        "flows[0].packet[1].ipv4.priority: not supported by the tester"]
+
+
+def test_frame_too_small_names_the_size(topology: Topology) -> None:
+    errors = errors_of(config(size={"choice": "fixed", "fixed": 60}), topology)
+    assert errors[0].startswith("flows[0].size.fixed: frame size 60 B is outside 64..9216 B")
+
+
+def test_flows_above_line_rate(topology: Topology) -> None:
+    errors = errors_of(config(rate={"choice": "pps", "pps": 5000}), topology)
+    assert errors == ["flows: the flows from port 'p1' offer 118.4% of its line rate; lower "
+                      "their rates"]
+
+
+def test_two_receiving_ports_refused(topology: Topology) -> None:
+    flow_ports = {"choice": "port", "port": {"tx_name": "p1", "rx_names": ["p2", "p1"]}}
+    assert errors_of(config(tx_rx=flow_ports), topology) == [
+        "flows[0].tx_rx.port.rx_names: ['p2', 'p1']: the tester checks a flow on one "
+        "receiving port; give exactly one"]
+
+
+def test_port_lists_and_tcp_follow_the_data_plane(topology: Topology) -> None:
+    packet = copy.deepcopy(config()["flows"][0]["packet"])
+    packet[2]["udp"]["src_port"] = {"choice": "decrement",
+                                    "decrement": {"start": 5000, "step": 2, "count": 3}}
+    document = config(packet=packet)
+    if dataplane_has_port_lists():
+        stream: Any = map_config(document, topology).flows[0].stream
+        (variation,) = stream.vary
+        assert (variation.field, variation.values) == ("src_port", (5000, 4998, 4996))
+    else:
+        assert errors_of(document, topology)[0].startswith(
+            "flows[0].packet[2].udp.src_port: a list of ports (values, increment, decrement)")
+    packet = copy.deepcopy(config()["flows"][0]["packet"])
+    packet[2] = {"choice": "tcp", "tcp": {"dst_port": {"choice": "value", "value": 6000}}}
+    document = config(packet=packet)
+    if dataplane_has_tcp() and dataplane_has_dst_port():
+        stream = map_config(document, topology).flows[0].stream
+        assert (stream.l4, stream.addresses.l4_dst_port) == ("tcp", 6000)
+    elif not dataplane_has_tcp():
+        assert errors_of(document, topology) == [
+            "flows[0].packet[2].tcp: TCP flows need the checker that finds the tester header "
+            "after TCP (not in this build yet); use udp"]
