@@ -1,0 +1,38 @@
+"""The OTG conformance suite's data-plane back-to-back tests (udp and tcp, pinned
+commit, scripts/otg-conformance.sh) against `p4tester otg` on the BMv2 loopback
+lab: tester ports 1 and 2 are cabled to each other, which is what b2b means.
+Every test must pass; capture checks are off (the tester has no capture yet)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_otg_snappi import OtgServer, client_python
+
+from conftest import REPO
+
+# feature/b2b/packet/udp: 4 tests, feature/b2b/packet/tcp: 3 tests at b6d8068.
+SUITE_TESTS = 7
+SUITE_S = 900
+
+
+@pytest.mark.topology("loopback.yaml")
+def test_conformance_udp_tcp(lab: Path, tmp_path: Path) -> None:
+    client_python()
+    server = OtgServer(lab, tmp_path / "otg.log")
+    try:
+        server.wait_listening()
+        done = subprocess.run(
+            ["bash", str(REPO / "scripts" / "otg-conformance.sh")],
+            cwd=REPO, capture_output=True, text=True, timeout=SUITE_S, check=False,
+            env={**os.environ, "OTG_HOST": server.url})
+    finally:
+        server.stop()
+    summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    assert done.returncode == 0, f"{done.stdout[-6000:]}\n{done.stderr[-3000:]}\n{server.log()}"
+    assert re.search(rf"\b{SUITE_TESTS} passed\b", summary), summary
+    assert not re.search(r"failed|error|skipped", summary), summary
