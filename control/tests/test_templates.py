@@ -1,5 +1,5 @@
-"""Stream templates: exact sizes, header placement, and clear errors for sizes
-that cannot hold the headers."""
+"""Stream templates: exact sizes, header placement, valid checksums, and clear
+errors for sizes that cannot hold the headers."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Dot1Q, Ether
+from scapy.packet import NoPayload, Packet
 
 from p4tester.dataplane.constants import TESTER_SIGNATURE, TESTER_UDP_DST_PORT
 from p4tester.dataplane.headers import StreamRegisters, TesterHeader
@@ -16,16 +17,62 @@ from p4tester.streams.frame_sizes import Encapsulation, FrameSizeError
 from p4tester.streams.template import FrameSpec, build_template, offset_of_tester_header
 
 
+def _layers(frame: Packet) -> list[Packet]:
+    layers = []
+    layer: Packet = frame
+    while not isinstance(layer, NoPayload):
+        layers.append(layer)
+        layer = layer.payload
+    return layers
+
+
+def _recomputed_checksum(data: bytes, layer_type: type[Packet]) -> int:
+    """The layer's checksum as scapy computes it: parse, delete it, rebuild."""
+    frame = Ether(data)
+    del frame[layer_type].chksum
+    return int(Ether(bytes(frame))[layer_type].chksum)
+
+
+def _assert_checksum_valid(data: bytes, layer_type: type[Packet]) -> None:
+    carried = Ether(data)[layer_type].chksum
+    assert carried == _recomputed_checksum(data, layer_type)
+    assert carried != 0  # 0 would mean "no checksum" (IPv4) or be invalid (IPv6)
+
+
 @pytest.mark.parametrize("size", [64, 65, 128, 1518, 9216])
 def test_ipv4_template_is_frame_size_minus_fcs(size: int) -> None:
     data = build_template(FrameSpec(stream_id=3, frame_size=size))
     assert len(data) == size - 4
     frame = Ether(data)
+    assert [type(layer) for layer in _layers(frame)][:3] == [Ether, IP, UDP]
     assert frame[UDP].dport == TESTER_UDP_DST_PORT
-    assert frame[UDP].chksum == 0
+    _assert_checksum_valid(data, UDP)
+    _assert_checksum_valid(data, IP)
     assert frame[IP].len == size - 4 - 14
+    assert frame[UDP].len == size - 4 - 14 - 20
     header = TesterHeader.unpack(data[offset_of_tester_header(Encapsulation()):])
-    assert header == TesterHeader(stream_id=3, seq=0, tx_ts=0)
+    # A stream whose ports do not vary: seq and tx_ts 0, dut_qdelay = ~0.
+    assert header == TesterHeader(stream_id=3, seq=0, tx_ts=0, dut_qdelay=0xFFFF)
+
+
+@pytest.mark.parametrize("size", [84, 85, 128, 1518, 9216])
+def test_ipv6_template_carries_a_valid_udp_checksum(size: int) -> None:
+    encapsulation = Encapsulation(ipv6=True)
+    data = build_template(FrameSpec(stream_id=4, frame_size=size, encapsulation=encapsulation))
+    assert len(data) == size - 4
+    frame = Ether(data)
+    assert [type(layer) for layer in _layers(frame)][:3] == [Ether, IPv6, UDP]
+    assert frame[IPv6].plen == size - 4 - 14 - 40
+    _assert_checksum_valid(data, UDP)
+    header = TesterHeader.unpack(data[offset_of_tester_header(encapsulation):])
+    assert header == TesterHeader(stream_id=4, seq=0, tx_ts=0, dut_qdelay=0xFFFF)
+
+
+def test_a_corrupted_template_fails_the_checksum_check() -> None:
+    """The check above is not vacuous: one changed payload byte breaks the checksum."""
+    data = bytearray(build_template(FrameSpec(stream_id=3, frame_size=128)))
+    data[-1] ^= 0x01
+    assert Ether(bytes(data))[UDP].chksum != _recomputed_checksum(bytes(data), UDP)
 
 
 @pytest.mark.parametrize(
@@ -54,7 +101,10 @@ def test_ipv6_vlan_template_layers() -> None:
     frame = Ether(data)
     assert frame[Dot1Q].vlan == 7
     assert frame[IPv6].plen == 200 - 4 - 14 - 4 - 40
-    assert frame[UDP].chksum != 0
+    _assert_checksum_valid(data, UDP)
+    header = TesterHeader.unpack(data[offset_of_tester_header(Encapsulation(ipv6=True,
+                                                                            vlan_id=7)):])
+    assert header == TesterHeader(stream_id=2, dut_qdelay=0xFFFF)
 
 
 def test_too_large_frame_is_refused_with_the_range() -> None:
