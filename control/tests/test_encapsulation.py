@@ -8,6 +8,8 @@ from __future__ import annotations
 import ipaddress
 import struct
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pytest
 from scapy.contrib.gtp import GTP_U_Header, GTPPDUSessionContainer
@@ -572,3 +574,43 @@ def test_the_checksum_check_sees_the_outer_udp_checksum(outer6: bool, tunnel: st
     data[outer_udp_checksum] ^= 0x40
     with pytest.raises(AssertionError, match=r"^UDP \(layer 2\) carries checksum"):
         _verified_checksums(bytes(data))
+
+
+# ---- the minimum table of docs/encapsulations.md ------------------------------------------
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "encapsulations.md"
+_DOC_ROWS: dict[str, tuple[dict[str, Any], int]] = {  # row: Encapsulation keys, header bytes
+    "plain": ({}, 0),
+    "VLAN": ({"vlan_id": 1}, TAG),
+    "QinQ": ({"vlan_id": 1, "outer_vlan_id": 2}, 2 * TAG),
+    **{f"MPLS, {n} label{'s' if n > 1 else ''}": ({"mpls_labels": tuple(range(n))},
+                                                  n * MPLS_ENTRY) for n in (1, 2, 3, 4)},
+    "VxLAN over IPv4": ({"tunnel": _vxlan(False)}, IPV4 + UDP_H + VXLAN_H + ETH),
+    "VxLAN over IPv6": ({"tunnel": _vxlan(True)}, IPV6 + UDP_H + VXLAN_H + ETH),
+    "GTP-U over IPv4": ({"tunnel": _gtpu(False, None)}, IPV4 + UDP_H + GTPU_H),
+    "GTP-U over IPv4, with `qfi`": ({"tunnel": _gtpu(False, 1)},
+                                    IPV4 + UDP_H + GTPU_H + GTPU_OPT + PDU_SESSION_CONTAINER),
+    "GTP-U over IPv6": ({"tunnel": _gtpu(True, None)}, IPV6 + UDP_H + GTPU_H),
+    "GTP-U over IPv6, with `qfi`": ({"tunnel": _gtpu(True, 1)},
+                                    IPV6 + UDP_H + GTPU_H + GTPU_OPT + PDU_SESSION_CONTAINER),
+    **{f"SRv6, {n} segment{'s' if n > 1 else ''}": ({"tunnel": _srv6(n)},
+                                                    IPV6 + SRH_FIXED + n * SEGMENT)
+       for n in (1, 2, 3, 4)},
+}
+
+
+def test_the_docs_minimum_table_matches_the_code_and_the_header_sizes() -> None:
+    rows = {}
+    for line in DOC.read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0] in _DOC_ROWS:
+            rows[cells[0]] = tuple(int(cell) for cell in cells[1:])
+    assert set(rows) == set(_DOC_ROWS)
+    for name, (keys, extra) in _DOC_ROWS.items():
+        columns = [(False, "udp"), (False, "tcp"), (True, "udp"), (True, "tcp")]
+        by_hand = tuple(max(64, ETH + extra + (IPV6 if ipv6 else IPV4)
+                            + (TCP_H if l4 == "tcp" else UDP_H) + TESTER + FCS)
+                        for ipv6, l4 in columns)
+        by_code = tuple(Encapsulation(ipv6=ipv6, l4=l4, **keys).min_frame_size
+                        for ipv6, l4 in columns)
+        assert rows[name] == by_hand == by_code, name

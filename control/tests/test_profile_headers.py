@@ -3,6 +3,8 @@ vary): what they parse into, and errors that name the stream and the field."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +19,7 @@ from p4tester.streams.tunnels import GtpU, Srv6, Vxlan
 from p4tester.streams.variation import FieldVariation
 
 SOURCE = "p.yaml"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "encapsulations.md"
 
 
 def _profile(*streams: dict[str, Any], frame_sizes: list[int] | None = None) -> dict[str, Any]:
@@ -262,3 +265,22 @@ def test_port_pairs_of_all_streams_fit_the_data_planes_table() -> None:
     assert len(profile_from_dict(_profile(one), SOURCE).streams[0].port_pairs) == 4096
     with pytest.raises(ConfigError, match="4096"):
         profile_from_dict(_profile(one, _stream(id=1, vary=vary)), SOURCE)
+
+
+def _doc_examples() -> list[str]:
+    return re.findall(r"```yaml\n(.*?)```", DOC.read_text(), flags=re.DOTALL)
+
+
+def test_docs_examples_load_at_their_smallest_frame_size() -> None:
+    """Each profile example of docs/encapsulations.md loads, and its first frame
+    size is its encapsulation's minimum."""
+    examples = _doc_examples()
+    assert len(examples) == 9
+    names = []
+    for text in examples:
+        data = yaml.safe_load(text)
+        profile = profile_from_dict(data, str(DOC))
+        names.append(profile.name)
+        assert profile.frame_sizes[0] == profile.min_frame_size(), profile.name
+    assert names == ["ipv6-tcp", "vlan", "qinq", "mpls", "vxlan", "gtpu", "srv6", "combined",
+                     "vary"]
