@@ -35,6 +35,17 @@ const hist_bin_t HIST_OUTSIDE_BIN = 31;
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<16> ETHERTYPE_IPV6 = 0x86DD;
 const bit<16> ETHERTYPE_VLAN = 0x8100;
+const bit<16> ETHERTYPE_QINQ = 0x88A8;   /* 802.1ad service tag */
+const bit<16> ETHERTYPE_MPLS = 0x8847;
+const bit<8>  IP_PROTO_TCP   = 6;
+const bit<8>  IP_PROTO_IPV4  = 4;        /* IPv4 in IPv6 (SRv6 encapsulation) */
+const bit<8>  IP_PROTO_IPV6  = 41;
+const bit<8>  IP_PROTO_ROUTING = 43;     /* IPv6 routing header: SRv6's SRH */
+const bit<8>  SRH_ROUTING_TYPE = 4;
+const bit<4>  TCP_DATA_OFFSET_NO_OPTIONS = 5;
+const bit<16> UDP_PORT_VXLAN = 4789;
+const bit<16> UDP_PORT_GTPU  = 2152;
+const bit<8>  GTPU_MSG_GPDU  = 0xFF;
 const bit<8>  IP_PROTO_UDP   = 17;
 const bit<4>  IPV4_IHL_NO_OPTIONS = 5;
 /* IP version of a frame as the checker compares it with its stream's (rx_expected). */
@@ -42,9 +53,27 @@ const bit<8>  IP_VERSION_4 = 4;
 const bit<8>  IP_VERSION_6 = 6;
 
 /* ---- Tester header --------------------------------------------------------
- * Test frames are UDP datagrams to TESTER_UDP_DST_PORT whose payload starts with
- * the 18-byte tester header (headers.p4). The source port is free, so streams
- * can vary it for ECMP/RSS entropy. */
+ * Test frames are UDP datagrams or TCP segments whose payload starts with the
+ * 18-byte tester header (headers.p4), found by its signature whatever the ports
+ * (TESTER_UDP_DST_PORT is only the default destination port, and the one port
+ * where a frame too short for the header still counts as a truncated tester
+ * frame). The L4 may sit inside VxLAN, GTP-U or SRv6 (frame_parser.p4).
+ * Stamping is checksum-neutral: the TX side writes dut_qdelay so that the
+ * ones'-complement sum of the fields it stamps plus dut_qdelay is constant, and
+ * every UDP/TCP checksum of the template (inner and outer) stays valid. */
+#define SRH_MAX_SEGMENTS 4
+/* Tunnels over an outer IPv6 (SRv6, VxLAN/GTP-U over IPv6): deeper than Tofino's
+ * 160-byte parse depth allows (frame_parser.p4). */
+#ifndef __TARGET_TOFINO__
+#define TESTER_IPV6_TUNNELS
+#endif
+/* VxLAN and GTP-U: beyond Tofino 1's parse depth with its egress metadata. */
+#if !defined(__TARGET_TOFINO__) || __TARGET_TOFINO__ >= 2
+#define TESTER_TUNNELS
+#endif
+#define MPLS_MAX_LABELS 4
+/* tx_vary_ports entries, all streams together (per-field variation). */
+#define MAX_VARY_ENTRIES 4096
 const bit<16> TESTER_UDP_DST_PORT = 0x5054;
 const bit<24> TESTER_SIGNATURE    = 0x503454;   /* "P4T" */
 const bit<16> UDP_HEADER_BYTES    = 8;

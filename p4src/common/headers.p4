@@ -17,6 +17,13 @@ header vlan_h {
     bit<16> ether_type;
 }
 
+header mpls_h {
+    bit<20> label;
+    bit<3>  tc;
+    bit<1>  bos;          /* bottom of stack */
+    bit<8>  ttl;
+}
+
 header ipv4_h {
     bit<4>  version;
     bit<4>  ihl;
@@ -41,6 +48,68 @@ header ipv6_h {
     bit<8>   hop_limit;
     bit<128> src_addr;
     bit<128> dst_addr;
+}
+
+/* SRv6 Segment Routing Header (RFC 8754) without TLVs; its segments follow. */
+header srh_h {
+    bit<8>  next_hdr;
+    bit<8>  hdr_ext_len;
+    bit<8>  routing_type;
+    bit<8>  segments_left;
+    bit<8>  last_entry;
+    bit<8>  flags;
+    bit<16> tag;
+}
+
+header srh_segment_h {
+    bit<128> sid;
+}
+
+header tcp_h {
+    bit<16> src_port;
+    bit<16> dst_port;
+    bit<32> seq_no;
+    bit<32> ack_no;
+    bit<4>  data_offset;
+    bit<4>  reserved;
+    bit<8>  flags;
+    bit<16> window;
+    bit<16> checksum;
+    bit<16> urgent_ptr;
+}
+
+header vxlan_h {
+    bit<8>  flags;
+    bit<24> reserved;
+    bit<24> vni;
+    bit<8>  reserved2;
+}
+
+/* GTP-U (3GPP TS 29.281): the mandatory part; gtpu_opt_h follows when any of
+ * the E, S, PN flags is set, and one 4-byte extension header when E is. */
+header gtpu_h {
+    bit<3>  version;
+    bit<1>  pt;
+    bit<1>  spare;
+    bit<1>  ext_flag;
+    bit<1>  seq_flag;
+    bit<1>  npdu_flag;
+    bit<8>  msg_type;
+    bit<16> length;
+    bit<32> teid;
+}
+
+header gtpu_opt_h {
+    bit<16> seq_no;
+    bit<8>  npdu_no;
+    bit<8>  next_ext;
+}
+
+/* One extension header of length 1 (4 bytes), e.g. the PDU Session Container. */
+header gtpu_ext_h {
+    bit<8>  length;       /* in 4-byte units: 1 */
+    bit<16> content;
+    bit<8>  next_ext;
 }
 
 header udp_h {
@@ -101,17 +170,39 @@ struct headers_t {
     packet_out_h   packet_out;
     packet_in_h    packet_in;
     stream_stats_h stats;
+    /* Outer (or only) headers, in wire order. */
     ethernet_h     ethernet;
+    vlan_h         vlan_outer;   /* QinQ: the service tag before `vlan` */
     vlan_h         vlan;
+    mpls_h[MPLS_MAX_LABELS] mpls;
     ipv4_h         ipv4;
     ipv6_h         ipv6;
+#ifdef TESTER_IPV6_TUNNELS
+    srh_h          srh;
+    srh_segment_h[SRH_MAX_SEGMENTS] srh_segments;
+#endif
     udp_h          udp;
+    tcp_h          tcp;
+    /* A tunnel's payload: VxLAN carries Ethernet, GTP-U and SRv6 carry IP. */
+    vxlan_h        vxlan;
+    gtpu_h         gtpu;
+    gtpu_opt_h     gtpu_opt;
+    gtpu_ext_h     gtpu_ext;
+    ethernet_h     inner_ethernet;
+    ipv4_h         inner_ipv4;
+    ipv6_h         inner_ipv6;
+    udp_h          inner_udp;
+    tcp_h          inner_tcp;
     tester_h       tester;
 }
 
 /* What the frame parser learned beyond header validity. */
 struct frame_metadata_t {
-    bool tester_port_seen;   /* UDP to TESTER_UDP_DST_PORT: should carry a tester header */
+    /* UDP to TESTER_UDP_DST_PORT, or the signature found: should carry a tester header */
+    bool tester_port_seen;
+    /* IP_VERSION_* of the tester's own (innermost) IP, set as the parser walks:
+     * a parser constant costs Tofino no MAU stage. */
+    bit<8>  ip_version;
 }
 
 /* What a stream's frames must be in its current trial: the rx_expected entry the
@@ -129,8 +220,13 @@ struct local_metadata_t {
     stream_id_t stream;
     seq_t       initial_seq;
     bit<8>      rx_kind;
-    bool        stamped_tx;     /* egress stamped seq/tx_ts: the UDP checksum needs care */
+    bool        stamped_tx;     /* egress stamped seq/tx_ts: dut_qdelay keeps the checksums */
     rx_expectation_t expected;  /* ingress: the received frame's stream's expectation */
+    /* Egress: L4 ports a varying stream's frame got (0 when the stream does not
+     * vary them); they join the checksum-neutral stamp (constants.p4). */
+    bit<16>     vary_index;
+    bit<16>     vary_src_port;
+    bit<16>     vary_dst_port;
 }
 
 #endif

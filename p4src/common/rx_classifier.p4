@@ -11,17 +11,30 @@ control RxClassifier(in headers_t hdr, in frame_metadata_t frame, in bool parsed
                      in rx_expectation_t expected, in bit<16> rx_port,
                      out bit<8> rx_kind) {
     apply {
-        /* Set by a branch: a Tofino branch tests a bool, it does not assign one. */
-        bit<8> ip_version = IP_VERSION_6;
-        if (hdr.ipv4.isValid()) {
-            ip_version = IP_VERSION_4;
+        /* The tester's own IP and UDP are the innermost (the parser noted them):
+         * a DUT may add or remove the tunnel around them. */
+        /* The UDP length to check: the inner one in a tunnel (an outer one is
+         * longer than what it carries, so checking it is harmless); TCP has
+         * none (0xFFFF). Set by branches: a Tofino branch tests a bool, it does
+         * not assign one. */
+        bit<16> l4_length = 0xFFFF;
+#ifdef TESTER_TUNNELS
+        if (hdr.inner_udp.isValid()) {
+            l4_length = hdr.inner_udp.length;
+        } else if (hdr.udp.isValid()) {
+            l4_length = hdr.udp.length;
         }
+#else
+        if (hdr.udp.isValid()) {
+            l4_length = hdr.udp.length;
+        }
+#endif
         bit<8> epoch_flags = hdr.tester.flags & TESTER_FLAG_EPOCH_MASK;
         if (!frame.tester_port_seen) {
             rx_kind = RX_KIND_FOREIGN;
         } else if (!parsed_whole || !hdr.tester.isValid()
-                   || (hdr.udp.length[15:8] == 0
-                       && hdr.udp.length[7:0] < (bit<8>) MIN_TESTER_UDP_LENGTH)) {
+                   || (l4_length[15:8] == 0
+                       && l4_length[7:0] < (bit<8>) MIN_TESTER_UDP_LENGTH)) {
             /* Either the frame ended inside the tester header, or Ethernet
              * padding hides the cut and only the UDP length tells. The length
              * test is "< MIN_TESTER_UDP_LENGTH" split at 8 bits (the minimum is
@@ -35,7 +48,7 @@ control RxClassifier(in headers_t hdr, in frame_metadata_t frame, in bool parsed
             /* Another trial's frame (or the stream is in none): its sequence
              * numbers and timestamps belong to no figure of this trial. */
             rx_kind = RX_KIND_STALE;
-        } else if (rx_port != expected.rx_port || ip_version != expected.ip_version) {
+        } else if (rx_port != expected.rx_port || frame.ip_version != expected.ip_version) {
             /* This trial's epoch, but not what the stream's template sends where:
              * a look-alike, which would otherwise show as duplicates or reordering. */
             rx_kind = RX_KIND_MISMATCHED;

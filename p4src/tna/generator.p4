@@ -90,15 +90,9 @@ control GeneratorEgress(inout tna_headers_t hdr, inout tna_metadata_t meta,
             hdr.frame.tester.seq = take_seq.execute(stream);
             hdr.frame.tester.tx_ts = eg_prsr_md.global_tstamp[31:0];
             tx_stream.count(stream);
+            /* The deparser makes the stamp checksum-neutral (constants.p4): the
+             * template carries stream id, seq and tx_ts 0 and dut_qdelay 0xFFFF. */
             meta.local.stamped_tx = true;
-            if (hdr.frame.ipv4.isValid()) {
-                hdr.frame.udp.checksum = 0;
-            } else {
-                /* The template's checksum covers the stamped fields as zeros (the
-                 * controller sends stream id, seq and tx_ts 0): its complement is the
-                 * sum of everything else, to which the deparser adds the stamps. */
-                meta.udp_residual = ~hdr.frame.udp.checksum;
-            }
         }
     }
 }

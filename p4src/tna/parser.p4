@@ -11,8 +11,8 @@ parser TesterIngressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadat
     FrameParser() frame_parser;
 
     state start {
-        meta.local = {{false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0}};
-        meta.udp_residual = 0;
+        meta.local = {{false, 0}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0},
+                      0, 0, 0};
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
         transition select(ig_intr_md.ingress_port[6:0]) {
@@ -50,8 +50,8 @@ parser TesterEgressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadata
     FrameParser() frame_parser;
 
     state start {
-        meta.local = {{false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0}};
-        meta.udp_residual = 0;
+        meta.local = {{false, 0}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0},
+                      0, 0, 0};
         pkt.extract(eg_intr_md);
         pkt.extract(hdr.bridge);
         frame_parser.apply(pkt, hdr.frame, meta.local.frame);
@@ -62,13 +62,14 @@ parser TesterEgressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadata
 control TesterEgressDeparser(packet_out pkt, inout tna_headers_t hdr, in tna_metadata_t meta,
                              in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     EmitFrame() emit_frame;
-    Checksum() udp_checksum;
+    Checksum() stamp_checksum;
 
     apply {
-        if (meta.local.stamped_tx && hdr.frame.ipv6.isValid()) {
-            hdr.frame.udp.checksum = udp_checksum.update({
-                hdr.frame.tester.stream_id, hdr.frame.tester.seq, hdr.frame.tester.tx_ts,
-                meta.udp_residual});
+        /* ~(sum of the stamps): with it, every UDP/TCP checksum of the template,
+         * inner and outer, holds for the stamped copy. */
+        if (meta.local.stamped_tx) {
+            hdr.frame.tester.dut_qdelay = stamp_checksum.update({
+                hdr.frame.tester.stream_id, hdr.frame.tester.seq, hdr.frame.tester.tx_ts});
         }
         pkt.emit(hdr.frame.packet_in);
         emit_frame.apply(pkt, hdr.frame);

@@ -103,7 +103,6 @@ struct tna_metadata_t {
     local_metadata_t   local;
     bool               parsed_whole;  /* ingress: the parser reported no error */
     checker_metadata_t checker;
-    bit<16>          udp_residual;  /* egress: UDP checksum without the stamped fields */
 }
 
 #endif

@@ -1,8 +1,11 @@
-/* v1model checksum controls shared by the tester and the reference DUT.
- * IPv4 headers are never changed, and IPv4/UDP test frames carry a zero UDP
- * checksum (allowed by RFC 768). IPv6 forbids a zero UDP checksum, so it is
- * recomputed over the pseudo header, the UDP header, the tester header and the
- * rest of the payload whenever the tester header was rewritten. */
+/* v1model checksum controls of the tester and the reference DUT. IP headers are
+ * never changed. The tester's stamp is checksum-neutral (constants.p4): it
+ * writes dut_qdelay = the checksum of what it stamped, so that every UDP and TCP
+ * checksum the controller computed for the template, inner and outer, holds for
+ * each copy. The reference DUT stamps queue figures into plain IPv4/IPv6 UDP
+ * frames: IPv4 ones carry a zero UDP checksum then, IPv6 forbids that, so it
+ * recomputes the UDP checksum over the pseudo header, the UDP header, the tester
+ * header and the rest of the payload. */
 #ifndef TESTER_V1MODEL_CHECKSUMS_P4
 #define TESTER_V1MODEL_CHECKSUMS_P4
 
@@ -13,10 +16,22 @@ control NoChecksumVerify(inout headers_t hdr, inout local_metadata_t meta) {
     apply { }
 }
 
+control TesterStampChecksum(inout headers_t hdr, inout local_metadata_t meta) {
+    apply {
+        /* csum16 = ~(ones'-complement sum): with it, stamped fields + dut_qdelay
+         * sum to 0xFFFF, as in the template (seq, tx_ts 0; dut_qdelay = ~ports). */
+        update_checksum(meta.stamped_tx && hdr.tester.isValid(),
+                        { hdr.tester.seq, hdr.tester.tx_ts,
+                          meta.vary_src_port, meta.vary_dst_port },
+                        hdr.tester.dut_qdelay, HashAlgorithm.csum16);
+    }
+}
+
 control TesterHeaderChecksums(inout headers_t hdr, inout local_metadata_t meta) {
     apply {
         update_checksum_with_payload(
-            meta.stamped_tx && hdr.ipv6.isValid() && hdr.udp.isValid() && hdr.tester.isValid(),
+            meta.stamped_tx && hdr.ipv6.isValid() && hdr.udp.isValid() && hdr.tester.isValid()
+                && !hdr.inner_ipv4.isValid() && !hdr.inner_ipv6.isValid(),
             { hdr.ipv6.src_addr,
               hdr.ipv6.dst_addr,
               16w0, hdr.udp.length,

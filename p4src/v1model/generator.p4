@@ -79,6 +79,57 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
     /* Frames that left the tester, per stream (bytes without FCS). */
     counter(MAX_STREAMS, CounterType.packets_and_bytes) tx_stream;
 
+    /* Per-field variation: frame i of a varying stream carries the L4 ports of
+     * entry i mod count (the index restarts at each trial's CLEAR). */
+    register<bit<16>>(MAX_STREAMS) vary_next;
+    bit<16> vary_count = 0;
+
+    action vary(bit<16> count) {
+        vary_count = count;
+    }
+
+    /* Controller writes: stream -> vary(count of tx_vary_ports entries); none: the
+     * template's ports. */
+    table tx_vary {
+        key = { hdr.tester.stream_id : exact @name("stream"); }
+        actions = { vary; NoAction; }
+        default_action = NoAction();
+        size = MAX_STREAMS;
+    }
+
+    action set_ports(bit<16> src_port, bit<16> dst_port) {
+        meta.vary_src_port = src_port;
+        meta.vary_dst_port = dst_port;
+    }
+
+    /* Controller writes: (stream, index 0..count-1) -> set_ports(...). */
+    table tx_vary_ports {
+        key = {
+            hdr.tester.stream_id : exact @name("stream");
+            meta.vary_index      : exact @name("index");
+        }
+        actions = { set_ports; NoAction; }
+        default_action = NoAction();
+        size = MAX_VARY_ENTRIES;
+    }
+
+    /* The L4 header that carries the tester header: the innermost. */
+    action write_ports() {
+        if (hdr.inner_udp.isValid()) {
+            hdr.inner_udp.src_port = meta.vary_src_port;
+            hdr.inner_udp.dst_port = meta.vary_dst_port;
+        } else if (hdr.inner_tcp.isValid()) {
+            hdr.inner_tcp.src_port = meta.vary_src_port;
+            hdr.inner_tcp.dst_port = meta.vary_dst_port;
+        } else if (hdr.tcp.isValid()) {
+            hdr.tcp.src_port = meta.vary_src_port;
+            hdr.tcp.dst_port = meta.vary_dst_port;
+        } else {
+            hdr.udp.src_port = meta.vary_src_port;
+            hdr.udp.dst_port = meta.vary_dst_port;
+        }
+    }
+
     action stamp_tx_frame() {
         seq_t seq;
         tx_next_seq.read(seq, (bit<32>) hdr.tester.stream_id);
@@ -92,14 +143,20 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
     apply {
         if (meta.ctrl_op == CTRL_OP_CLEAR) {
             tx_next_seq.write((bit<32>) meta.stream, meta.initial_seq);
+            vary_next.write((bit<32>) meta.stream, 0);
         } else if (meta.ctrl_op == CTRL_OP_READ) {
             tx_next_seq.read(hdr.stats.tx_next_seq, (bit<32>) meta.stream);
         } else if (smeta.egress_port >= PACER_PORT_BASE && smeta.egress_port <= PACER_PORT_LAST) {
             recirculate_preserving_field_list(RECIRC_FIELDS_NONE);
         } else if (smeta.egress_rid == REPLICA_TX && hdr.tester.isValid()) {
             stamp_tx_frame();
-            if (hdr.ipv4.isValid()) {
-                hdr.udp.checksum = 0;
+            if (tx_vary.apply().hit) {
+                vary_next.read(meta.vary_index, (bit<32>) hdr.tester.stream_id);
+                vary_next.write((bit<32>) hdr.tester.stream_id,
+                                meta.vary_index + 1 >= vary_count ? 16w0 : meta.vary_index + 1);
+                if (tx_vary_ports.apply().hit) {
+                    write_ports();
+                }
             }
         }
     }

@@ -114,4 +114,4 @@ control TesterEgress(inout headers_t hdr, inout local_metadata_t meta,
 }
 
 V1Switch(TesterParser(), NoChecksumVerify(), TesterIngress(), TesterEgress(),
-         TesterHeaderChecksums(), TesterDeparser()) main;
+         TesterStampChecksum(), TesterDeparser()) main;

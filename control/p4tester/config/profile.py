@@ -6,9 +6,17 @@
     latency_bins_us: [0, 10, 20, 50, 100, 200, 500, 1000]   # or {log_high_us: 100000}
     streams:
       - {id: 0, tx_port: 1, rx_port: 2, share: 0.5}
-      - {id: 1, tx_port: 1, rx_port: 2, share: 0.5, udp_src_port: 50000,
+      - {id: 1, tx_port: 1, rx_port: 2, share: 0.4, udp_src_port: 50000,
          vlan_id: 10, ipv6: false}
+      - {id: 2, tx_port: 1, rx_port: 2, share: 0.1, l4: tcp, outer_vlan_id: 100,
+         vlan_id: 10, mpls_labels: [16, 17], tunnel: {vxlan: {vni: 42, src_ip: 10.0.0.1,
+         dst_ip: 10.0.0.2}}, vary: {src_port: {start: 5000, step: 2, count: 10}}}
     search: {method: mlrsearch, pdr_loss_ratio: 0.005, relative_width: 0.005}
+
+Stream header keys: addresses (src_mac, dst_mac, src_ip, dst_ip, src_ip6, dst_ip6,
+udp_src_port = the UDP or TCP source port, l4_dst_port, ttl, dscp, flow_label),
+vlan_id, outer_vlan_id (QinQ), mpls_labels (1-4), ipv6, l4 (udp | tcp), tunnel and
+vary (config/stream_headers.py).
 
 `share` is the part of its TX port's offered load a stream carries: at load L the
 stream sends L x share x the port's line rate (in frames/s for the frame size).
@@ -22,26 +30,35 @@ from pathlib import Path
 from typing import Any
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.stream_headers import parse_tunnel, parse_vary
 from p4tester.config.topology import Topology
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
-from p4tester.dataplane.constants import MAX_STREAMS
+from p4tester.dataplane.constants import MAX_STREAMS, TESTER_UDP_DST_PORT
 from p4tester.dataplane.program import bin_ranges
 from p4tester.results.latency import log_bin_edges
 from p4tester.streams.addresses import ADDRESS_FIELDS, StreamAddresses
 from p4tester.streams.frame_sizes import (
     RFC2544_FRAME_SIZES,
     Encapsulation,
+    EncapsulationError,
     FrameSizeError,
     check_frame_size,
 )
 from p4tester.streams.imix import SIMPLE_IMIX, ImixError, ImixProfile
 from p4tester.streams.rates import l1_frame_bits
+from p4tester.streams.tunnels import Tunnel
+from p4tester.streams.variation import (
+    MAX_VARY_ENTRIES,
+    FieldVariation,
+    VariationError,
+    port_pairs,
+)
 
 SEARCH_METHODS = ("mlrsearch", "binary")
 DEFAULT_LOG_HIGH_US = 1_000_000
 
 _STREAM_KEYS = ("id", "tx_port", "rx_port", "share", *ADDRESS_FIELDS, "vlan_id", "ipv6",
-                "frame_size", "imix")
+                "outer_vlan_id", "mpls_labels", "l4", "tunnel", "vary", "frame_size", "imix")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +72,27 @@ class StreamConfig:
     ipv6: bool = False
     # A fixed frame size (IMIX members): the stream ignores the trial's frame size.
     frame_size: int | None = None
+    outer_vlan_id: int | None = None
+    mpls_labels: tuple[int, ...] = ()
+    l4: str = "udp"
+    tunnel: Tunnel | None = None
+    vary: tuple[FieldVariation, ...] = ()
 
     def size_in(self, trial_frame_size: int) -> int:
         return self.frame_size if self.frame_size is not None else trial_frame_size
 
     @property
     def encapsulation(self) -> Encapsulation:
-        return Encapsulation(ipv6=self.ipv6, vlan_id=self.vlan_id)
+        return Encapsulation(ipv6=self.ipv6, vlan_id=self.vlan_id,
+                             outer_vlan_id=self.outer_vlan_id, mpls_labels=self.mpls_labels,
+                             l4=self.l4, tunnel=self.tunnel)
+
+    @property
+    def port_pairs(self) -> tuple[tuple[int, int], ...]:
+        """The (source, destination) L4 ports frame 0, 1, ... carry; () when fixed."""
+        dst = self.addresses.l4_dst_port
+        return port_pairs(self.vary, self.addresses.udp_src_port,
+                          TESTER_UDP_DST_PORT if dst is None else dst)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +195,23 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
         imix = fields.pop("imix", None)
         fields["addresses"] = StreamAddresses(**{k: fields.pop(k) for k in ADDRESS_FIELDS
                                                  if k in fields})
-        members = [StreamConfig(**fields)] if imix is None else _imix_streams(fields, imix, here)
+        if "tunnel" in fields:
+            fields["tunnel"] = parse_tunnel(fields["tunnel"], f"{here}: tunnel")
+        if "vary" in fields:
+            fields["vary"] = parse_vary(fields["vary"], here)
+        if "mpls_labels" in fields:
+            labels = fields["mpls_labels"]
+            if not isinstance(labels, list) or not all(isinstance(v, int) for v in labels):
+                raise ConfigError(f"{here}: mpls_labels: expected a list of labels")
+            fields["mpls_labels"] = tuple(labels)
+        try:
+            members = ([StreamConfig(**fields)] if imix is None
+                       else _imix_streams(fields, imix, here))
+            for stream in members:
+                stream.encapsulation  # noqa: B018 (validates the headers)
+                stream.port_pairs  # noqa: B018 (validates the variation)
+        except (EncapsulationError, VariationError) as exc:
+            raise ConfigError(f"{here}: {exc}") from exc
         for stream in members:
             if not 0 <= stream.id < MAX_STREAMS:
                 raise ConfigError(f"{here}: stream id {stream.id} is out of range "
@@ -177,6 +224,11 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
                 except FrameSizeError as exc:
                     raise ConfigError(f"{here}: stream {stream.id}: {exc}") from exc
         streams.extend(members)
+    pairs = sum(len(s.port_pairs) for s in streams)
+    if pairs > MAX_VARY_ENTRIES:
+        raise ConfigError(f"{where}: the streams' port variations take {pairs} entries, more "
+                          f"than the data plane's {MAX_VARY_ENTRIES} for all streams together; "
+                          "vary fewer values")
     ids = [s.id for s in streams]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:

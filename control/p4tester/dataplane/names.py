@@ -11,6 +11,8 @@ LATENCY_BINS: Final = "TesterIngress.checker.bins.latency_bins"
 QDEPTH_BINS: Final = "TesterIngress.checker.bins.qdepth_bins"
 FOREIGN_TRAFFIC: Final = "TesterIngress.foreign.foreign_traffic"
 RX_EXPECTED: Final = "TesterIngress.expectation.rx_expected"
+TX_VARY: Final = "TesterEgress.generator.tx_vary"
+TX_VARY_PORTS: Final = "TesterEgress.generator.tx_vary_ports"
 
 # Actions
 GEN_RUN: Final = "TesterIngress.generator.run"
@@ -22,6 +24,8 @@ PUNT_FOREIGN: Final = "TesterIngress.foreign.punt_foreign"
 FORWARD_FOREIGN: Final = "TesterIngress.foreign.forward_foreign"
 RX_EXPECT: Final = "TesterIngress.expectation.expect"
 RX_NOT_IN_TRIAL: Final = "TesterIngress.expectation.not_in_trial"
+VARY: Final = "TesterEgress.generator.vary"
+SET_PORTS: Final = "TesterEgress.generator.set_ports"
 
 # Counters
 RX_KIND: Final = "TesterIngress.rx_kind"

@@ -175,6 +175,35 @@ class TesterDataplane:
             if not _only_code(exc, "NOT_FOUND"):
                 raise
 
+    def set_port_variation(self, stream_id: int, pairs: Sequence[tuple[int, int]]) -> None:
+        """Frame i of the stream leaves with the L4 ports pairs[i mod len(pairs)]
+        (streams.variation.port_pairs); () for the template's ports. The cycle
+        restarts at clear_stream."""
+        check_stream_id(stream_id)
+        count_entry = build_table_entry(self.schema, names.TX_VARY,
+                                        {"stream": Exact(stream_id)}, names.VARY,
+                                        {"count": len(pairs)})
+        if not pairs:
+            self._delete_if_present(count_entry)
+            return
+        # Pairs first, the count last: the data plane never indexes a pair that is
+        # not there. Pairs beyond a shorter new cycle stay, never indexed.
+        for index, (src, dst) in enumerate(pairs):
+            self._upsert(self._pair_entry(stream_id, index, src, dst))
+        self._upsert(count_entry)
+
+    def _pair_entry(self, stream_id: int, index: int, src: int, dst: int) -> object:
+        return build_table_entry(self.schema, names.TX_VARY_PORTS,
+                                 {"stream": Exact(stream_id), "index": Exact(index)},
+                                 names.SET_PORTS, {"src_port": src, "dst_port": dst})
+
+    def _delete_if_present(self, entry: object) -> None:
+        try:
+            self.client.delete(entry)
+        except WriteError as exc:
+            if not _only_code(exc, "NOT_FOUND"):
+                raise
+
     def seed_stream(self, stream_id: int, template: bytes, seeds: int) -> None:
         """Put `seeds` copies of the template into the stream's pacing loop."""
         check_stream_id(stream_id)

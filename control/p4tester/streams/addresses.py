@@ -21,8 +21,11 @@ class StreamAddresses:
     dst_ip: str = DEFAULT_DST_IP
     src_ip6: str = "2001:db8::1"
     dst_ip6: str = "2001:db8:1::1"
-    udp_src_port: int = 0xC020  # RFC 2544 appendix C test frames use 0xC020
+    udp_src_port: int = 0xC020  # L4 (UDP or TCP) source port; RFC 2544 appendix C uses 0xC020
+    l4_dst_port: int | None = None  # None: the tester's own port (TESTER_UDP_DST_PORT)
     ttl: int = 64
+    dscp: int = 0        # IPv4 TOS / IPv6 traffic class, upper 6 bits
+    flow_label: int = 0  # IPv6 only
 
 
 ADDRESS_FIELDS: Final = tuple(StreamAddresses.__slots__)

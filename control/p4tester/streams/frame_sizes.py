@@ -1,4 +1,4 @@
-"""Frame-size facts of test frames, without scapy: header sizes per encapsulation,
+"""Frame-size facts of test frames, without scapy: the encapsulation, its header sizes,
 the smallest frame that holds the tester header, and the size checks.
 
 Frame size counts as RFC 2544 does: the Ethernet frame including its 4-byte FCS.
@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from p4tester.dataplane.constants import TESTER_HEADER_BYTES
+from p4tester.streams.tunnels import Tunnel
+from p4tester.streams.tunnels import describe as describe_tunnel
 
 # RFC 2544 section 9.1: the frame sizes of Ethernet benchmarks.
 RFC2544_FRAME_SIZES: Final = (64, 128, 256, 512, 1024, 1280, 1518)
@@ -23,18 +25,51 @@ MIN_ETHERNET_FRAME = 64
 MAX_FRAME = 9216
 
 
+MPLS_BYTES = 4
+TCP_BYTES = 20
+MPLS_MAX_LABELS = 4  # p4src/common/constants.p4
+
+
+class EncapsulationError(ValueError):
+    """Headers the tester cannot send or find its header behind."""
+
+
 @dataclass(frozen=True, slots=True)
 class Encapsulation:
-    """Which headers precede UDP: IPv4 or IPv6, with or without one VLAN tag."""
+    """The headers in front of the tester header, outermost first: Ethernet, an
+    optional QinQ service tag and VLAN tag, an MPLS label stack, a tunnel (whose
+    outer IP replaces the stream's at the top), the stream's IPv4 or IPv6, UDP or TCP."""
 
     ipv6: bool = False
     vlan_id: int | None = None
+    outer_vlan_id: int | None = None  # 802.1ad service tag (QinQ), outside vlan_id
+    mpls_labels: tuple[int, ...] = ()
+    l4: str = "udp"
+    tunnel: Tunnel | None = None
+
+    def __post_init__(self) -> None:
+        for name, vid in (("vlan_id", self.vlan_id), ("outer_vlan_id", self.outer_vlan_id)):
+            if vid is not None and not 0 <= vid < 4096:
+                raise EncapsulationError(f"{name} {vid} is outside 0..4095")
+        if self.outer_vlan_id is not None and self.vlan_id is None:
+            raise EncapsulationError("outer_vlan_id (QinQ) needs vlan_id, the inner tag")
+        if len(self.mpls_labels) > MPLS_MAX_LABELS:
+            raise EncapsulationError(f"{len(self.mpls_labels)} MPLS labels; the tester "
+                                     f"parses at most {MPLS_MAX_LABELS}")
+        for label in self.mpls_labels:
+            if not 0 <= label < 1 << 20:
+                raise EncapsulationError(f"MPLS label {label} is outside 0..1048575")
+        if self.l4 not in ("udp", "tcp"):
+            raise EncapsulationError(f"l4 {self.l4!r} must be 'udp' or 'tcp'")
 
     @property
     def header_bytes(self) -> int:
+        """Bytes before the tester header."""
+        tags = VLAN_BYTES * ((self.vlan_id is not None) + (self.outer_vlan_id is not None))
+        tunnel = self.tunnel.header_bytes if self.tunnel is not None else 0
         l3 = IPV6_BYTES if self.ipv6 else IPV4_BYTES
-        tag = VLAN_BYTES if self.vlan_id is not None else 0
-        return ETHERNET_BYTES + tag + l3 + UDP_BYTES
+        l4 = TCP_BYTES if self.l4 == "tcp" else UDP_BYTES
+        return ETHERNET_BYTES + tags + MPLS_BYTES * len(self.mpls_labels) + tunnel + l3 + l4
 
     @property
     def min_frame_size(self) -> int:
@@ -43,9 +78,15 @@ class Encapsulation:
 
     def describe(self) -> str:
         parts = ["Ethernet"]
+        if self.outer_vlan_id is not None:
+            parts.append(f"QinQ {self.outer_vlan_id}")
         if self.vlan_id is not None:
             parts.append(f"VLAN {self.vlan_id}")
-        parts += ["IPv6" if self.ipv6 else "IPv4", "UDP", "tester"]
+        if self.mpls_labels:
+            parts.append("MPLS " + ",".join(str(label) for label in self.mpls_labels))
+        if self.tunnel is not None:
+            parts.append(describe_tunnel(self.tunnel))
+        parts += ["IPv6" if self.ipv6 else "IPv4", self.l4.upper(), "tester"]
         return "/".join(parts)
 
 

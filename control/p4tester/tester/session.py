@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.topology import Topology
@@ -194,6 +194,8 @@ class SwitchTrialRunner:
         for plan in plans:
             dataplane.start_stream(plan.stream.id, plan.budget, epoch)
         for plan in plans:
+            dataplane.set_port_variation(plan.stream.id, plan.stream.port_pairs)
+        for plan in plans:
             template = build_template(
                 _frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch))
             dataplane.seed_stream(plan.stream.id, template, seeds_for_rate(plan.rate_pps))
@@ -316,7 +318,17 @@ def _program_ports(snapshot: CounterSnapshot) -> ProgramPortCounts:
 
 
 def _frame_spec(stream: StreamConfig, frame_size: int, epoch: int) -> FrameSpec:
+    return frame_spec(stream, frame_size, epoch)
+
+
+def frame_spec(stream: StreamConfig, frame_size: int, epoch: int) -> FrameSpec:
+    """The stream's template at this size and epoch; a varying stream's template
+    carries its first port pair (the data plane rewrites them frame by frame)."""
+    addresses = stream.addresses
+    pairs = stream.port_pairs
+    if pairs:
+        addresses = replace(addresses, udp_src_port=pairs[0][0], l4_dst_port=pairs[0][1])
     return FrameSpec(
-        stream_id=stream.id, frame_size=frame_size, addresses=stream.addresses, epoch=epoch,
-        encapsulation=stream.encapsulation,
+        stream_id=stream.id, frame_size=frame_size, addresses=addresses, epoch=epoch,
+        encapsulation=stream.encapsulation, varies_ports=bool(pairs),
     )

@@ -51,6 +51,13 @@ def target_from_config(client: BfrtClient, topology: Topology, profile: Profile)
     if topology.switch.target != "tofino":
         raise ConfigError(f"{topology.source or topology.name}: switch target is "
                           f"{topology.switch.target!r}; the Tofino runner needs target: tofino")
+    for stream in profile.streams:
+        # Tofino 1's parse depth leaves tunnels out (p4src/common/constants.p4), and
+        # p4src/tna has no port-variation tables: such frames would leave unstamped.
+        if stream.tunnel is not None or stream.vary:
+            what = "a tunnel" if stream.tunnel is not None else "port variation (vary)"
+            raise ConfigError(f"{profile.source}: stream {stream.id}: {what} is not supported "
+                              "on Tofino 1 (BMv2 supports it); drop it from the stream")
     streams = [StreamPorts(s.id, s.tx_port, s.rx_port) for s in profile.streams]
     return TofinoTarget(client, streams, {p.number: p.front_panel for p in topology.ports})
 

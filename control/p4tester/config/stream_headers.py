@@ -1,0 +1,85 @@
+"""The header keys of a profile's stream: tunnel and per-field variation.
+
+    tunnel: {vxlan: {vni: 42, src_ip: 10.0.0.1, dst_ip: 10.0.0.2}}
+    tunnel: {gtpu: {teid: 0x1234, src_ip: 10.0.0.1, dst_ip: 10.0.0.2, qfi: 9}}
+    tunnel: {srv6: {src_ip: "2001:db8::a", segments: ["2001:db8::b", "2001:db8::c"]}}
+    vary: {src_port: [5000, 5050, 5100], dst_port: {start: 6000, step: -2, count: 10}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.yaml_io import require_keys
+from p4tester.streams.tunnels import GtpU, Srv6, Tunnel, TunnelError, Vxlan
+from p4tester.streams.variation import FieldVariation, VariationError, stepped
+
+_TUNNELS: dict[str, Any] = {"vxlan": Vxlan, "gtpu": GtpU, "srv6": Srv6}
+
+
+def parse_tunnel(data: object, where: str) -> Tunnel:
+    if not isinstance(data, Mapping) or len(data) != 1 or next(iter(data)) not in _TUNNELS:
+        raise ConfigError(f"{where}: expected one of {{vxlan: {{...}}}}, {{gtpu: {{...}}}}, "
+                          "{srv6: {...}}")
+    kind, fields = next(iter(data.items()))
+    cls = _TUNNELS[kind]
+    if not isinstance(fields, Mapping):
+        raise ConfigError(f"{where}: {kind}: expected a mapping")
+    require_keys(fields, f"{where}: {kind}",
+                 required=tuple(k for k in cls.__slots__ if k not in _DEFAULTED[kind]),
+                 optional=_DEFAULTED[kind])
+    values = dict(fields)
+    if kind == "srv6":
+        segments = values.get("segments")
+        if not isinstance(segments, list):
+            raise ConfigError(f"{where}: srv6: segments: expected a list of IPv6 addresses")
+        values["segments"] = tuple(str(s) for s in segments)
+    for key in ("src_ip", "dst_ip"):
+        if key in values:
+            values[key] = str(values[key])
+    for key in ("vni", "teid", "qfi"):
+        value = values.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise ConfigError(f"{where}: {kind}: {key} must be a whole number, got {value!r}")
+    try:
+        tunnel: Tunnel = cls(**values)
+    except (TunnelError, TypeError) as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
+    return tunnel
+
+
+_DEFAULTED: dict[str, tuple[str, ...]] = {
+    "vxlan": ("inner_src_mac", "inner_dst_mac"),
+    "gtpu": ("qfi",),
+    "srv6": (),
+}
+
+
+def parse_vary(data: object, where: str) -> tuple[FieldVariation, ...]:
+    """`where` names the stream; errors name `vary` and the field."""
+    here = f"{where}: vary"
+    if not isinstance(data, Mapping) or not data:
+        raise ConfigError(f"{here}: expected {{src_port: [...] | {{start, step, count}}, "
+                          "dst_port: ...}")
+    variations = []
+    for name, spec in data.items():
+        field_here = f"{here}: {name}"
+        if isinstance(spec, Mapping):
+            require_keys(spec, field_here, required=("start", "count"), optional=("step",))
+            numbers = [spec["start"], spec.get("step", 1), spec["count"]]
+        elif isinstance(spec, list):
+            numbers = list(spec)
+        else:
+            raise ConfigError(f"{field_here}: expected a list of values or "
+                              "{start, step, count}")
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+            raise ConfigError(f"{field_here}: expected whole numbers, got {numbers}")
+        try:
+            values = stepped(*numbers) if isinstance(spec, Mapping) else tuple(numbers)
+            variations.append(FieldVariation(str(name), values))
+        except VariationError as exc:
+            # The variation's own messages start with "vary:".
+            raise ConfigError(f"{where}: {exc}") from exc
+    return tuple(variations)

@@ -1,0 +1,71 @@
+"""Per-field variation of a stream's frames: L4 source and destination ports.
+
+Frame i of a varying stream carries values[i mod len(values)] of each varied
+field. The data plane cycles through one table of (source, destination) pairs
+per stream (p4src/v1model/generator.p4 tx_vary_ports), so two fields of
+different lengths take lcm(len, len) entries.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Final
+
+VARIABLE_FIELDS: Final = ("src_port", "dst_port")
+# tx_vary_ports entries of all streams together (p4src/common/constants.p4).
+MAX_VARY_ENTRIES: Final = 4096
+
+
+class VariationError(ValueError):
+    """A variation the data plane cannot stamp."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldVariation:
+    field: str
+    values: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if self.field not in VARIABLE_FIELDS:
+            raise VariationError(f"vary: field {self.field!r} cannot vary; the tester varies "
+                                 f"{', '.join(VARIABLE_FIELDS)}")
+        if not self.values:
+            raise VariationError(f"vary: {self.field}: give at least one value")
+        for value in self.values:
+            if not 0 <= value <= 0xFFFF:
+                raise VariationError(f"vary: {self.field}: {value} is not a port (0..65535)")
+
+
+def stepped(start: int, step: int, count: int) -> tuple[int, ...]:
+    """start, start+step, ... (count values; a negative step decrements), as
+    OTG's increment/decrement and the profiles' {start, step, count} mean."""
+    if count < 1:
+        raise VariationError(f"vary: count {count} must be at least 1")
+    values = tuple(start + i * step for i in range(count))
+    bad = [v for v in values if not 0 <= v <= 0xFFFF]
+    if bad:
+        raise VariationError(f"vary: start {start}, step {step}, count {count} reaches "
+                             f"{bad[0]}, outside 0..65535")
+    return values
+
+
+def port_pairs(variations: tuple[FieldVariation, ...], src_port: int,
+               dst_port: int) -> tuple[tuple[int, int], ...]:
+    """The (source, destination) pairs frame 0, 1, ... carry, one cycle; () when
+    nothing varies. A field that does not vary keeps the template's port."""
+    if not variations:
+        return ()
+    by_field = {v.field: v.values for v in variations}
+    if len(by_field) != len(variations):
+        raise VariationError("vary: a field is listed twice")
+    sources = by_field.get("src_port", (src_port,))
+    destinations = by_field.get("dst_port", (dst_port,))
+    cycle = math.lcm(len(sources), len(destinations))
+    if cycle > MAX_VARY_ENTRIES:
+        raise VariationError(
+            f"vary: {len(sources)} source x {len(destinations)} destination ports repeat "
+            f"every {cycle} frames, more than the data plane's {MAX_VARY_ENTRIES} entries; "
+            "choose counts where one divides the other")
+    return tuple((sources[i % len(sources)], destinations[i % len(destinations)])
+                 for i in range(cycle))

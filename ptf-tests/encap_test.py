@@ -1,0 +1,178 @@
+"""Encapsulations, TCP, any ports: the generator stamps the tester header where
+it sits behind each encapsulation and changes nothing else but the checksum-neutral
+dut_qdelay; the checker finds the header there; varying streams cycle their L4
+ports."""
+
+from __future__ import annotations
+
+import ptf.testutils as tu
+
+from p4tester.dataplane.constants import RX_KIND_COUNT, RX_KIND_FOREIGN, RX_KIND_STREAM
+from p4tester.dataplane.headers import TesterHeader
+from p4tester.dataplane.program import pacer_port
+from p4tester.streams.addresses import StreamAddresses
+from p4tester.streams.frame_sizes import Encapsulation
+from p4tester.streams.template import (
+    FrameSpec,
+    build_template,
+    offset_of_tester_header,
+    stamp_compensation,
+)
+from p4tester.streams.tunnels import GtpU, Srv6, Vxlan
+from p4tester.streams.variation import FieldVariation, port_pairs, stepped
+
+from checker_base import CheckerTest
+from tester_base import PORT_A, PORT_B, TesterBaseTest
+
+ENCAPSULATIONS = (
+    Encapsulation(),
+    Encapsulation(l4="tcp"),
+    Encapsulation(ipv6=True, l4="tcp"),
+    Encapsulation(vlan_id=10, outer_vlan_id=100),
+    Encapsulation(mpls_labels=(16, 17, 18, 19)),
+    Encapsulation(vlan_id=20, mpls_labels=(300,), ipv6=True),
+    Encapsulation(tunnel=Vxlan(42, "10.0.0.1", "10.0.0.2")),
+    Encapsulation(ipv6=True, tunnel=Vxlan(43, "2001:db8:f::1", "2001:db8:f::2")),
+    Encapsulation(tunnel=GtpU(0x1234, "10.0.0.1", "10.0.0.2")),
+    Encapsulation(ipv6=True, l4="tcp", tunnel=GtpU(0x99, "10.0.0.1", "10.0.0.2", qfi=9)),
+    Encapsulation(tunnel=Srv6("2001:db8::a", ("2001:db8::b",))),
+    Encapsulation(ipv6=True, tunnel=Srv6("2001:db8::a", ("2001:db8::b", "2001:db8::c",
+                                                           "2001:db8::d", "2001:db8::e"))),
+)
+SEEDS = 2
+TESTER_SEQ = slice(6, 10)
+TESTER_TX_TS = slice(10, 14)
+TESTER_QDELAY = slice(16, 18)
+
+
+def size_for(enc: Encapsulation) -> int:
+    return max(128, enc.min_frame_size)
+
+
+def l4_ports(frame: bytes, enc: Encapsulation) -> tuple[int, int]:
+    """The ports of the L4 header right before the tester header."""
+    l4_start = offset_of_tester_header(enc) - (20 if enc.l4 == "tcp" else 8)
+    return (int.from_bytes(frame[l4_start:l4_start + 2], "big"),
+            int.from_bytes(frame[l4_start + 2:l4_start + 4], "big"))
+
+
+class EncapGeneratorTest(TesterBaseTest):
+    def run_encap(self, stream_id: int, spec: FrameSpec, budget: int,
+            pairs: tuple[tuple[int, int], ...] = ()) -> tuple[bytes, list[bytes]]:
+        self.tester.configure_stream(stream_id, PORT_A)
+        self.set_queue_rate(pacer_port(stream_id), 400)
+        self.tester.set_port_variation(stream_id, pairs)
+        self.tester.clear_stream(stream_id)
+        self.tester.start_stream(stream_id, budget)
+        template = build_template(spec)
+        self.tester.seed_stream(stream_id, template, SEEDS)
+        frames = self.receive_frames(PORT_A, budget, timeout_s=5.0)
+        self.assert_no_more_frames(PORT_A)
+        self.assertEqual(len(frames), budget)
+        return template, frames
+
+
+class StampsBehindEveryEncapsulation(EncapGeneratorTest):
+    """Seq and TX timestamp land in the tester header behind each encapsulation,
+    dut_qdelay is ~(seq + tx_ts) so the template's checksums hold, and every
+    other byte is the template's."""
+
+    def runTest(self) -> None:
+        for stream_id, enc in enumerate(ENCAPSULATIONS):
+            spec = FrameSpec(stream_id=stream_id, frame_size=size_for(enc), encapsulation=enc)
+            template, frames = self.run_encap(stream_id, spec, budget=3)
+            at = offset_of_tester_header(enc)
+            for seq, frame in enumerate(frames):
+                where = f"{enc.describe()} frame {seq}"
+                self.assertEqual(len(frame), len(template), where)
+                header = TesterHeader.unpack(frame[at:])
+                self.assertEqual((header.stream_id, header.seq), (stream_id, seq), where)
+                self.assertEqual(header.dut_qdelay,
+                                 stamp_compensation(header.seq, header.tx_ts, 0, 0,
+                                                    widths=(32, 32, 16, 16)), where)
+                self.assertEqual(frame[:at + TESTER_SEQ.start], template[:at + TESTER_SEQ.start],
+                                 where)
+                self.assertEqual(frame[at + TESTER_QDELAY.stop:],
+                                 template[at + TESTER_QDELAY.stop:], where)
+                self.assertEqual(frame[at + TESTER_TX_TS.stop:at + TESTER_QDELAY.start],
+                                 template[at + TESTER_TX_TS.stop:at + TESTER_QDELAY.start], where)
+
+
+class VariesPortsFrameByFrame(EncapGeneratorTest):
+    """Frame i carries pair i mod len: 2 source x 3 destination ports cycle in 6."""
+
+    def runTest(self) -> None:
+        for stream_id, enc in ((1, Encapsulation()), (2, Encapsulation(ipv6=True, l4="tcp")),
+                               (3, Encapsulation(tunnel=Vxlan(7, "10.0.0.1", "10.0.0.2")))):
+            pairs = port_pairs((FieldVariation("src_port", stepped(5000, 2, 2)),
+                                FieldVariation("dst_port", stepped(6000, -2, 3))), 0, 0)
+            self.assertEqual(pairs, ((5000, 6000), (5002, 5998), (5000, 5996),
+                                     (5002, 6000), (5000, 5998), (5002, 5996)))
+            addresses = StreamAddresses(udp_src_port=pairs[0][0], l4_dst_port=pairs[0][1])
+            spec = FrameSpec(stream_id=stream_id, frame_size=size_for(enc), encapsulation=enc,
+                             addresses=addresses, varies_ports=True)
+            _template, frames = self.run_encap(stream_id, spec, budget=8, pairs=pairs)
+            at = offset_of_tester_header(enc)
+            self.assertEqual([l4_ports(f, enc) for f in frames],
+                             [pairs[i % 6] for i in range(8)], enc.describe())
+            for frame in frames:
+                header = TesterHeader.unpack(frame[at:])
+                src, dst = l4_ports(frame, enc)
+                self.assertEqual(header.dut_qdelay,
+                                 stamp_compensation(header.seq, header.tx_ts, src, dst,
+                                                    widths=(32, 32, 16, 16)))
+
+
+class ChecksBehindEveryEncapsulation(CheckerTest):
+    """Frames of each encapsulation, sent into the tester, are their stream's: the
+    checker counts them in order; the IP version it checks is the innermost."""
+
+    def runTest(self) -> None:
+        for stream_id, enc in enumerate(ENCAPSULATIONS):
+            self.tester.expect_stream(stream_id, self.rx_port, ipv6=enc.ipv6)
+            template = build_template(FrameSpec(stream_id=stream_id, frame_size=size_for(enc),
+                                                encapsulation=enc))
+            at = offset_of_tester_header(enc)
+            frames = []
+            for seq in range(3):
+                frame = bytearray(template)
+                frame[at + TESTER_SEQ.start:at + TESTER_SEQ.stop] = seq.to_bytes(4, "big")
+                frames.append(bytes(frame))
+            self.send_raw(frames)
+            self.assert_stream_figures(stream_id, received=3, next_expected=3, lost=0,
+                                       gap_events=0, reordered=0, duplicates=0)
+        kinds = self.rx_kinds()
+        self.assertEqual(kinds[RX_KIND_STREAM], 3 * len(ENCAPSULATIONS))
+        self.assertEqual(sum(kinds), 3 * len(ENCAPSULATIONS))
+
+    def send_raw(self, frames: list[bytes]) -> None:
+        for frame in frames:
+            tu.send_packet(self, self.rx_port, frame)
+            self.sent += 1
+        self.settle()
+
+
+class SignatureFoundOnAnyPort(CheckerTest):
+    """A UDP or TCP payload to any port is the tester's when it starts with the
+    signature; without it, the frame is foreign."""
+
+    def runTest(self) -> None:
+        frames = []
+        for stream_id, enc, port in ((4, Encapsulation(), 6000), (5, Encapsulation(l4="tcp"), 80)):
+            spec = FrameSpec(stream_id=stream_id, frame_size=128, encapsulation=enc,
+                             addresses=StreamAddresses(l4_dst_port=port))
+            frames.append(build_template(spec))
+        other = bytearray(frames[0])
+        at = offset_of_tester_header(Encapsulation())
+        other[at:at + 3] = b"XYZ"
+        for frame in (*frames, bytes(other)):
+            tu.send_packet(self, PORT_B, frame)
+            self.sent += 1
+        self.settle()
+        kinds = self.rx_kinds()
+        self.assertEqual(kinds, [2 if k == RX_KIND_STREAM else 1 if k == RX_KIND_FOREIGN else 0
+                                 for k in range(RX_KIND_COUNT)])
+        self.assert_stream_figures(4, received=1, next_expected=1, lost=0, gap_events=0,
+                                   reordered=0, duplicates=0)
+        self.assert_stream_figures(5, received=1, next_expected=1, lost=0, gap_events=0,
+                                   reordered=0, duplicates=0)
