@@ -188,3 +188,97 @@ def test_fixed_count_equals_capture(otg_server: OtgServer, tmp_path: Path) -> No
     assert out["capture"] == {"code": 400, "kind": "validation", "errors": [
         "port.capture: port capture is not supported by the tester yet: run without captures "
         "(conformance: otg_capture_check false)"]}
+
+
+# Three flows at once from port 1 to port 2, told apart by source MAC: a fixed
+# count, a fixed duration and a continuous one stopped by the client once the
+# other two are done. (name, size, pps, duration, MAC)
+FLOWS = (("count", 64, 100, ("fixed_packets", 150), "02:00:00:00:0b:01"),
+         ("seconds", 256, 60, ("fixed_seconds", 2), "02:00:00:00:0b:02"),
+         ("endless", 512, 50, ("continuous", 0), "02:00:00:00:0b:03"))
+MULTI_CLIENT = textwrap.dedent("""
+    import json, sys, time
+    import snappi
+    api = snappi.api(location=sys.argv[1], verify=False, version_check=True)
+    flows = json.loads(sys.argv[2])
+    c = api.config()
+    c.ports.add(name="p1", location="1")
+    c.ports.add(name="p2", location="2")
+    for name, size, pps, (kind, amount), mac in flows:
+        f = c.flows.add(name=name)
+        f.tx_rx.port.tx_name = "p1"
+        f.tx_rx.port.rx_names = ["p2"]
+        if kind == "fixed_packets":
+            f.duration.fixed_packets.packets = amount
+        elif kind == "fixed_seconds":
+            f.duration.fixed_seconds.seconds = amount
+        else:
+            f.duration.continuous.gap = 12
+        f.rate.pps = pps
+        f.size.fixed = size
+        f.metrics.enable = True
+        eth, ip, udp = f.packet.ethernet().ipv4().udp()
+        eth.src.value = mac
+    api.set_config(c)
+
+    def metrics():
+        req = api.metrics_request()
+        req.flow.flow_names = []
+        return {m.name: m for m in api.get_metrics(req).flow_metrics}
+
+    def wait(names):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            m = metrics()
+            if all(m[n].transmit == "stopped" for n in names):
+                return m
+            time.sleep(0.1)
+        raise SystemExit("flows did not stop: %s" % names)
+
+    cs = api.control_state()
+    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
+    api.set_control_state(cs)
+    finite = wait(["count", "seconds"])
+    out = {"endless_while_others_stopped": finite["endless"].transmit}
+    cs = api.control_state()
+    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.STOP
+    api.set_control_state(cs)
+    final = wait([f[0] for f in flows])
+    out["flows"] = {n: json.loads(m.serialize()) for n, m in final.items()}
+    print(json.dumps(out))
+""")
+# The pacer's inter-frame time on the wire, as tcpdump timestamps it: the span of
+# a flow's frames at the receiving port is (frames - 1) / pps within this fraction.
+RATE_TOLERANCE = 0.1
+
+
+def _frames_by_mac(path: Path) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {}
+    for frame in rdpcap(str(path)):
+        if frame.haslayer(Ether):
+            times.setdefault(frame[Ether].src, []).append(float(frame.time))
+    return times
+
+
+@pytest.mark.topology("loopback.yaml")
+def test_flows_durations_rates_sizes(otg_server: OtgServer, tmp_path: Path) -> None:
+    python = client_python()
+    pcap = tmp_path / "rx.pcap"
+    with capture_received(ifaces.tester_iface(2), pcap) as stats:
+        done = subprocess.run([str(python), "-c", MULTI_CLIENT, otg_server.url,
+                               json.dumps(FLOWS)], capture_output=True, text=True,
+                              timeout=CLIENT_S, check=False)
+    assert done.returncode == 0, done.stderr + otg_server.log()
+    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["endless_while_others_stopped"] == "started"
+    assert stats.dropped_by_capture == 0
+    captured = _frames_by_mac(pcap)
+    for name, size, pps, (kind, amount), mac in FLOWS:
+        flow = out["flows"][name]
+        tx, rx = int(flow["frames_tx"]), int(flow["frames_rx"])
+        expected = {"fixed_packets": amount, "fixed_seconds": amount * pps}.get(kind, tx)
+        assert (name, tx, rx, len(captured[mac])) == (name, expected, expected, expected)
+        assert (int(flow["bytes_tx"]), int(flow["bytes_rx"])) == (tx * size, tx * size)
+        span = captured[mac][-1] - captured[mac][0]
+        assert abs(span - (tx - 1) / pps) <= RATE_TOLERANCE * (tx - 1) / pps, (name, span)
+    assert int(out["flows"]["endless"]["frames_tx"]) > 0

@@ -40,17 +40,28 @@ JOIN_S: Final = 30.0
 NS_PER_BMV2_TICK: Final = 1000.0  # BMv2 timestamps are microseconds
 
 
+@dataclass(frozen=True, slots=True)
+class _Final:
+    """A stopped flow's closing snapshot and latency."""
+
+    after: CounterSnapshot
+    latency: Latency | None
+    ended: float
+
+
 @dataclass(slots=True)
 class _Run:
     flows: tuple[MappedFlow, ...]
     before: CounterSnapshot
     started: float
     stop: threading.Event = field(default_factory=threading.Event)
-    done: bool = False
-    after: CounterSnapshot | None = None
-    ended: float | None = None
-    latency: dict[str, Latency] = field(default_factory=dict)
+    sent_at: dict[str, float] = field(default_factory=dict)  # budget sent or stopped
+    final: dict[str, _Final] = field(default_factory=dict)
     error: str | None = None
+
+    @property
+    def done(self) -> bool:
+        return len(self.final) == len(self.flows)
 
 
 class SwitchDriver:
@@ -124,55 +135,67 @@ class SwitchDriver:
             self._thread.start()
 
     def _follow(self, session: TesterSession, run: _Run) -> None:
-        """Until every budget is sent (bounded) or a stop; then the final figures."""
+        """Each flow: wait (bounded) until its budget is sent or a stop is asked,
+        stop it, let its frames drain, read its final figures. A continuous flow
+        runs until the stop."""
         try:
-            self._wait_sent(session, run)
-        except Exception as exc:  # reported in the metrics' warnings, never lost
+            self._follow_flows(session, run)
+        except Exception as exc:  # answered to the next metrics request, never lost
             run.error = f"flows stopped on an error: {exc}"
-        finally:
             try:
                 with self._lock:
                     for flow in run.flows:
                         session.dataplane.stop_stream(flow.stream_id)
-                time.sleep(self._drain_s)
-                with self._lock:
-                    run.after = CounterSnapshot.take(session.dataplane)
-                    run.latency = self._latencies(session, run)
-            except Exception as exc:
-                run.error = run.error or f"reading the final counters: {exc}"
-            run.ended = time.time()
-            run.done = True
+                    after = CounterSnapshot.take(session.dataplane)
+            except Exception:
+                after = run.before
+            for flow in run.flows:
+                run.final.setdefault(flow.name, _Final(after, None, time.time()))
 
-    def _wait_sent(self, session: TesterSession, run: _Run) -> None:
-        budgets = {f.stream_id: f.budget for f in run.flows if f.budget is not None}
-        continuous = len(budgets) < len(run.flows)
+    def _follow_flows(self, session: TesterSession, run: _Run) -> None:
+        dataplane = session.dataplane
         longest = max((f.budget / f.rate_pps for f in run.flows if f.budget is not None),
                       default=0.0)
         limit = longest * SEND_SLACK + SEND_GRACE_S
         deadline = time.monotonic() + limit
-        while budgets or continuous:
-            if run.stop.wait(POLL_S):
-                return
-            if not continuous and time.monotonic() > deadline:
-                raise RuntimeError(f"streams {sorted(budgets)} did not send their budgets "
-                                   f"within {limit:.1f} s: the switch is too slow for "
-                                   "these rates")
+        while not run.done:
+            if run.stop.is_set():  # stopped: only the drains are left to wait for
+                time.sleep(POLL_S)
+            stopping = run.stop.wait(POLL_S)
             with self._lock:
-                for stream_id in list(budgets):
-                    sent = session.dataplane.read_stream_registers(stream_id).generated
-                    if sent >= budgets[stream_id]:
-                        del budgets[stream_id]
+                for flow in run.flows:
+                    if flow.name in run.sent_at:
+                        continue
+                    if not stopping and flow.budget is not None:
+                        if dataplane.read_stream_registers(flow.stream_id).generated \
+                                < flow.budget:
+                            if time.monotonic() > deadline:
+                                raise RuntimeError(
+                                    f"flow {flow.name!r} did not send its {flow.budget} "
+                                    f"frames within {limit:.1f} s: the switch is too slow "
+                                    "for these rates")
+                            continue
+                    elif not stopping:
+                        continue
+                    dataplane.stop_stream(flow.stream_id)
+                    run.sent_at[flow.name] = time.monotonic()
+                for flow in run.flows:
+                    sent = run.sent_at.get(flow.name)
+                    if flow.name in run.final or sent is None \
+                            or time.monotonic() - sent < self._drain_s:
+                        continue
+                    run.final[flow.name] = _Final(CounterSnapshot.take(dataplane),
+                                                  self._latency(session, flow), time.time())
 
-    def _latencies(self, session: TesterSession, run: _Run) -> dict[str, Latency]:
-        figures = {}
-        for flow in run.flows:
-            registers = session.dataplane.read_stream_registers(flow.stream_id)
-            if registers.rx_samples:
-                figures[flow.name] = Latency(
-                    minimum_ns=registers.latency_min * NS_PER_BMV2_TICK,
-                    maximum_ns=registers.latency_max * NS_PER_BMV2_TICK,
-                    average_ns=registers.latency_sum / registers.rx_samples * NS_PER_BMV2_TICK)
-        return figures
+    @staticmethod
+    def _latency(session: TesterSession, flow: MappedFlow) -> Latency | None:
+        registers = session.dataplane.read_stream_registers(flow.stream_id)
+        if not registers.rx_samples:
+            return None
+        return Latency(
+            minimum_ns=registers.latency_min * NS_PER_BMV2_TICK,
+            maximum_ns=registers.latency_max * NS_PER_BMV2_TICK,
+            average_ns=registers.latency_sum / registers.rx_samples * NS_PER_BMV2_TICK)
 
     def stop(self) -> None:
         """Stop the flows and wait (bounded) for their final figures."""
@@ -194,10 +217,10 @@ class SwitchDriver:
             now = CounterSnapshot.take(session.dataplane)
         flows = {f.name: FlowCounters() for f in config.flows}
         if run is not None:
-            done = run.done
-            after = run.after if done and run.after is not None else now
             for flow in run.flows:
                 sid = flow.stream_id
+                final = run.final.get(flow.name)
+                after = final.after if final is not None else now
                 tx = packets_between(run.before, after, names.TX_STREAM, sid)
                 rx = packets_between(run.before, after, names.RX_STREAM, sid)
                 flows[flow.name] = FlowCounters(
@@ -206,9 +229,9 @@ class SwitchDriver:
                     + FCS_BYTES * tx,
                     bytes_rx=bytes_between(run.before, after, names.RX_STREAM, sid)
                     + FCS_BYTES * rx,
-                    started=not done,
-                    elapsed_s=(run.ended or time.time()) - run.started,
-                    latency=run.latency.get(flow.name) if flow.latency else None)
+                    started=final is None,
+                    elapsed_s=(final.ended if final is not None else time.time()) - run.started,
+                    latency=final.latency if final is not None and flow.latency else None)
         ports = {}
         for port in config.ports:
             tx = packets_between(self._port_base, now, names.TX_PORT, port.number)
