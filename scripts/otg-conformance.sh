@@ -9,7 +9,8 @@
 # OTG_CONFORMANCE_GIT (default: the local mirror when present, else GitHub), and run
 # with the client venv run/otg-client/venv (snappi and the suite's imports, from
 # scripts/otg-requirements.txt). Nothing is installed outside run/. Its test config:
-# ports "1" and "2" of the topology, capture checks off (the tester has no capture yet).
+# ports "1" and "2" of the topology; capture checks off unless OTG_CAPTURE_CHECK=true
+# (the suite reads that variable itself too).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,7 +63,7 @@ cat > "$SUITE/test-config.yaml" <<YAML
 otg_host: $OTG_HOST
 otg_ports: ["1", "2"]
 otg_speed: ${OTG_SPEED:-speed_1_gbps}
-otg_capture_check: false
+otg_capture_check: ${OTG_CAPTURE_CHECK:-false}
 otg_grpc_transport: false
 YAML
 cd "$SUITE"

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from p4tester.config.topology import load_topology
 from p4tester.dataplane.constants import TESTER_UDP_DST_PORT
 from p4tester.otg.app import create_app
-from p4tester.otg.mapping import MappedConfig, MappedFlow
+from p4tester.otg.mapping import MappedConfig, MappedFlow, MappedPort
 from p4tester.otg.readings import FlowCounters, Latency, PortCounters, Reading
 from p4tester.otg.state import OtgState
 
@@ -48,6 +48,7 @@ class FakeDriver:
         self.started: tuple[MappedFlow, ...] = ()
         self.transmitting = False
         self.calls: list[str] = []
+        self.capturing_ports: set[str] = set()
 
     def apply(self, config: MappedConfig) -> None:
         self.calls.append("apply")
@@ -76,6 +77,20 @@ class FakeDriver:
         ports = {"p1": PortCounters(frames_tx=100, bytes_tx=12800),
                  "p2": PortCounters(frames_rx=99, bytes_rx=12672)}
         return Reading(flows, ports)
+
+    def start_capture(self, port: MappedPort) -> None:
+        self.calls.append(f"capture start {port.number}")
+        self.capturing_ports.add(port.name)
+
+    def stop_capture(self, port: MappedPort) -> None:
+        self.calls.append(f"capture stop {port.number}")
+        self.capturing_ports.discard(port.name)
+
+    def capturing(self, port: MappedPort) -> bool:
+        return port.name in self.capturing_ports
+
+    def read_capture(self, port: MappedPort) -> bytes:
+        return f"pcap of port {port.number}".encode()
 
     def close(self) -> None:
         self.calls.append("close")
@@ -149,8 +164,11 @@ def test_metrics_before_config() -> None:
 
 @pytest.mark.parametrize(("body", "error"), [
     ({"choice": "port", "port": {"choice": "capture", "capture": {"state": "start"}}},
-     "port.capture: port capture is not supported by the tester yet: run without captures "
-     "(conformance: otg_capture_check false)"),
+     "port.capture: the config has no captures"),
+    ({"choice": "port", "port": {"choice": "capture", "capture": {"state": "start",
+                                                                  "port_names": ["p1"]}}},
+     "port.capture.port_names: ['p1'] are in no capture of the config (add them to "
+     "captures[].port_names)"),
     ({"choice": "traffic", "traffic": {"choice": "flow_transmit",
                                        "flow_transmit": {"state": "pause"}}},
      "traffic.flow_transmit.state 'pause': the tester supports start and stop (not pause "
@@ -195,7 +213,30 @@ def test_json_content_type_required(driver: FakeDriver) -> None:
         "errors": ["Content-Type 'text/plain': send application/json"]})
 
 
+def test_capture_start_stop_read(driver: FakeDriver) -> None:
+    client = client_for(driver)
+    with_capture = {**CONFIG, "captures": [{"name": "ca", "port_names": ["p2"],
+                                            "format": "pcap"}]}
+    assert client.post("/config", json=with_capture).status_code == 200
+    start = {"choice": "port", "port": {"choice": "capture", "capture": {"state": "start"}}}
+    assert client.post("/control/state", json=start).json() == {"warnings": []}
+    ports = client.post("/monitor/metrics", json=PORTS).json()["port_metrics"]
+    assert [p["capture"] for p in ports] == ["stopped", "started"]
+    stop = {"choice": "port", "port": {"choice": "capture",
+                                       "capture": {"state": "stop", "port_names": ["p2"]}}}
+    assert client.post("/control/state", json=stop).json() == {"warnings": []}
+    reply = client.post("/monitor/capture", json={"port_name": "p2"})
+    assert reply.status_code == 200
+    assert reply.headers["content-type"] == "application/octet-stream"
+    assert reply.content == b"pcap of port 2"
+    refused = client.post("/monitor/capture", json={"port_name": "p1"})
+    assert (refused.status_code, refused.json()) == (400, {
+        "code": 400, "kind": "validation",
+        "errors": ["port_name 'p1' is in no capture of the config"]})
+    assert driver.calls == ["apply", "capture start 2", "capture stop 2"]
+
+
 def test_unknown_path_in_error_shape() -> None:
-    reply = client_for(FakeDriver()).post("/monitor/capture", json={"port_name": "p1"})
+    reply = client_for(FakeDriver()).post("/monitor/states", json={"choice": "ipv4_neighbors"})
     assert reply.status_code == 404
     assert reply.json() == {"code": 404, "kind": "validation", "errors": ["Not Found"]}

@@ -12,13 +12,7 @@ import pytest
 from p4tester.config.topology import Topology, load_topology
 from p4tester.dataplane.constants import TESTER_UDP_DST_PORT
 from p4tester.otg.errors import OtgError
-from p4tester.otg.mapping import (
-    MappedConfig,
-    dataplane_has_dst_port,
-    dataplane_has_port_lists,
-    dataplane_has_tcp,
-    map_config,
-)
+from p4tester.otg.mapping import MappedConfig, map_config
 from p4tester.streams.addresses import StreamAddresses
 
 LOOPBACK = Path(__file__).resolve().parents[2] / "topologies" / "loopback.yaml"
@@ -161,9 +155,14 @@ def test_location_must_be_a_tester_port(topology: Topology) -> None:
 def test_unsupported_features_are_named(topology: Topology) -> None:
     document = config(size={"choice": "increment", "increment": {"start": 64, "end": 128}})
     document["flows"][0]["metrics"]["timestamps"] = True
-    document["captures"] = [{"name": "ca", "port_names": ["p1"]}]
+    document["captures"] = [{"name": "ca", "port_names": ["p1"],
+                              "filters": [{"choice": "ethernet"}]}]
+    document["devices"] = []
     assert errors_of(document, topology) == [
-        "captures: not supported by the tester (it supports ports, layer1, flows, options)",
+        "devices: not supported by the tester (it supports ports, layer1, captures, flows, "
+        "options)",
+        "captures[0].filters: capture filters are not supported; the tester captures every "
+        "frame the port receives",
         "flows[0].size: 'increment' sizes are not supported yet; give size.fixed",
         "flows[0].metrics.timestamps: first/last frame timestamps are not measured by the "
         "tester yet; set it false",
@@ -204,25 +203,31 @@ def test_two_receiving_ports_refused(topology: Topology) -> None:
         "receiving port; give exactly one"]
 
 
-def test_port_lists_and_tcp_follow_the_data_plane(topology: Topology) -> None:
+def test_port_lists_and_tcp(topology: Topology) -> None:
     packet = copy.deepcopy(config()["flows"][0]["packet"])
-    packet[2]["udp"]["src_port"] = {"choice": "decrement",
-                                    "decrement": {"start": 5000, "step": 2, "count": 3}}
-    document = config(packet=packet)
-    if dataplane_has_port_lists():
-        stream: Any = map_config(document, topology).flows[0].stream
-        (variation,) = stream.vary
-        assert (variation.field, variation.values) == ("src_port", (5000, 4998, 4996))
-    else:
-        assert errors_of(document, topology)[0].startswith(
-            "flows[0].packet[2].udp.src_port: a list of ports (values, increment, decrement)")
+    packet[2] = {"choice": "tcp", "tcp": {
+        "src_port": {"choice": "decrement", "decrement": {"start": 5000, "step": 2, "count": 3}},
+        "dst_port": {"choice": "values", "values": [6000, 6010]}}}
+    stream = map_config(config(packet=packet), topology).flows[0].stream
+    assert (stream.l4, stream.addresses.udp_src_port, stream.addresses.l4_dst_port) == \
+        ("tcp", 5000, 6000)
+    assert [(v.field, v.values) for v in stream.vary] == [
+        ("src_port", (5000, 4998, 4996)), ("dst_port", (6000, 6010))]
+    # Frame i carries pair i mod lcm(3, 2).
+    assert stream.port_pairs == ((5000, 6000), (4998, 6010), (4996, 6000), (5000, 6010),
+                                 (4998, 6000), (4996, 6010))
+
+
+def test_increment_wraps_in_the_field(topology: Topology) -> None:
     packet = copy.deepcopy(config()["flows"][0]["packet"])
-    packet[2] = {"choice": "tcp", "tcp": {"dst_port": {"choice": "value", "value": 6000}}}
-    document = config(packet=packet)
-    if dataplane_has_tcp() and dataplane_has_dst_port():
-        stream = map_config(document, topology).flows[0].stream
-        assert (stream.l4, stream.addresses.l4_dst_port) == ("tcp", 6000)
-    elif not dataplane_has_tcp():
-        assert errors_of(document, topology) == [
-            "flows[0].packet[2].tcp: TCP flows need the checker that finds the tester header "
-            "after TCP (not in this build yet); use udp"]
+    packet[2]["udp"]["src_port"] = {"choice": "increment",
+                                    "increment": {"start": 65535, "step": 1, "count": 2}}
+    stream = map_config(config(packet=packet), topology).flows[0].stream
+    assert stream.vary[0].values == (65535, 0)
+
+
+def test_unset_dst_port_is_the_testers(topology: Topology) -> None:
+    packet = copy.deepcopy(config()["flows"][0]["packet"])
+    del packet[2]["udp"]["dst_port"]
+    stream = map_config(config(packet=packet), topology).flows[0].stream
+    assert (stream.l4, stream.addresses.l4_dst_port, stream.vary) == ("udp", None, ())

@@ -1,7 +1,8 @@
 """The OTG conformance suite's data-plane back-to-back tests (udp and tcp, pinned
 commit, scripts/otg-conformance.sh) against `p4tester otg` on the BMv2 loopback
 lab: tester ports 1 and 2 are cabled to each other, which is what b2b means.
-Every test must pass; capture checks are off (the tester has no capture yet)."""
+Every test must pass, with the suite's capture checks off (flow metrics only) and
+on (every captured frame's size, addresses and per-frame ports too)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ SUITE_TESTS = 7
 SUITE_S = 900
 
 
+@pytest.mark.parametrize("capture_check", ["false", "true"])
 @pytest.mark.topology("loopback.yaml")
-def test_conformance_udp_tcp(lab: Path, tmp_path: Path) -> None:
+def test_conformance_udp_tcp(lab: Path, tmp_path: Path, capture_check: str) -> None:
     client_python()
     server = OtgServer(lab, tmp_path / "otg.log")
     try:
@@ -29,10 +31,12 @@ def test_conformance_udp_tcp(lab: Path, tmp_path: Path) -> None:
         done = subprocess.run(
             ["bash", str(REPO / "scripts" / "otg-conformance.sh")],
             cwd=REPO, capture_output=True, text=True, timeout=SUITE_S, check=False,
-            env={**os.environ, "OTG_HOST": server.url})
+            env={**os.environ, "OTG_HOST": server.url, "OTG_CAPTURE_CHECK": capture_check})
     finally:
         server.stop()
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     assert done.returncode == 0, f"{done.stdout[-6000:]}\n{done.stderr[-3000:]}\n{server.log()}"
     assert re.search(rf"\b{SUITE_TESTS} passed\b", summary), summary
     assert not re.search(r"failed|error|skipped", summary), summary
+    captures = done.stdout.count("Getting capture for port")
+    assert captures == (SUITE_TESTS if capture_check == "true" else 0), done.stdout[-3000:]

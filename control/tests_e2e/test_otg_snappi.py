@@ -1,8 +1,8 @@
 """`p4tester otg` on the BMv2 loopback lab, driven by snappi (the OTG Python client,
 in its own venv: scripts/otg-conformance.sh --venv-only): a fixed count of frames at
 a pps rate gives flow metrics frames_tx == frames_rx == count, equal to a tcpdump
-count of the frames that reached the receiving tester port, and port metrics that
-say the same."""
+count of the frames that reached the receiving tester port, port metrics and the
+OTG port capture that say the same."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from capture import capture_received
+from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.utils import rdpcap
 
@@ -120,9 +121,14 @@ CLIENT = textwrap.dedent("""
     ip.src.value = "192.0.2.10"
     ip.dst.value = "198.51.100.10"
     udp.src_port.value = 5000
+    ca = c.captures.add(name="ca", port_names=[p2.name])
+    ca.format = ca.PCAP
     out = {"version": api.get_version().api_spec_version,
            "local": api.get_local_version().api_spec_version,
            "config_warnings": list(api.set_config(c).warnings or [])}
+    cs = api.control_state()
+    cs.port.capture.state = cs.port.capture.START
+    api.set_control_state(cs)
     cs = api.control_state()
     cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
     api.set_control_state(cs)
@@ -141,14 +147,13 @@ CLIENT = textwrap.dedent("""
     req = api.metrics_request()
     req.port.port_names = []
     out["ports"] = [json.loads(p.serialize()) for p in api.get_metrics(req).port_metrics]
-    try:
-        cs = api.control_state()
-        cs.port.capture.state = cs.port.capture.START
-        api.set_control_state(cs)
-        out["capture"] = "accepted"
-    except Exception as exc:
-        err = api.from_exception(exc)
-        out["capture"] = {"code": err.code, "kind": err.kind, "errors": list(err.errors)}
+    cs = api.control_state()
+    cs.port.capture.state = cs.port.capture.STOP
+    api.set_control_state(cs)
+    req = api.capture_request()
+    req.port_name = p2.name
+    with open(sys.argv[6], "wb") as pcap:
+        pcap.write(api.get_capture(req).read())
     print(json.dumps(out))
 """)
 
@@ -164,8 +169,8 @@ def test_fixed_count_equals_capture(otg_server: OtgServer, tmp_path: Path) -> No
     pcap = tmp_path / "rx.pcap"
     with capture_received(ifaces.tester_iface(2), pcap) as stats:
         done = subprocess.run([str(python), "-c", CLIENT, otg_server.url, str(COUNT), str(PPS),
-                               str(SIZE), SRC_MAC], capture_output=True, text=True,
-                              timeout=CLIENT_S, check=False)
+                               str(SIZE), SRC_MAC, str(tmp_path / "otg.pcap")],
+                              capture_output=True, text=True, timeout=CLIENT_S, check=False)
     assert done.returncode == 0, done.stderr + otg_server.log()
     out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["version"] == out["local"] == "1.58.0"
@@ -185,9 +190,14 @@ def test_fixed_count_equals_capture(otg_server: OtgServer, tmp_path: Path) -> No
     assert (int(ports["p1"]["frames_tx"]), int(ports["p2"]["frames_rx"])) == (COUNT, COUNT)
     assert (int(ports["p1"]["bytes_tx"]), int(ports["p2"]["bytes_rx"])) == \
         (COUNT * SIZE, COUNT * SIZE)
-    assert out["capture"] == {"code": 400, "kind": "validation", "errors": [
-        "port.capture: port capture is not supported by the tester yet: run without captures "
-        "(conformance: otg_capture_check false)"]}
+    # The OTG capture: the same frames, each with its FCS (frame size bytes) and the
+    # flow's addresses.
+    served = [f for f in rdpcap(str(tmp_path / "otg.pcap"))
+              if f.haslayer(Ether) and f[Ether].src == SRC_MAC]
+    assert len(served) == COUNT
+    assert {len(f) for f in served} == {SIZE}
+    assert {(f[IP].src, f[IP].dst, f[UDP].sport) for f in served} == \
+        {("192.0.2.10", "198.51.100.10", 5000)}
 
 
 # Three flows at once from port 1 to port 2, told apart by source MAC: a fixed

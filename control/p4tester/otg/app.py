@@ -15,7 +15,7 @@ import secrets
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -86,6 +86,12 @@ def create_app(state: OtgState, token: str | None) -> FastAPI:
     async def get_metrics(request: Request) -> dict[str, Any] | JSONResponse:
         document = await body(request, changes_state=False)
         return await run_in_threadpool(state.metrics, document)
+
+    @app.post("/monitor/capture", response_model=None)
+    async def get_capture(request: Request) -> Response:
+        document = await body(request, changes_state=False)
+        pcap = await run_in_threadpool(state.capture, document)
+        return Response(pcap, media_type="application/octet-stream")
 
     @app.get("/capabilities/version")
     async def get_version() -> dict[str, str]:

@@ -8,7 +8,6 @@ error naming the field: nothing is approximated.
 
 from __future__ import annotations
 
-import dataclasses
 import ipaddress
 import math
 import re
@@ -16,14 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from p4tester.config import profile as profile_module
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import StreamConfig
 from p4tester.config.topology import Topology
-from p4tester.dataplane.constants import MAX_STREAMS, TESTER_UDP_DST_PORT
+from p4tester.dataplane.constants import MAX_STREAMS
 from p4tester.streams.addresses import StreamAddresses
 from p4tester.streams.frame_sizes import FrameSizeError, check_frame_size
 from p4tester.streams.rates import l1_frame_bits, line_rate_pps
+from p4tester.streams.variation import FieldVariation, VariationError
 
 from .errors import OtgError, validation
 from .patterns import collect, field_choice, fixed_value, int_values, reject_extra
@@ -33,28 +32,9 @@ from .patterns import collect, field_choice, fixed_value, int_values, reject_ext
 DEFAULT_PPS: Final = 1000
 DEFAULT_SIZE: Final = 64
 MAX_BUDGET: Final = 2**32 - 1  # the generator's packet budget register
-TOP_LEVEL: Final = ("ports", "layer1", "flows", "options")
+TOP_LEVEL: Final = ("ports", "layer1", "captures", "flows", "options")
 FLOW_KEYS: Final = ("name", "tx_rx", "packet", "size", "rate", "duration", "metrics")
 _MAC: Final = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
-# What the data plane finds today: its header after UDP to the tester's port only.
-# The generalised checker (any UDP or TCP port, per-frame port lists) adds `l4` and
-# `vary` to StreamConfig: the mapping uses them as soon as they exist.
-_STREAM_FIELDS: Final = frozenset(f.name for f in dataclasses.fields(StreamConfig))
-_ADDRESS_FIELDS: Final = frozenset(f.name for f in dataclasses.fields(StreamAddresses))
-
-
-def dataplane_has_tcp() -> bool:
-    return "l4" in _STREAM_FIELDS
-
-
-def dataplane_has_port_lists() -> bool:
-    return "vary" in _STREAM_FIELDS and hasattr(profile_module, "FieldVariation")
-
-
-def dataplane_has_dst_port() -> bool:
-    return "l4_dst_port" in _ADDRESS_FIELDS
-
-
 @dataclass(frozen=True, slots=True)
 class MappedPort:
     name: str
@@ -85,6 +65,7 @@ class MappedConfig:
     ports: tuple[MappedPort, ...]
     flows: tuple[MappedFlow, ...]
     warnings: tuple[str, ...]
+    capture_ports: tuple[str, ...] = ()  # port names a `captures` entry names
 
     def port(self, name: str) -> MappedPort:
         return next(p for p in self.ports if p.name == name)
@@ -103,6 +84,7 @@ def map_config(data: object, topology: Topology) -> MappedConfig:
         errors.append(f"{key}: not supported by the tester (it supports {', '.join(TOP_LEVEL)})")
     ports = _ports(data.get("ports", []), topology, errors)
     _layer1(data.get("layer1", []), ports, topology, errors, warnings)
+    capture_ports = _captures(data.get("captures", []), ports, errors)
     flows: list[MappedFlow] = []
     raw_flows = data.get("flows", [])
     if not isinstance(raw_flows, list):
@@ -123,7 +105,7 @@ def map_config(data: object, topology: Topology) -> MappedConfig:
         _check_line_rates(flows, ports, topology, errors)
     if errors:
         raise validation(*errors)
-    return MappedConfig(tuple(ports), tuple(flows), tuple(warnings))
+    return MappedConfig(tuple(ports), tuple(flows), tuple(warnings), capture_ports)
 
 
 def _unique(names: list[str], where: str, errors: list[str]) -> None:
@@ -183,6 +165,36 @@ def _layer1(data: object, ports: list[MappedPort], topology: Topology, errors: l
                 errors.append(f"{where}.{key}: not supported by the tester")
 
 
+def _captures(data: object, ports: list[MappedPort], errors: list[str]) -> tuple[str, ...]:
+    """Whole received frames in pcap, no filters: the ports they name."""
+    if not isinstance(data, list):
+        errors.append("captures: expected a list")
+        return ()
+    known = {p.name for p in ports}
+    names: list[str] = []
+    for index, raw in enumerate(data):
+        where = f"captures[{index}]"
+        if not isinstance(raw, Mapping):
+            errors.append(f"{where}: expected an object")
+            continue
+        for key in sorted(raw):
+            if key not in ("name", "port_names", "format", "overwrite", "filters"):
+                errors.append(f"{where}.{key}: not supported by the tester")
+        if raw.get("format", "pcap") != "pcap":
+            errors.append(f"{where}.format {raw.get('format')!r}: the tester writes pcap")
+        if raw.get("filters"):
+            errors.append(f"{where}.filters: capture filters are not supported; the tester "
+                          "captures every frame the port receives")
+        for name in raw.get("port_names") or []:
+            if name not in known:
+                errors.append(f"{where}.port_names: no port named {name!r}")
+            elif name in names:
+                errors.append(f"{where}.port_names: port {name!r} is in two captures")
+            else:
+                names.append(name)
+    return tuple(names)
+
+
 def _flow(raw: object, index: int, ports: list[MappedPort], topology: Topology,
           ) -> tuple[MappedFlow, list[str]]:
     where = f"flows[{index}]"
@@ -208,6 +220,10 @@ def _flow(raw: object, index: int, ports: list[MappedPort], topology: Topology,
     except FrameSizeError as exc:
         raise validation(f"{where}.size.fixed: {exc}") from exc
     except (TypeError, ValueError, ConfigError) as exc:
+        raise validation(f"{where}.packet: {exc}") from exc
+    try:
+        stream.port_pairs  # noqa: B018 - checks the pairs fit the data plane's table
+    except VariationError as exc:
         raise validation(f"{where}.packet: {exc}") from exc
     line_bps = topology.port(tx.number).line_rate_bps
     pps = _rate(raw.get("rate"), f"{where}.rate", size, line_bps, warnings)
@@ -350,34 +366,21 @@ def _ipv6(header: Mapping[str, Any], where: str, address: dict[str, Any]) -> Non
 
 def _l4(kind: str, header: Mapping[str, Any], where: str, address: dict[str, Any],
         fields: dict[str, Any]) -> None:
-    """UDP or TCP source and destination ports: one value each, or (with the
-    generalised checker) lists the stream cycles through."""
+    """UDP or TCP source and destination ports: one value each, or lists frame i
+    takes values[i mod len] from (the data plane's per-stream port pairs)."""
     reject_extra(header, ("src_port", "dst_port"), where)
-    if kind == "tcp":
-        if not dataplane_has_tcp():
-            raise validation(f"{where}: TCP flows need the checker that finds the tester "
-                             "header after TCP (not in this build yet); use udp")
-        fields["l4"] = "tcp"
+    fields["l4"] = kind
     variations = []
     for key in ("src_port", "dst_port"):
         values = int_values(header.get(key), f"{where}.{key}", 16)
         if values is None:
             continue
         if len(values) > 1:
-            if not dataplane_has_port_lists():
-                raise validation(f"{where}.{key}: a list of ports (values, increment, "
-                                 "decrement) needs per-frame port variation, not in this "
-                                 "build yet; give one value")
-            variation = profile_module.FieldVariation  # type: ignore[attr-defined]
-            variations.append(variation(field=key, values=values))
-        if key == "src_port":
-            address["udp_src_port"] = values[0]
-        elif dataplane_has_dst_port():
-            address["l4_dst_port"] = values[0]
-        elif values != (TESTER_UDP_DST_PORT,):
-            raise validation(f"{where}.dst_port: {values[0]}: this build finds the tester "
-                             f"header only after destination port {TESTER_UDP_DST_PORT}; "
-                             "give that or leave dst_port unset")
+            try:
+                variations.append(FieldVariation(field=key, values=values))
+            except VariationError as exc:
+                raise validation(f"{where}.{key}: {exc}") from exc
+        address["udp_src_port" if key == "src_port" else "l4_dst_port"] = values[0]
     if variations:
         fields["vary"] = tuple(variations)
 

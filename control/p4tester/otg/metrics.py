@@ -37,12 +37,12 @@ def flow_metric(flow: MappedFlow, counters: FlowCounters) -> dict[str, Any]:
 
 
 def port_metric(name: str, location: str, counters: PortCounters, transmitting: bool,
-                ) -> dict[str, Any]:
+                capturing: bool) -> dict[str, Any]:
     return {
         "name": name,
         "location": location,
         "link": "up",
-        "capture": STOPPED,
+        "capture": STARTED if capturing else STOPPED,
         "frames_tx": counters.frames_tx,
         "frames_rx": counters.frames_rx,
         "bytes_tx": counters.bytes_tx,
@@ -56,9 +56,10 @@ def flow_metrics(config: MappedConfig, reading: Reading, names: list[str]) -> li
     return [flow_metric(f, reading.flows.get(f.name, FlowCounters())) for f in flows]
 
 
-def port_metrics(config: MappedConfig, reading: Reading, names: list[str]) -> list[dict[str, Any]]:
+def port_metrics(config: MappedConfig, reading: Reading, names: list[str],
+                 capturing: set[str]) -> list[dict[str, Any]]:
     ports = [config.port(n) for n in names] if names else list(config.ports)
     sending = {f.tx_port for f in config.flows
                if reading.flows.get(f.name, FlowCounters()).started}
     return [port_metric(p.name, p.location, reading.ports.get(p.name, PortCounters()),
-                        p.name in sending) for p in ports]
+                        p.name in sending, p.name in capturing) for p in ports]

@@ -17,9 +17,6 @@ from .metrics import flow_metrics, port_metrics
 from .patterns import field_choice
 from .readings import TrafficDriver
 
-CAPTURE_UNSUPPORTED = ("port capture is not supported by the tester yet: run without "
-                       "captures (conformance: otg_capture_check false)")
-
 
 class OtgState:
     def __init__(self, topology: Topology, driver: TrafficDriver) -> None:
@@ -56,8 +53,8 @@ class OtgState:
         if choice == "port":
             port = document.get("port")
             what = field_choice(port, "port") if isinstance(port, Mapping) else None
-            if what == "capture":
-                raise validation(f"port.capture: {CAPTURE_UNSUPPORTED}")
+            if what == "capture" and isinstance(port, Mapping):
+                return self._capture(port.get("capture"))
             raise validation(f"port.{what}: link state is the lab's; the tester does not "
                              "set it")
         raise validation(f"control_state.choice {choice!r}: the tester controls traffic only "
@@ -87,6 +84,41 @@ class OtgState:
                 return []
         raise validation(f"{where}.state {state!r}: the tester supports start and stop "
                          "(not pause and resume)")
+
+    def _capture(self, capture: object) -> list[str]:
+        where = "port.capture"
+        if not isinstance(capture, Mapping):
+            raise validation(f"{where}: expected {{state, port_names}}")
+        state = capture.get("state")
+        if state not in ("start", "stop"):
+            raise validation(f"{where}.state {state!r}: use start or stop")
+        with self._lock:
+            config = self._applied()
+            names = capture.get("port_names") or list(config.capture_ports)
+            if not isinstance(names, list):
+                raise validation(f"{where}.port_names: expected a list of port names")
+            outside = [n for n in names if n not in config.capture_ports]
+            if outside:
+                raise validation(f"{where}.port_names: {outside} are in no capture of the "
+                                 "config (add them to captures[].port_names)")
+            if not names:
+                raise validation(f"{where}: the config has no captures")
+            for name in names:
+                port = config.port(str(name))
+                if state == "start":
+                    self.driver.start_capture(port)
+                else:
+                    self.driver.stop_capture(port)
+        return []
+
+    def capture(self, document: object) -> bytes:
+        if not isinstance(document, Mapping) or not isinstance(document.get("port_name"), str):
+            raise validation("capture request: expected {port_name}")
+        config = self._applied()
+        name = document["port_name"]
+        if name not in config.capture_ports:
+            raise validation(f"port_name {name!r} is in no capture of the config")
+        return self.driver.read_capture(config.port(name))
 
     @staticmethod
     def _flow_names(config: MappedConfig, names: object, where: str) -> list[str]:
@@ -121,8 +153,9 @@ class OtgState:
             if unknown:
                 raise validation(f"port.port_names: no ports named {unknown}")
             reading = self.driver.read()
-            return {"choice": "port_metrics", "port_metrics": port_metrics(config, reading,
-                                                                           list(names))}
+            capturing = {p.name for p in config.ports if self.driver.capturing(p)}
+            return {"choice": "port_metrics",
+                    "port_metrics": port_metrics(config, reading, list(names), capturing)}
         raise validation(f"metrics_request.choice {choice!r}: the tester has port and flow "
                          "metrics only")
 

@@ -3,7 +3,8 @@ and exact packet budget, run in a background thread.
 
 Start: write what each stream's frames must be (epoch, RX port, IP version),
 snapshot the counters, clear the streams' registers in-band, set the pacing
-rates, arm the budgets and seed the loops (as SwitchTrialRunner.run_trial does,
+rates, arm the budgets, write the port variations and seed the loops (as
+SwitchTrialRunner.run_trial does,
 but every flow with its own budget, and stoppable). The thread then waits
 (bounded) until every budget is sent or a stop is asked, stops the streams, lets
 the frames drain and reads the final figures: only then does the flow read as
@@ -25,11 +26,12 @@ from p4tester.dataplane.constants import EPOCHS
 from p4tester.dataplane.program import seeds_for_rate
 from p4tester.streams.frame_sizes import FCS_BYTES
 from p4tester.streams.template import build_template
-from p4tester.tester.session import TesterSession, _frame_spec
+from p4tester.tester.session import TesterSession, frame_spec
 from p4tester.tester.snapshot import CounterSnapshot, bytes_between, packets_between
 
+from .capture import PortCaptures
 from .errors import internal, validation
-from .mapping import MAX_BUDGET, MappedConfig, MappedFlow
+from .mapping import MAX_BUDGET, MappedConfig, MappedFlow, MappedPort
 from .readings import FlowCounters, Latency, PortCounters, Reading
 
 POLL_S: Final = 0.1
@@ -78,11 +80,13 @@ class SwitchDriver:
         self._run: _Run | None = None
         self._thread: threading.Thread | None = None
         self._trials = 0
+        self._captures = PortCaptures()
 
     # ---- configuration ---------------------------------------------------
     def apply(self, config: MappedConfig) -> None:
         """Stop what runs, then (re)open the session with the config's streams."""
         self.stop()
+        self._captures.clear()
         with self._lock:
             if self._session is not None:
                 self._session.close()
@@ -121,9 +125,11 @@ class SwitchDriver:
                 session.target.set_stream_rates({f.stream_id: f.rate_pps for f in flows})
                 for flow in flows:
                     dataplane.start_stream(flow.stream_id, flow.budget or MAX_BUDGET, epoch)
+                for flow in flows:
+                    dataplane.set_port_variation(flow.stream_id, flow.stream.port_pairs)
                 run = _Run(flows, before, time.time())
                 for flow in flows:
-                    template = build_template(_frame_spec(flow.stream, flow.frame_size, epoch))
+                    template = build_template(frame_spec(flow.stream, flow.frame_size, epoch))
                     dataplane.seed_stream(flow.stream_id, template, seeds_for_rate(flow.rate_pps))
             except Exception as exc:
                 for flow in flows:
@@ -244,8 +250,22 @@ class SwitchDriver:
                 + FCS_BYTES * rx)
         return Reading(flows, ports, run.error if run is not None else None)
 
+    # ---- capture ---------------------------------------------------------
+    def start_capture(self, port: MappedPort) -> None:
+        self._captures.start(port.number)
+
+    def stop_capture(self, port: MappedPort) -> None:
+        self._captures.stop(port.number)
+
+    def capturing(self, port: MappedPort) -> bool:
+        return self._captures.capturing(port.number)
+
+    def read_capture(self, port: MappedPort) -> bytes:
+        return self._captures.read(port.number)
+
     def close(self) -> None:
         self.stop()
+        self._captures.close()
         with self._lock:
             if self._session is not None:
                 self._session.close()
