@@ -174,15 +174,21 @@ def test_other_headers_are_refused(topology: Topology) -> None:
     packet.append({"choice": "vxlan", "vxlan": {}})
     assert errors_of(config(packet=packet), topology) == [
         "flows[0].packet: headers ['ethernet', 'ipv4', 'udp', 'vxlan']: the tester sends "
-        "ethernet, [vlan,] ipv4 or ipv6, then udp or tcp (its own header follows as "
-        "payload); other headers are not supported yet"]
+        "ethernet, up to 2 vlan (QinQ: 802.1ad outside 802.1Q), up to 4 mpls, ipv4 or ipv6, "
+        "then udp or tcp (its own header follows as payload); other headers are not "
+        "supported yet"]
 
 
 def test_unsupported_header_field_is_named(topology: Topology) -> None:
     packet = copy.deepcopy(config()["flows"][0]["packet"])
-    packet[1]["ipv4"]["priority"] = {"choice": "raw", "raw": {"value": 4}}
+    packet[1]["ipv4"]["identification"] = {"choice": "value", "value": 4}
+    packet[1]["ipv4"]["priority"] = {"choice": "dscp", "dscp": {
+        "ecn": {"choice": "value", "value": 1}}}
     assert errors_of(config(packet=packet), topology) == [
-        "flows[0].packet[1].ipv4.priority: not supported by the tester"]
+        "flows[0].packet[1].ipv4.identification: not supported by the tester"]
+    del packet[1]["ipv4"]["identification"]
+    assert errors_of(config(packet=packet), topology) == [
+        "flows[0].packet[1].ipv4.priority.dscp.ecn: the tester sends ECN 0"]
 
 
 def test_frame_too_small_names_the_size(topology: Topology) -> None:
@@ -231,3 +237,49 @@ def test_unset_dst_port_is_the_testers(topology: Topology) -> None:
     del packet[2]["udp"]["dst_port"]
     stream = map_config(config(packet=packet), topology).flows[0].stream
     assert (stream.l4, stream.addresses.l4_dst_port, stream.vary) == ("udp", None, ())
+
+
+def test_qinq_mpls_dscp(topology: Topology) -> None:
+    """What snappi serializes for ethernet/vlan/vlan/mpls/mpls/ipv4/udp."""
+    packet = [
+        {"choice": "ethernet", "ethernet": {}},
+        {"choice": "vlan", "vlan": {"id": {"choice": "value", "value": 100},
+                                    "tpid": {"choice": "value", "value": 34984}}},
+        {"choice": "vlan", "vlan": {"id": {"choice": "value", "value": 10}}},
+        {"choice": "mpls", "mpls": {"label": {"choice": "value", "value": 16}}},
+        {"choice": "mpls", "mpls": {"label": {"choice": "value", "value": 17}}},
+        {"choice": "ipv4", "ipv4": {"priority": {"choice": "dscp", "dscp": {
+            "phb": {"choice": "value", "value": 46}}}}},
+        {"choice": "udp", "udp": {}},
+    ]
+    stream = map_config(config(packet=packet), topology).flows[0].stream
+    assert (stream.outer_vlan_id, stream.vlan_id, stream.mpls_labels) == (100, 10, (16, 17))
+    assert stream.addresses.dscp == 46
+    # Headers 14 + 2 x 4 + 2 x 4 + 20 + 8, tester header 18, FCS 4.
+    assert stream.encapsulation.min_frame_size == 80
+    packet[1]["vlan"]["tpid"]["value"] = 33024
+    assert errors_of(config(packet=packet), topology) == [
+        "flows[0].packet[1].vlan.tpid: 33024: the tester sends 0x88a8 in this tag"]
+
+
+def test_ipv6_traffic_class_and_flow_label(topology: Topology) -> None:
+    packet = [
+        {"choice": "ethernet", "ethernet": {}},
+        {"choice": "ipv6", "ipv6": {"flow_label": {"choice": "value", "value": 5},
+                                    "traffic_class": {"choice": "value", "value": 184}}},
+        {"choice": "tcp", "tcp": {}},
+    ]
+    stream = map_config(config(packet=packet), topology).flows[0].stream
+    assert (stream.addresses.dscp, stream.addresses.flow_label, stream.l4) == (46, 5, "tcp")
+    packet[1]["ipv6"]["traffic_class"]["value"] = 185
+    assert errors_of(config(packet=packet), topology) == [
+        "flows[0].packet[1].ipv6.traffic_class: 185: the tester sets DSCP (the upper 6 bits) "
+        "and ECN 0"]
+
+
+def test_three_tags_refused(topology: Topology) -> None:
+    vlan = {"choice": "vlan", "vlan": {}}
+    packet = [{"choice": "ethernet", "ethernet": {}}, vlan, vlan, vlan,
+              {"choice": "ipv4", "ipv4": {}}, {"choice": "udp", "udp": {}}]
+    assert errors_of(config(packet=packet), topology)[0].startswith(
+        "flows[0].packet: headers ['ethernet', 'vlan', 'vlan', 'vlan', 'ipv4', 'udp']")

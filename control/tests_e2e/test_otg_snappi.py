@@ -292,3 +292,89 @@ def test_flows_durations_rates_sizes(otg_server: OtgServer, tmp_path: Path) -> N
         span = captured[mac][-1] - captured[mac][0]
         assert abs(span - (tx - 1) / pps) <= RATE_TOLERANCE * (tx - 1) / pps, (name, span)
     assert int(out["flows"]["endless"]["frames_tx"]) > 0
+
+
+# ethernet / 802.1ad 100 / 802.1Q 10 / MPLS 16 / IPv6 (DSCP 46) / TCP with the source
+# port cycling through three values: frame i carries SRC_PORTS[i mod 3].
+ENCAP_COUNT = 30
+ENCAP_SIZE = 140
+SRC_PORTS = (1000, 1001, 1002)
+ENCAP_CLIENT = textwrap.dedent("""
+    import json, sys, time
+    import snappi
+    api = snappi.api(location=sys.argv[1], verify=False, version_check=True)
+    c = api.config()
+    p1 = c.ports.add(name="p1", location="1")
+    p2 = c.ports.add(name="p2", location="2")
+    ca = c.captures.add(name="ca", port_names=[p2.name])
+    f = c.flows.add(name="encap")
+    f.tx_rx.port.tx_name = p1.name
+    f.tx_rx.port.rx_names = [p2.name]
+    f.duration.fixed_packets.packets = int(sys.argv[2])
+    f.rate.pps = 50
+    f.size.fixed = int(sys.argv[3])
+    eth, outer, inner, mpls, ip, tcp = (
+        f.packet.ethernet().vlan().vlan().mpls().ipv6().tcp())
+    eth.src.value = "02:00:00:00:0c:01"
+    outer.id.value = 100
+    outer.tpid.value = outer.tpid.X88A8
+    inner.id.value = 10
+    mpls.label.value = 16
+    ip.src.value = "2001:db8::10"
+    ip.dst.value = "2001:db8:1::10"
+    ip.traffic_class.value = 46 << 2
+    tcp.src_port.values = json.loads(sys.argv[4])
+    tcp.dst_port.value = 443
+    api.set_config(c)
+    for state in ("capture", "traffic"):
+        cs = api.control_state()
+        if state == "capture":
+            cs.port.capture.state = cs.port.capture.START
+        else:
+            cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
+        api.set_control_state(cs)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        req = api.metrics_request()
+        req.flow.flow_names = []
+        m = api.get_metrics(req).flow_metrics[0]
+        if m.transmit == m.STOPPED:
+            break
+        time.sleep(0.2)
+    cs = api.control_state()
+    cs.port.capture.state = cs.port.capture.STOP
+    api.set_control_state(cs)
+    req = api.capture_request()
+    req.port_name = p2.name
+    with open(sys.argv[5], "wb") as pcap:
+        pcap.write(api.get_capture(req).read())
+    print(json.dumps(json.loads(m.serialize())))
+""")
+
+
+@pytest.mark.topology("loopback.yaml")
+def test_qinq_mpls_ipv6_tcp_port_values(otg_server: OtgServer, tmp_path: Path) -> None:
+    python = client_python()
+    pcap = tmp_path / "otg.pcap"
+    done = subprocess.run([str(python), "-c", ENCAP_CLIENT, otg_server.url, str(ENCAP_COUNT),
+                           str(ENCAP_SIZE), json.dumps(SRC_PORTS), str(pcap)],
+                          capture_output=True, text=True, timeout=CLIENT_S, check=False)
+    assert done.returncode == 0, done.stderr + otg_server.log()
+    flow = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (flow["transmit"], int(flow["frames_tx"]), int(flow["frames_rx"])) == \
+        ("stopped", ENCAP_COUNT, ENCAP_COUNT)
+    frames = [bytes(f) for f in rdpcap(str(pcap))
+              if bytes(f)[6:12] == bytes.fromhex("02000000" "0c01")]
+    assert len(frames) == ENCAP_COUNT
+    for i, frame in enumerate(frames):
+        assert len(frame) == ENCAP_SIZE
+        # TPID 0x88a8 + TCI 100, TPID 0x8100 + TCI 10, EtherType MPLS unicast.
+        assert frame[12:22] == bytes.fromhex("88a8" "0064" "8100" "000a" "8847")
+        assert int.from_bytes(frame[22:25], "big") >> 4 == 16  # label
+        assert frame[24] & 1 == 1  # bottom of stack (then the TTL byte)
+        ipv6 = frame[26:66]
+        assert ((ipv6[0] & 0x0F) << 4 | ipv6[1] >> 4) >> 2 == 46  # DSCP
+        assert ipv6[6] == 6  # next header TCP
+        tcp = frame[66:86]
+        assert int.from_bytes(tcp[0:2], "big") == SRC_PORTS[i % len(SRC_PORTS)]
+        assert int.from_bytes(tcp[2:4], "big") == 443

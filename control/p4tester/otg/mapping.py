@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import dropwhile
 from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
@@ -265,26 +266,38 @@ def _tx_rx(data: object, where: str, ports: list[MappedPort], topology: Topology
     return tx, rx
 
 
+HEADER_ORDER: Final = ("ethernet, up to 2 vlan (QinQ: 802.1ad outside 802.1Q), up to 4 "
+                       "mpls, ipv4 or ipv6, then udp or tcp")
+TPID_8021Q: Final = 0x8100
+TPID_8021AD: Final = 0x88A8
+MAX_TAGS: Final = 2
+MAX_LABELS: Final = 4
+
+
+def _shape_ok(shape: list[str]) -> bool:
+    if len(shape) < 3 or shape[0] != "ethernet" or shape[-1] not in ("udp", "tcp") \
+            or shape[-2] not in ("ipv4", "ipv6"):
+        return False
+    middle = shape[1:-2]
+    tags = len(middle) - len(list(dropwhile(lambda k: k == "vlan", middle)))
+    labels = middle[tags:]
+    return tags <= MAX_TAGS and len(labels) <= MAX_LABELS and all(k == "mpls" for k in labels)
+
+
 def _headers(data: object, where: str, errors: list[str]) -> dict[str, Any] | None:
-    """ethernet [vlan] ipv4|ipv6 udp|tcp -> StreamConfig keyword arguments."""
+    """The flow's headers -> StreamConfig keyword arguments."""
     if not isinstance(data, list) or not data:
-        errors.append(f"{where}: give the headers ethernet, [vlan,] ipv4 or ipv6, udp or tcp")
+        errors.append(f"{where}: give the headers: {HEADER_ORDER}")
         return None
-    kinds = []
-    for i, header in enumerate(data):
-        kind = field_choice(header, f"{where}[{i}]")
-        kinds.append(kind or "?")
-    shape = [k for k in kinds]
-    vlan = 1 if len(shape) > 1 and shape[1] == "vlan" else 0
-    expected_len = 3 + vlan
-    if (len(shape) != expected_len or shape[0] != "ethernet"
-            or shape[1 + vlan] not in ("ipv4", "ipv6") or shape[2 + vlan] not in ("udp", "tcp")):
-        errors.append(f"{where}: headers {shape}: the tester sends ethernet, [vlan,] ipv4 or "
-                      "ipv6, then udp or tcp (its own header follows as payload); other "
-                      "headers are not supported yet")
+    shape = [field_choice(header, f"{where}[{i}]") or "?" for i, header in enumerate(data)]
+    if not _shape_ok(shape):
+        errors.append(f"{where}: headers {shape}: the tester sends {HEADER_ORDER} (its own "
+                      "header follows as payload); other headers are not supported yet")
         return None
     address: dict[str, Any] = {}
     fields: dict[str, Any] = {}
+    tags = shape.count("vlan")
+    labels: list[int] = []
     before = len(errors)
     for position, kind in enumerate(shape):
         here = f"{where}[{position}].{kind}"
@@ -296,12 +309,11 @@ def _headers(data: object, where: str, errors: list[str]) -> dict[str, Any] | No
             if kind == "ethernet":
                 _ethernet(header, here, address)
             elif kind == "vlan":
-                reject_extra(header, ("id", "tpid", "priority", "cfi"), here)
-                for key in ("tpid", "priority", "cfi"):
-                    if fixed_value(header.get(key), f"{here}.{key}") not in (None, 0, 33024):
-                        raise validation(f"{here}.{key}: only the default is supported")
-                vlan_id = fixed_value(header.get("id"), f"{here}.id")
-                fields["vlan_id"] = int(vlan_id) if vlan_id is not None else 1
+                outer = tags == MAX_TAGS and position == 1
+                vlan_id = _vlan(header, here, TPID_8021AD if outer else TPID_8021Q)
+                fields["outer_vlan_id" if outer else "vlan_id"] = vlan_id
+            elif kind == "mpls":
+                labels.append(_mpls(header, here))
             elif kind == "ipv4":
                 _ipv4(header, here, address)
             elif kind == "ipv6":
@@ -313,9 +325,36 @@ def _headers(data: object, where: str, errors: list[str]) -> dict[str, Any] | No
             collect(errors, exc)
     if len(errors) != before:
         return None
+    if labels:
+        fields["mpls_labels"] = tuple(labels)
     if address:
         fields["addresses"] = StreamAddresses(**address)
     return fields
+
+
+def _vlan(header: Mapping[str, Any], where: str, tpid: int) -> int:
+    """The tag's id (OTG default 1); the tester sends priority and DEI 0 and the
+    TPID of the tag's place (802.1ad outside, 802.1Q inside)."""
+    reject_extra(header, ("id", "tpid", "priority", "cfi"), where)
+    given = fixed_value(header.get("tpid"), f"{where}.tpid")
+    if given is not None and int(given) != tpid:
+        raise validation(f"{where}.tpid: {given}: the tester sends {tpid:#06x} in this tag")
+    for key in ("priority", "cfi"):
+        if fixed_value(header.get(key), f"{where}.{key}") not in (None, 0):
+            raise validation(f"{where}.{key}: the tester sends 0")
+    vlan_id = fixed_value(header.get("id"), f"{where}.id")
+    return int(vlan_id) if vlan_id is not None else 1
+
+
+def _mpls(header: Mapping[str, Any], where: str) -> int:
+    """A label (OTG default 16); traffic class, bottom of stack and TTL are the
+    tester's."""
+    reject_extra(header, ("label", "traffic_class", "bottom_of_stack", "time_to_live"), where)
+    for key in ("traffic_class", "bottom_of_stack", "time_to_live"):
+        if fixed_value(header.get(key), f"{where}.{key}") is not None:
+            raise validation(f"{where}.{key}: the tester sets it; leave it unset")
+    label = fixed_value(header.get("label"), f"{where}.label")
+    return int(label) if label is not None else 16
 
 
 def _ethernet(header: Mapping[str, Any], where: str, address: dict[str, Any]) -> None:
@@ -343,18 +382,30 @@ def _ip(value: object, where: str, version: int) -> str:
 
 
 def _ipv4(header: Mapping[str, Any], where: str, address: dict[str, Any]) -> None:
-    reject_extra(header, ("src", "dst", "time_to_live"), where)
+    reject_extra(header, ("src", "dst", "time_to_live", "priority"), where)
     for key in ("src", "dst"):
         value = fixed_value(header.get(key), f"{where}.{key}")
         if value is not None:
             address[f"{key}_ip"] = _ip(value, f"{where}.{key}", 4)
+    priority = header.get("priority")
+    if priority is not None:
+        _dscp(priority, f"{where}.priority", address)
     ttl = fixed_value(header.get("time_to_live"), f"{where}.time_to_live")
     if ttl is not None:
         address["ttl"] = int(ttl)
 
 
 def _ipv6(header: Mapping[str, Any], where: str, address: dict[str, Any]) -> None:
-    reject_extra(header, ("src", "dst", "hop_limit"), where)
+    reject_extra(header, ("src", "dst", "hop_limit", "traffic_class", "flow_label"), where)
+    traffic_class = fixed_value(header.get("traffic_class"), f"{where}.traffic_class")
+    if traffic_class is not None:
+        if int(traffic_class) & ECN_MASK or not 0 <= int(traffic_class) <= 0xFF:
+            raise validation(f"{where}.traffic_class: {traffic_class}: the tester sets DSCP "
+                             "(the upper 6 bits) and ECN 0")
+        address["dscp"] = int(traffic_class) >> 2
+    flow_label = fixed_value(header.get("flow_label"), f"{where}.flow_label")
+    if flow_label is not None:
+        address["flow_label"] = int(flow_label)
     for key in ("src", "dst"):
         value = fixed_value(header.get(key), f"{where}.{key}")
         if value is not None:
@@ -362,6 +413,31 @@ def _ipv6(header: Mapping[str, Any], where: str, address: dict[str, Any]) -> Non
     hops = fixed_value(header.get("hop_limit"), f"{where}.hop_limit")
     if hops is not None:
         address["ttl"] = int(hops)
+
+
+ECN_MASK: Final = 0x3
+
+
+def _dscp(priority: object, where: str, address: dict[str, Any]) -> None:
+    """ipv4 priority: dscp.phb (ECN 0), or a raw TOS byte whose ECN bits are 0."""
+    choice = field_choice(priority, where)
+    if choice is None or not isinstance(priority, Mapping):
+        return
+    body = priority.get(choice) or {}
+    if choice == "dscp" and isinstance(body, Mapping):
+        if fixed_value(body.get("ecn"), f"{where}.dscp.ecn") not in (None, 0):
+            raise validation(f"{where}.dscp.ecn: the tester sends ECN 0")
+        phb = fixed_value(body.get("phb"), f"{where}.dscp.phb")
+        if phb is not None:
+            address["dscp"] = int(phb)
+    elif choice == "raw":
+        tos = fixed_value(body, f"{where}.raw")
+        if tos is not None:
+            if int(tos) & ECN_MASK:
+                raise validation(f"{where}.raw: {tos}: the tester sends ECN 0")
+            address["dscp"] = int(tos) >> 2
+    else:
+        raise validation(f"{where}: choice {choice!r} is not supported (use dscp or raw)")
 
 
 def _l4(kind: str, header: Mapping[str, Any], where: str, address: dict[str, Any],
