@@ -174,9 +174,9 @@ def test_other_headers_are_refused(topology: Topology) -> None:
     packet.append({"choice": "vxlan", "vxlan": {}})
     assert errors_of(config(packet=packet), topology) == [
         "flows[0].packet: headers ['ethernet', 'ipv4', 'udp', 'vxlan']: the tester sends "
-        "ethernet, up to 2 vlan (QinQ: 802.1ad outside 802.1Q), up to 4 mpls, ipv4 or ipv6, "
-        "then udp or tcp (its own header follows as payload); other headers are not "
-        "supported yet"]
+        "ethernet, up to 2 vlan (QinQ: 802.1ad outside 802.1Q), up to 4 mpls, optionally a "
+        "VxLAN tunnel (ipv4 or ipv6, udp, vxlan, ethernet), ipv4 or ipv6, then udp or tcp "
+        "(its own header follows as payload); other headers are not supported yet"]
 
 
 def test_unsupported_header_field_is_named(topology: Topology) -> None:
@@ -283,3 +283,46 @@ def test_three_tags_refused(topology: Topology) -> None:
               {"choice": "ipv4", "ipv4": {}}, {"choice": "udp", "udp": {}}]
     assert errors_of(config(packet=packet), topology)[0].startswith(
         "flows[0].packet: headers ['ethernet', 'vlan', 'vlan', 'vlan', 'ipv4', 'udp']")
+
+
+def vxlan_packet(vni: dict[str, Any]) -> list[dict[str, Any]]:
+    """What snappi serializes for the conformance suite's vxlan_inner_ipv4 flow."""
+    def value(v: object) -> dict[str, Any]:
+        return {"choice": "value", "value": v}
+    return [
+        {"choice": "ethernet", "ethernet": {"src": value("00:00:01:01:01:01"),
+                                            "dst": value("00:00:01:01:01:02")}},
+        {"choice": "ipv6", "ipv6": {"src": value("::1"), "dst": value("::2")}},
+        {"choice": "udp", "udp": {"dst_port": value(4789)}},
+        {"choice": "vxlan", "vxlan": {"vni": vni}},
+        {"choice": "ethernet", "ethernet": {"src": value("00:00:01:01:01:03"),
+                                            "dst": value("00:00:01:01:01:04")}},
+        {"choice": "ipv4", "ipv4": {"src": value("1.1.1.3"), "dst": value("1.1.1.4")}},
+        {"choice": "tcp", "tcp": {"src_port": value(80), "dst_port": value(80)}},
+    ]
+
+
+def test_vxlan_tunnel(topology: Topology) -> None:
+    document = config(packet=vxlan_packet({"choice": "value", "value": 1000}),
+                      size={"choice": "fixed", "fixed": 256})
+    stream: Any = map_config(document, topology).flows[0].stream
+    tunnel = stream.tunnel
+    assert (tunnel.vni, tunnel.src_ip, tunnel.dst_ip, tunnel.inner_src_mac,
+            tunnel.inner_dst_mac) == (1000, "::1", "::2", "00:00:01:01:01:03",
+                                      "00:00:01:01:01:04")
+    assert (stream.addresses.src_mac, stream.addresses.src_ip, stream.addresses.dst_ip) == \
+        ("00:00:01:01:01:01", "1.1.1.3", "1.1.1.4")
+    assert (stream.ipv6, stream.l4, stream.addresses.udp_src_port) == (False, "tcp", 80)
+    # Outer IPv6 40 + UDP 8 + VxLAN 8 + Ethernet 14 before IPv4 TCP: 146 B at least.
+    assert stream.encapsulation.min_frame_size == 146
+
+
+def test_vxlan_vni_list_and_outer_source_port_refused(topology: Topology) -> None:
+    packet = vxlan_packet({"choice": "values", "values": [1000, 1001]})
+    packet[2]["udp"]["src_port"] = {"choice": "value", "value": 4789}
+    assert errors_of(config(packet=packet, size={"choice": "fixed", "fixed": 256}),
+                     topology) == [
+        "flows[0].packet[2].udp.src_port: 4789: the tester's VxLAN frames carry 49152; "
+        "leave it unset",
+        "flows[0].packet[3].vxlan.vni: choice 'values' is not supported for this field (only "
+        "'value'): the tester sends it unchanged in every frame"]

@@ -378,3 +378,80 @@ def test_qinq_mpls_ipv6_tcp_port_values(otg_server: OtgServer, tmp_path: Path) -
         tcp = frame[66:86]
         assert int.from_bytes(tcp[0:2], "big") == SRC_PORTS[i % len(SRC_PORTS)]
         assert int.from_bytes(tcp[2:4], "big") == 443
+
+
+# ethernet / IPv4 / UDP 4789 / VxLAN 5000 / ethernet / IPv4 / UDP: the OTG capture
+# shows the tunnel as built, and every frame is counted through it.
+VXLAN_CLIENT = textwrap.dedent("""
+    import json, sys, time
+    import snappi
+    api = snappi.api(location=sys.argv[1], verify=False, version_check=True)
+    c = api.config()
+    p1 = c.ports.add(name="p1", location="1")
+    p2 = c.ports.add(name="p2", location="2")
+    c.captures.add(name="ca", port_names=[p2.name])
+    f = c.flows.add(name="vxlan")
+    f.tx_rx.port.tx_name = p1.name
+    f.tx_rx.port.rx_names = [p2.name]
+    f.duration.fixed_packets.packets = 40
+    f.rate.pps = 50
+    f.size.fixed = 200
+    eth, oip, oudp, vx, ieth, iip, iudp = (
+        f.packet.ethernet().ipv4().udp().vxlan().ethernet().ipv4().udp())
+    eth.src.value = "02:00:00:00:0d:01"
+    oip.src.value = "10.0.0.1"
+    oip.dst.value = "10.0.0.2"
+    vx.vni.value = 5000
+    ieth.src.value = "02:00:00:00:0d:03"
+    ieth.dst.value = "02:00:00:00:0d:04"
+    iip.src.value = "192.0.2.20"
+    iip.dst.value = "198.51.100.20"
+    api.set_config(c)
+    for state in ("capture", "traffic"):
+        cs = api.control_state()
+        if state == "capture":
+            cs.port.capture.state = cs.port.capture.START
+        else:
+            cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
+        api.set_control_state(cs)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        req = api.metrics_request()
+        req.flow.flow_names = []
+        m = api.get_metrics(req).flow_metrics[0]
+        if m.transmit == m.STOPPED:
+            break
+        time.sleep(0.2)
+    cs = api.control_state()
+    cs.port.capture.state = cs.port.capture.STOP
+    api.set_control_state(cs)
+    req = api.capture_request()
+    req.port_name = p2.name
+    with open(sys.argv[2], "wb") as pcap:
+        pcap.write(api.get_capture(req).read())
+    print(json.dumps(json.loads(m.serialize())))
+""")
+
+
+@pytest.mark.topology("loopback.yaml")
+def test_vxlan_flow(otg_server: OtgServer, tmp_path: Path) -> None:
+    python = client_python()
+    pcap = tmp_path / "otg.pcap"
+    done = subprocess.run([str(python), "-c", VXLAN_CLIENT, otg_server.url, str(pcap)],
+                          capture_output=True, text=True, timeout=CLIENT_S, check=False)
+    assert done.returncode == 0, done.stderr + otg_server.log()
+    flow = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (flow["transmit"], int(flow["frames_tx"]), int(flow["frames_rx"])) == \
+        ("stopped", 40, 40)
+    frames = [bytes(f) for f in rdpcap(str(pcap))
+              if bytes(f)[6:12] == bytes.fromhex("02000000" "0d01")]
+    assert len(frames) == 40
+    for frame in frames:
+        assert len(frame) == 200
+        assert frame[12:14] == bytes.fromhex("0800") and frame[23] == 17
+        assert frame[26:34] == bytes([10, 0, 0, 1, 10, 0, 0, 2])
+        assert int.from_bytes(frame[36:38], "big") == 4789
+        assert frame[42] == 0x08 and int.from_bytes(frame[46:49], "big") == 5000
+        assert frame[50:62] == bytes.fromhex("02000000" "0d04" "02000000" "0d03")
+        assert frame[62:64] == bytes.fromhex("0800")
+        assert frame[76:84] == bytes([192, 0, 2, 20, 198, 51, 100, 20])

@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import dropwhile
+from itertools import dropwhile, takewhile
 from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
@@ -23,6 +23,7 @@ from p4tester.dataplane.constants import MAX_STREAMS
 from p4tester.streams.addresses import StreamAddresses
 from p4tester.streams.frame_sizes import FrameSizeError, check_frame_size
 from p4tester.streams.rates import l1_frame_bits, line_rate_pps
+from p4tester.streams.tunnels import TUNNEL_UDP_SRC_PORT, VXLAN_UDP_PORT, TunnelError, Vxlan
 from p4tester.streams.variation import FieldVariation, VariationError
 
 from .errors import OtgError, validation
@@ -267,21 +268,34 @@ def _tx_rx(data: object, where: str, ports: list[MappedPort], topology: Topology
 
 
 HEADER_ORDER: Final = ("ethernet, up to 2 vlan (QinQ: 802.1ad outside 802.1Q), up to 4 "
-                       "mpls, ipv4 or ipv6, then udp or tcp")
+                       "mpls, optionally a VxLAN tunnel (ipv4 or ipv6, udp, vxlan, "
+                       "ethernet), ipv4 or ipv6, then udp or tcp")
+_IPS: Final = ("ipv4", "ipv6")
+_VXLAN_TUNNEL_LEN: Final = 4  # outer ip, udp, vxlan, inner ethernet
 TPID_8021Q: Final = 0x8100
 TPID_8021AD: Final = 0x88A8
 MAX_TAGS: Final = 2
 MAX_LABELS: Final = 4
 
 
-def _shape_ok(shape: list[str]) -> bool:
+def _tunnel_at(shape: list[str]) -> int | None:
+    """Where a VxLAN tunnel's outer IP is in a well-formed header list (None: no
+    tunnel); raises ValueError for a list the tester cannot send."""
     if len(shape) < 3 or shape[0] != "ethernet" or shape[-1] not in ("udp", "tcp") \
-            or shape[-2] not in ("ipv4", "ipv6"):
-        return False
+            or shape[-2] not in _IPS:
+        raise ValueError(shape)
     middle = shape[1:-2]
     tags = len(middle) - len(list(dropwhile(lambda k: k == "vlan", middle)))
-    labels = middle[tags:]
-    return tags <= MAX_TAGS and len(labels) <= MAX_LABELS and all(k == "mpls" for k in labels)
+    labels = len(list(takewhile(lambda k: k == "mpls", middle[tags:])))
+    rest = middle[tags + labels:]
+    if tags > MAX_TAGS or labels > MAX_LABELS:
+        raise ValueError(shape)
+    if not rest:
+        return None
+    if len(rest) == _VXLAN_TUNNEL_LEN and rest[0] in _IPS \
+            and rest[1:] == ["udp", "vxlan", "ethernet"]:
+        return 1 + tags + labels
+    raise ValueError(shape)
 
 
 def _headers(data: object, where: str, errors: list[str]) -> dict[str, Any] | None:
@@ -290,10 +304,15 @@ def _headers(data: object, where: str, errors: list[str]) -> dict[str, Any] | No
         errors.append(f"{where}: give the headers: {HEADER_ORDER}")
         return None
     shape = [field_choice(header, f"{where}[{i}]") or "?" for i, header in enumerate(data)]
-    if not _shape_ok(shape):
+    try:
+        tunnel_at = _tunnel_at(shape)
+    except ValueError:
         errors.append(f"{where}: headers {shape}: the tester sends {HEADER_ORDER} (its own "
                       "header follows as payload); other headers are not supported yet")
         return None
+    tunnel = range(tunnel_at, tunnel_at + _VXLAN_TUNNEL_LEN) if tunnel_at is not None \
+        else range(0)
+    tunnel_fields: dict[str, Any] = {}
     address: dict[str, Any] = {}
     fields: dict[str, Any] = {}
     tags = shape.count("vlan")
@@ -306,7 +325,9 @@ def _headers(data: object, where: str, errors: list[str]) -> dict[str, Any] | No
             errors.append(f"{here}: expected an object")
             continue
         try:
-            if kind == "ethernet":
+            if position in tunnel:
+                _vxlan_part(kind, header, here, tunnel_fields)
+            elif kind == "ethernet":
                 _ethernet(header, here, address)
             elif kind == "vlan":
                 outer = tags == MAX_TAGS and position == 1
@@ -327,9 +348,51 @@ def _headers(data: object, where: str, errors: list[str]) -> dict[str, Any] | No
         return None
     if labels:
         fields["mpls_labels"] = tuple(labels)
+    if tunnel_at is not None:
+        try:
+            fields["tunnel"] = Vxlan(**tunnel_fields)
+        except (TypeError, TunnelError) as exc:
+            errors.append(f"{where}[{tunnel_at}]: {exc}")
+            return None
     if address:
         fields["addresses"] = StreamAddresses(**address)
     return fields
+
+
+def _vxlan_part(kind: str, header: Mapping[str, Any], where: str, outer: dict[str, Any],
+                ) -> None:
+    """The outer IP (src, dst), UDP (to 4789 from the tester's fixed source port),
+    VxLAN (vni) and inner Ethernet (src, dst) of a VxLAN tunnel."""
+    if kind in _IPS:
+        reject_extra(header, ("src", "dst"), where)
+        for key in ("src", "dst"):
+            value = fixed_value(header.get(key), f"{where}.{key}")
+            if value is None:
+                raise validation(f"{where}.{key}: give the tunnel's outer address")
+            outer[f"{key}_ip"] = _ip(value, f"{where}.{key}", 4 if kind == "ipv4" else 6)
+    elif kind == "udp":
+        reject_extra(header, ("src_port", "dst_port"), where)
+        for key, port in (("src_port", TUNNEL_UDP_SRC_PORT), ("dst_port", VXLAN_UDP_PORT)):
+            value = int_values(header.get(key), f"{where}.{key}", 16)
+            if value not in (None, (port,)):
+                shown = value[0] if value is not None and len(value) == 1 else value
+                raise validation(f"{where}.{key}: {shown}: the tester's VxLAN frames carry "
+                                 f"{port}; leave it unset")
+    elif kind == "vxlan":
+        reject_extra(header, ("vni", "flags", "reserved0", "reserved1"), where)
+        for key in ("flags", "reserved0", "reserved1"):
+            if fixed_value(header.get(key), f"{where}.{key}") is not None:
+                raise validation(f"{where}.{key}: the tester sets it; leave it unset")
+        vni = fixed_value(header.get("vni"), f"{where}.vni")
+        outer["vni"] = int(vni) if vni is not None else 0
+    else:
+        reject_extra(header, ("src", "dst"), where)
+        for key in ("src", "dst"):
+            value = fixed_value(header.get(key), f"{where}.{key}")
+            if value is not None:
+                if not isinstance(value, str) or not _MAC.match(value):
+                    raise validation(f"{where}.{key}: {value!r} is not a MAC address")
+                outer[f"inner_{key}_mac"] = value.lower()
 
 
 def _vlan(header: Mapping[str, Any], where: str, tpid: int) -> int:
