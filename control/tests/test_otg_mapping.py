@@ -175,8 +175,9 @@ def test_other_headers_are_refused(topology: Topology) -> None:
     assert errors_of(config(packet=packet), topology) == [
         "flows[0].packet: headers ['ethernet', 'ipv4', 'udp', 'vxlan']: the tester sends "
         "ethernet, up to 2 vlan (QinQ: 802.1ad outside 802.1Q), up to 4 mpls, optionally a "
-        "VxLAN tunnel (ipv4 or ipv6, udp, vxlan, ethernet), ipv4 or ipv6, then udp or tcp "
-        "(its own header follows as payload); other headers are not supported yet"]
+        "tunnel (VxLAN: ipv4 or ipv6, udp, vxlan, ethernet; GTP-U: ipv4 or ipv6, udp, "
+        "gtpv1), ipv4 or ipv6, then udp or tcp (its own header follows as payload); other "
+        "headers are not supported yet"]
 
 
 def test_unsupported_header_field_is_named(topology: Topology) -> None:
@@ -322,7 +323,31 @@ def test_vxlan_vni_list_and_outer_source_port_refused(topology: Topology) -> Non
     packet[2]["udp"]["src_port"] = {"choice": "value", "value": 4789}
     assert errors_of(config(packet=packet, size={"choice": "fixed", "fixed": 256}),
                      topology) == [
-        "flows[0].packet[2].udp.src_port: 4789: the tester's VxLAN frames carry 49152; "
+        "flows[0].packet[2].udp.src_port: 4789: the tester's vxlan frames carry 49152; "
         "leave it unset",
         "flows[0].packet[3].vxlan.vni: choice 'values' is not supported for this field (only "
         "'value'): the tester sends it unchanged in every frame"]
+
+
+def test_gtpu_tunnel(topology: Topology) -> None:
+    """What snappi serializes for ethernet/ipv4/udp/gtpv1/ipv6/udp."""
+    def value(v: object) -> dict[str, Any]:
+        return {"choice": "value", "value": v}
+    packet = [
+        {"choice": "ethernet", "ethernet": {}},
+        {"choice": "ipv4", "ipv4": {"src": value("10.0.0.1"), "dst": value("10.0.0.2")}},
+        {"choice": "udp", "udp": {"dst_port": value(2152)}},
+        {"choice": "gtpv1", "gtpv1": {"teid": value(0x1234)}},
+        {"choice": "ipv6", "ipv6": {}},
+        {"choice": "udp", "udp": {}},
+    ]
+    stream: Any = map_config(config(packet=packet), topology).flows[0].stream
+    assert (stream.tunnel.teid, stream.tunnel.src_ip, stream.tunnel.dst_ip,
+            stream.tunnel.qfi) == (0x1234, "10.0.0.1", "10.0.0.2", None)
+    assert (stream.ipv6, stream.l4) == (True, "udp")
+    packet[3]["gtpv1"]["e_flag"] = value(1)
+    packet[2]["udp"]["dst_port"] = value(4789)
+    assert errors_of(config(packet=packet), topology) == [
+        "flows[0].packet[2].udp.dst_port: 4789: the tester's gtpv1 frames carry 2152; leave "
+        "it unset",
+        "flows[0].packet[3].gtpv1.e_flag: the tester sets it; leave it unset"]

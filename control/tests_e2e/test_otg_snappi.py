@@ -380,9 +380,10 @@ def test_qinq_mpls_ipv6_tcp_port_values(otg_server: OtgServer, tmp_path: Path) -
         assert int.from_bytes(tcp[2:4], "big") == 443
 
 
-# ethernet / IPv4 / UDP 4789 / VxLAN 5000 / ethernet / IPv4 / UDP: the OTG capture
-# shows the tunnel as built, and every frame is counted through it.
-VXLAN_CLIENT = textwrap.dedent("""
+# ethernet / IPv4 / UDP 4789 / VxLAN 5000 / ethernet / IPv4 / UDP, and ethernet /
+# IPv4 / UDP 2152 / GTP-U 0x1234 / IPv4 / UDP: the OTG capture shows the tunnel as
+# built, and every frame is counted through it.
+TUNNEL_CLIENT = textwrap.dedent("""
     import json, sys, time
     import snappi
     api = snappi.api(location=sys.argv[1], verify=False, version_check=True)
@@ -396,14 +397,19 @@ VXLAN_CLIENT = textwrap.dedent("""
     f.duration.fixed_packets.packets = 40
     f.rate.pps = 50
     f.size.fixed = 200
-    eth, oip, oudp, vx, ieth, iip, iudp = (
-        f.packet.ethernet().ipv4().udp().vxlan().ethernet().ipv4().udp())
+    if sys.argv[3] == "vxlan":
+        eth, oip, oudp, vx, ieth, iip, iudp = (
+            f.packet.ethernet().ipv4().udp().vxlan().ethernet().ipv4().udp())
+        vx.vni.value = 5000
+        ieth.src.value = "02:00:00:00:0d:03"
+        ieth.dst.value = "02:00:00:00:0d:04"
+    else:
+        eth, oip, oudp, gtp, iip, iudp = (
+            f.packet.ethernet().ipv4().udp().gtpv1().ipv4().udp())
+        gtp.teid.value = 0x1234
     eth.src.value = "02:00:00:00:0d:01"
     oip.src.value = "10.0.0.1"
     oip.dst.value = "10.0.0.2"
-    vx.vni.value = 5000
-    ieth.src.value = "02:00:00:00:0d:03"
-    ieth.dst.value = "02:00:00:00:0d:04"
     iip.src.value = "192.0.2.20"
     iip.dst.value = "198.51.100.20"
     api.set_config(c)
@@ -434,10 +440,12 @@ VXLAN_CLIENT = textwrap.dedent("""
 
 
 @pytest.mark.topology("loopback.yaml")
-def test_vxlan_flow(otg_server: OtgServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("tunnel", ["vxlan", "gtpu"])
+def test_tunnel_flow(otg_server: OtgServer, tmp_path: Path, tunnel: str) -> None:
     python = client_python()
     pcap = tmp_path / "otg.pcap"
-    done = subprocess.run([str(python), "-c", VXLAN_CLIENT, otg_server.url, str(pcap)],
+    done = subprocess.run([str(python), "-c", TUNNEL_CLIENT, otg_server.url, str(pcap),
+                           tunnel],
                           capture_output=True, text=True, timeout=CLIENT_S, check=False)
     assert done.returncode == 0, done.stderr + otg_server.log()
     flow = json.loads(done.stdout.strip().splitlines()[-1])
@@ -450,8 +458,18 @@ def test_vxlan_flow(otg_server: OtgServer, tmp_path: Path) -> None:
         assert len(frame) == 200
         assert frame[12:14] == bytes.fromhex("0800") and frame[23] == 17
         assert frame[26:34] == bytes([10, 0, 0, 1, 10, 0, 0, 2])
-        assert int.from_bytes(frame[36:38], "big") == 4789
-        assert frame[42] == 0x08 and int.from_bytes(frame[46:49], "big") == 5000
-        assert frame[50:62] == bytes.fromhex("02000000" "0d04" "02000000" "0d03")
-        assert frame[62:64] == bytes.fromhex("0800")
-        assert frame[76:84] == bytes([192, 0, 2, 20, 198, 51, 100, 20])
+        assert int.from_bytes(frame[34:36], "big") == 49152  # the tester's source port
+        if tunnel == "vxlan":
+            assert int.from_bytes(frame[36:38], "big") == 4789
+            assert frame[42] == 0x08 and int.from_bytes(frame[46:49], "big") == 5000
+            assert frame[50:62] == bytes.fromhex("02000000" "0d04" "02000000" "0d03")
+            assert frame[62:64] == bytes.fromhex("0800")
+            inner_ip = frame[64:]
+        else:
+            assert int.from_bytes(frame[36:38], "big") == 2152
+            # Version 1, PT 1, no options; G-PDU; length of the rest; TEID.
+            assert frame[42:44] == bytes([0x30, 0xFF])
+            assert int.from_bytes(frame[44:46], "big") == 200 - 4 - 50
+            assert int.from_bytes(frame[46:50], "big") == 0x1234
+            inner_ip = frame[50:]
+        assert inner_ip[12:20] == bytes([192, 0, 2, 20, 198, 51, 100, 20])

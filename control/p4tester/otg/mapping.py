@@ -23,7 +23,14 @@ from p4tester.dataplane.constants import MAX_STREAMS
 from p4tester.streams.addresses import StreamAddresses
 from p4tester.streams.frame_sizes import FrameSizeError, check_frame_size
 from p4tester.streams.rates import l1_frame_bits, line_rate_pps
-from p4tester.streams.tunnels import TUNNEL_UDP_SRC_PORT, VXLAN_UDP_PORT, TunnelError, Vxlan
+from p4tester.streams.tunnels import (
+    GTPU_UDP_PORT,
+    TUNNEL_UDP_SRC_PORT,
+    VXLAN_UDP_PORT,
+    GtpU,
+    TunnelError,
+    Vxlan,
+)
 from p4tester.streams.variation import FieldVariation, VariationError
 
 from .errors import OtgError, validation
@@ -268,19 +275,21 @@ def _tx_rx(data: object, where: str, ports: list[MappedPort], topology: Topology
 
 
 HEADER_ORDER: Final = ("ethernet, up to 2 vlan (QinQ: 802.1ad outside 802.1Q), up to 4 "
-                       "mpls, optionally a VxLAN tunnel (ipv4 or ipv6, udp, vxlan, "
-                       "ethernet), ipv4 or ipv6, then udp or tcp")
+                       "mpls, optionally a tunnel (VxLAN: ipv4 or ipv6, udp, vxlan, "
+                       "ethernet; GTP-U: ipv4 or ipv6, udp, gtpv1), ipv4 or ipv6, then udp "
+                       "or tcp")
 _IPS: Final = ("ipv4", "ipv6")
-_VXLAN_TUNNEL_LEN: Final = 4  # outer ip, udp, vxlan, inner ethernet
+# The headers of each tunnel after its outer IP.
+_TUNNELS: Final = {"vxlan": ["udp", "vxlan", "ethernet"], "gtpv1": ["udp", "gtpv1"]}
 TPID_8021Q: Final = 0x8100
 TPID_8021AD: Final = 0x88A8
 MAX_TAGS: Final = 2
 MAX_LABELS: Final = 4
 
 
-def _tunnel_at(shape: list[str]) -> int | None:
-    """Where a VxLAN tunnel's outer IP is in a well-formed header list (None: no
-    tunnel); raises ValueError for a list the tester cannot send."""
+def _tunnel_at(shape: list[str]) -> tuple[int, str] | None:
+    """Where a tunnel's outer IP is in a well-formed header list, and which tunnel
+    (None: no tunnel); raises ValueError for a list the tester cannot send."""
     if len(shape) < 3 or shape[0] != "ethernet" or shape[-1] not in ("udp", "tcp") \
             or shape[-2] not in _IPS:
         raise ValueError(shape)
@@ -292,9 +301,9 @@ def _tunnel_at(shape: list[str]) -> int | None:
         raise ValueError(shape)
     if not rest:
         return None
-    if len(rest) == _VXLAN_TUNNEL_LEN and rest[0] in _IPS \
-            and rest[1:] == ["udp", "vxlan", "ethernet"]:
-        return 1 + tags + labels
+    for kind, after_ip in _TUNNELS.items():
+        if rest[0] in _IPS and rest[1:] == after_ip:
+            return 1 + tags + labels, kind
     raise ValueError(shape)
 
 
@@ -310,8 +319,9 @@ def _headers(data: object, where: str, errors: list[str]) -> dict[str, Any] | No
         errors.append(f"{where}: headers {shape}: the tester sends {HEADER_ORDER} (its own "
                       "header follows as payload); other headers are not supported yet")
         return None
-    tunnel = range(tunnel_at, tunnel_at + _VXLAN_TUNNEL_LEN) if tunnel_at is not None \
-        else range(0)
+    tunnel = range(0)
+    if tunnel_at is not None:
+        tunnel = range(tunnel_at[0], tunnel_at[0] + 1 + len(_TUNNELS[tunnel_at[1]]))
     tunnel_fields: dict[str, Any] = {}
     address: dict[str, Any] = {}
     fields: dict[str, Any] = {}
@@ -326,7 +336,8 @@ def _headers(data: object, where: str, errors: list[str]) -> dict[str, Any] | No
             continue
         try:
             if position in tunnel:
-                _vxlan_part(kind, header, here, tunnel_fields)
+                assert tunnel_at is not None
+                _tunnel_part(kind, header, here, tunnel_fields, tunnel_at[1])
             elif kind == "ethernet":
                 _ethernet(header, here, address)
             elif kind == "vlan":
@@ -350,41 +361,46 @@ def _headers(data: object, where: str, errors: list[str]) -> dict[str, Any] | No
         fields["mpls_labels"] = tuple(labels)
     if tunnel_at is not None:
         try:
-            fields["tunnel"] = Vxlan(**tunnel_fields)
+            fields["tunnel"] = (Vxlan if tunnel_at[1] == "vxlan" else GtpU)(**tunnel_fields)
         except (TypeError, TunnelError) as exc:
-            errors.append(f"{where}[{tunnel_at}]: {exc}")
+            errors.append(f"{where}[{tunnel_at[0]}]: {exc}")
             return None
     if address:
         fields["addresses"] = StreamAddresses(**address)
     return fields
 
 
-def _vxlan_part(kind: str, header: Mapping[str, Any], where: str, outer: dict[str, Any],
-                ) -> None:
-    """The outer IP (src, dst), UDP (to 4789 from the tester's fixed source port),
-    VxLAN (vni) and inner Ethernet (src, dst) of a VxLAN tunnel."""
+def _tunnel_part(kind: str, header: Mapping[str, Any], where: str, tunnel: dict[str, Any],
+                 tunnel_kind: str) -> None:
+    """A tunnel's outer IP (src, dst), UDP (the tester's fixed source port to the
+    tunnel's port), and VxLAN (vni) with its inner Ethernet (src, dst), or the
+    GTP-U header (teid)."""
     if kind in _IPS:
         reject_extra(header, ("src", "dst"), where)
         for key in ("src", "dst"):
             value = fixed_value(header.get(key), f"{where}.{key}")
             if value is None:
                 raise validation(f"{where}.{key}: give the tunnel's outer address")
-            outer[f"{key}_ip"] = _ip(value, f"{where}.{key}", 4 if kind == "ipv4" else 6)
+            tunnel[f"{key}_ip"] = _ip(value, f"{where}.{key}", 4 if kind == "ipv4" else 6)
     elif kind == "udp":
         reject_extra(header, ("src_port", "dst_port"), where)
-        for key, port in (("src_port", TUNNEL_UDP_SRC_PORT), ("dst_port", VXLAN_UDP_PORT)):
+        dst = VXLAN_UDP_PORT if tunnel_kind == "vxlan" else GTPU_UDP_PORT
+        for key, port in (("src_port", TUNNEL_UDP_SRC_PORT), ("dst_port", dst)):
             value = int_values(header.get(key), f"{where}.{key}", 16)
-            if value not in (None, (port,)):
-                shown = value[0] if value is not None and len(value) == 1 else value
-                raise validation(f"{where}.{key}: {shown}: the tester's VxLAN frames carry "
-                                 f"{port}; leave it unset")
+            if value is not None and value != (port,):
+                shown = value[0] if len(value) == 1 else value
+                raise validation(f"{where}.{key}: {shown}: the tester's {tunnel_kind} frames "
+                                 f"carry {port}; leave it unset")
     elif kind == "vxlan":
         reject_extra(header, ("vni", "flags", "reserved0", "reserved1"), where)
-        for key in ("flags", "reserved0", "reserved1"):
-            if fixed_value(header.get(key), f"{where}.{key}") is not None:
-                raise validation(f"{where}.{key}: the tester sets it; leave it unset")
+        _unset(header, ("flags", "reserved0", "reserved1"), where)
         vni = fixed_value(header.get("vni"), f"{where}.vni")
-        outer["vni"] = int(vni) if vni is not None else 0
+        tunnel["vni"] = int(vni) if vni is not None else 0
+    elif kind == "gtpv1":
+        reject_extra(header, ("teid", *_GTP_TESTER_FIELDS), where)
+        _unset(header, _GTP_TESTER_FIELDS, where)
+        teid = fixed_value(header.get("teid"), f"{where}.teid")
+        tunnel["teid"] = int(teid) if teid is not None else 0
     else:
         reject_extra(header, ("src", "dst"), where)
         for key in ("src", "dst"):
@@ -392,7 +408,22 @@ def _vxlan_part(kind: str, header: Mapping[str, Any], where: str, outer: dict[st
             if value is not None:
                 if not isinstance(value, str) or not _MAC.match(value):
                     raise validation(f"{where}.{key}: {value!r} is not a MAC address")
-                outer[f"inner_{key}_mac"] = value.lower()
+                tunnel[f"inner_{key}_mac"] = value.lower()
+
+
+_GTP_TESTER_FIELDS: Final = ("version", "protocol_type", "reserved", "e_flag", "s_flag",
+                             "pn_flag", "message_type", "message_length", "squence_number",
+                             "n_pdu_number", "next_extension_header_type",
+                             "extension_headers")
+
+
+def _unset(header: Mapping[str, Any], keys: tuple[str, ...], where: str) -> None:
+    for key in keys:
+        value = header.get(key)
+        if value not in (None, [], {}) and (not isinstance(value, Mapping)
+                                            or field_choice(value, f"{where}.{key}")
+                                            not in (None, "auto")):
+            raise validation(f"{where}.{key}: the tester sets it; leave it unset")
 
 
 def _vlan(header: Mapping[str, Any], where: str, tpid: int) -> int:
