@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -67,7 +68,9 @@ class _Run:
 
 
 class SwitchDriver:
-    def __init__(self, topology: Topology, *, drain_s: float = DRAIN_S) -> None:
+    def __init__(self, topology: Topology, *, drain_s: float = DRAIN_S,
+                 session_factory: Callable[[Topology, Profile], TesterSession] = TesterSession,
+                 ) -> None:
         if topology.switch.target != "bmv2":
             raise validation(f"p4tester otg drives BMv2 switches for now, not "
                              f"{topology.switch.target}")
@@ -81,6 +84,7 @@ class SwitchDriver:
         self._thread: threading.Thread | None = None
         self._trials = 0
         self._captures = PortCaptures()
+        self._session_factory = session_factory
 
     # ---- configuration ---------------------------------------------------
     def apply(self, config: MappedConfig) -> None:
@@ -93,7 +97,7 @@ class SwitchDriver:
                 self._session = None
             profile = Profile(name="otg", streams=tuple(f.stream for f in config.flows),
                               source="OTG config")
-            session = TesterSession(self._topology, profile)
+            session = self._session_factory(self._topology, profile)
             try:
                 session.open()
                 self._port_base = CounterSnapshot.take(session.dataplane)

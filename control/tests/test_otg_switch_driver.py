@@ -1,0 +1,209 @@
+"""SwitchDriver's run of OTG flows against a fake tester session: every flow's
+exact budget, each flow stopping on its own while a continuous one runs on, a stop,
+final figures only once a flow reads stopped, and a failure reported, not lost."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p4tester.config.profile import Profile
+from p4tester.config.topology import Topology, load_topology
+from p4tester.dataplane import names
+from p4tester.dataplane.headers import StreamRegisters
+from p4tester.otg.mapping import MappedConfig, map_config
+from p4tester.otg.readings import Reading
+from p4tester.otg.switch_driver import SwitchDriver
+from p4tester.p4rt import CounterValue
+
+LOOPBACK = Path(__file__).resolve().parents[2] / "topologies" / "loopback.yaml"
+FRAMES_PER_READ = 7  # the fake generator sends this many frames between two reads
+RX_LOSS = 2  # the fake wire loses this many of stream 1's frames
+LATENCY_US = (3, 9, 120, 20)  # min, max, sum, samples
+WAIT_S = 10.0
+
+
+class FakeDataplane:
+    """A generator that sends FRAMES_PER_READ frames of each running stream per
+    read (registers or TX counters), up to its budget; counters follow (the switch
+    counts no FCS)."""
+
+    def __init__(self, sizes: dict[int, int]) -> None:
+        self.sizes = sizes
+        self.budget: dict[int, int] = {}
+        self.sent: dict[int, int] = {}
+        self.running: set[int] = set()
+        self.calls: list[str] = []
+        self.fail = False
+
+    def expect_stream(self, stream_id: int, rx_port: int, *, ipv6: bool, epoch: int) -> None:
+        self.calls.append(f"expect {stream_id} rx {rx_port} epoch {epoch}")
+
+    def clear_stream(self, stream_id: int) -> None:
+        self.sent[stream_id] = 0
+
+    def start_stream(self, stream_id: int, budget: int, epoch: int) -> None:
+        self.budget[stream_id] = budget
+        self.calls.append(f"start {stream_id} budget {budget}")
+
+    def set_port_variation(self, stream_id: int, pairs: Any) -> None:
+        self.calls.append(f"vary {stream_id} {len(pairs)} pairs")
+
+    def seed_stream(self, stream_id: int, template: bytes, seeds: int) -> None:
+        assert len(template) == self.sizes[stream_id] - 4
+        self.running.add(stream_id)
+
+    def stop_stream(self, stream_id: int) -> None:
+        self.running.discard(stream_id)
+        self.calls.append(f"stop {stream_id}")
+
+    def tick(self) -> None:
+        for stream_id in self.running:
+            self.sent[stream_id] = min(self.budget[stream_id],
+                                       self.sent[stream_id] + FRAMES_PER_READ)
+
+    def read_stream_registers(self, stream_id: int) -> StreamRegisters:
+        if self.fail:
+            raise RuntimeError("no reply from the switch")
+        self.tick()
+        low, high, total, samples = LATENCY_US
+        return StreamRegisters(stream_id, 0, 0, samples, 0, low, high, total, 0, 0,
+                               self.sent[stream_id], 0, 0)
+
+    def read_counter(self, name: str) -> dict[int, CounterValue]:
+        def cell(frames: int, stream: int) -> CounterValue:
+            return CounterValue(frames, frames * (self.sizes[stream] - 4))
+        if name == names.TX_STREAM:
+            self.tick()
+            return {s: cell(n, s) for s, n in self.sent.items()}
+        received = {s: max(0, n - (RX_LOSS if s == 1 else 0)) for s, n in self.sent.items()}
+        if name == names.RX_STREAM:
+            return {s: cell(n, s) for s, n in received.items()}
+        if name == names.TX_PORT:
+            return {1: CounterValue(sum(self.sent.values()), 0)}
+        if name == names.RX_PORT:
+            return {2: CounterValue(sum(received.values()), 0)}
+        return {}
+
+
+class FakeTarget:
+    def __init__(self) -> None:
+        self.rates: dict[int, int] = {}
+
+    def set_stream_rates(self, rates: dict[int, int]) -> None:
+        self.rates.update(rates)
+
+
+class FakeSession:
+    def __init__(self, dataplane: FakeDataplane) -> None:
+        self.dataplane = dataplane
+        self.target = FakeTarget()
+        self.opened = False
+
+    def open(self) -> None:
+        self.opened = True
+
+    def close(self) -> None:
+        self.opened = False
+
+
+def two_flows(topology: Topology) -> MappedConfig:
+    def flow(name: str, size: int, pps: int, duration: dict[str, Any]) -> dict[str, Any]:
+        return {"name": name, "size": {"choice": "fixed", "fixed": size},
+                "tx_rx": {"choice": "port", "port": {"tx_name": "p1", "rx_names": ["p2"]}},
+                "rate": {"choice": "pps", "pps": pps}, "duration": duration,
+                "metrics": {"enable": True, "latency": {"enable": True}},
+                "packet": [{"choice": "ethernet", "ethernet": {}},
+                           {"choice": "ipv4", "ipv4": {}},
+                           {"choice": "udp", "udp": {"src_port": {
+                               "choice": "values", "values": [1, 2, 3]}}}]}
+    return map_config({
+        "ports": [{"name": "p1", "location": "1"}, {"name": "p2", "location": "2"}],
+        "flows": [flow("fixed", 128, 100, {"choice": "fixed_packets",
+                                             "fixed_packets": {"packets": 30}}),
+                  flow("endless", 256, 50, {"choice": "continuous"})],
+    }, topology)
+
+
+@pytest.fixture
+def setup() -> tuple[SwitchDriver, FakeDataplane, MappedConfig]:
+    topology = load_topology(LOOPBACK)
+    dataplane = FakeDataplane({0: 128, 1: 256})
+
+    def factory(_topology: Topology, profile: Profile) -> Any:
+        assert [s.id for s in profile.streams] == [0, 1]
+        return FakeSession(dataplane)
+
+    driver = SwitchDriver(topology, drain_s=0.05, session_factory=factory)
+    return driver, dataplane, two_flows(topology)
+
+
+def wait_for(driver: SwitchDriver, flow: str) -> Reading:
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        reading = driver.read()
+        if not reading.flows[flow].started:
+            return reading
+        time.sleep(0.02)
+    raise AssertionError(f"{flow} did not stop")
+
+
+def test_fixed_flow_stops_alone_then_stop_ends_the_rest(
+        setup: tuple[SwitchDriver, FakeDataplane, MappedConfig]) -> None:
+    driver, dataplane, config = setup
+    driver.apply(config)
+    before = driver.read()
+    assert (before.flows["fixed"].frames_tx, before.flows["fixed"].started) == (0, False)
+    driver.start(config.flows)
+    assert driver.running()
+    reading = wait_for(driver, "fixed")
+    fixed = reading.flows["fixed"]
+    assert (fixed.frames_tx, fixed.frames_rx, fixed.bytes_tx, fixed.bytes_rx) == \
+        (30, 30, 30 * 128, 30 * 128)
+    assert fixed.latency is not None
+    assert (fixed.latency.minimum_ns, fixed.latency.maximum_ns, fixed.latency.average_ns) \
+        == (3000.0, 9000.0, 6000.0)
+    assert reading.flows["endless"].started
+    assert driver.running()
+    driver.stop()
+    final = driver.read()
+    endless = final.flows["endless"]
+    sent = dataplane.sent[1]
+    assert sent > 0 and not endless.started and not driver.running()
+    assert (endless.frames_tx, endless.frames_rx, endless.bytes_rx) == \
+        (sent, sent - RX_LOSS, (sent - RX_LOSS) * 256)
+    assert final.ports["p1"].frames_tx == 30 + sent
+    assert final.ports["p2"].frames_rx == 30 + sent - RX_LOSS
+    assert final.error is None
+    assert dataplane.calls[:6] == ["expect 0 rx 2 epoch 0", "expect 1 rx 2 epoch 0",
+                                   "start 0 budget 30", "start 1 budget 4294967295",
+                                   "vary 0 3 pairs", "vary 1 3 pairs"]
+    assert driver._session is not None
+    assert driver._session.target.rates == {0: 100, 1: 50}  # type: ignore[attr-defined]
+
+
+def test_failure_is_reported_and_flows_read_stopped(
+        setup: tuple[SwitchDriver, FakeDataplane, MappedConfig]) -> None:
+    driver, dataplane, config = setup
+    driver.apply(config)
+    dataplane.fail = True
+    driver.start(config.flows)
+    reading = wait_for(driver, "endless")
+    assert reading.error == "flows stopped on an error: no reply from the switch"
+    assert not reading.flows["fixed"].started
+    assert {"stop 0", "stop 1"} <= set(dataplane.calls)
+
+
+def test_second_start_while_running_is_refused(
+        setup: tuple[SwitchDriver, FakeDataplane, MappedConfig]) -> None:
+    driver, _dataplane, config = setup
+    driver.apply(config)
+    driver.start(config.flows)
+    with pytest.raises(Exception, match="flows are transmitting: stop them before starting "
+                                        "again"):
+        driver.start(config.flows)
+    driver.stop()
+    driver.close()
