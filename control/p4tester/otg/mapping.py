@@ -8,33 +8,22 @@ error naming the field: nothing is approximated.
 
 from __future__ import annotations
 
-import ipaddress
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import dropwhile, takewhile
-from typing import Any, Final
+from typing import Final
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import StreamConfig
 from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import MAX_STREAMS
-from p4tester.streams.addresses import StreamAddresses
 from p4tester.streams.frame_sizes import FrameSizeError, check_frame_size
 from p4tester.streams.rates import l1_frame_bits, line_rate_pps
-from p4tester.streams.tunnels import (
-    GTPU_UDP_PORT,
-    TUNNEL_UDP_SRC_PORT,
-    VXLAN_UDP_PORT,
-    GtpU,
-    TunnelError,
-    Vxlan,
-)
-from p4tester.streams.variation import FieldVariation, VariationError
+from p4tester.streams.variation import VariationError
 
 from .errors import OtgError, validation
-from .patterns import collect, field_choice, fixed_value, int_values, reject_extra
+from .headers import packet_fields
+from .patterns import collect, field_choice, reject_extra
 
 # OTG defaults (models): a flow without rate / size / duration sends 1000 frames/s
 # of 64 B continuously.
@@ -43,7 +32,6 @@ DEFAULT_SIZE: Final = 64
 MAX_BUDGET: Final = 2**32 - 1  # the generator's packet budget register
 TOP_LEVEL: Final = ("ports", "layer1", "captures", "flows", "options")
 FLOW_KEYS: Final = ("name", "tx_rx", "packet", "size", "rate", "duration", "metrics")
-_MAC: Final = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 @dataclass(frozen=True, slots=True)
 class MappedPort:
     name: str
@@ -216,7 +204,7 @@ def _flow(raw: object, index: int, ports: list[MappedPort], topology: Topology,
     except OtgError as exc:
         collect(errors, exc)
     tx, rx = _tx_rx(raw.get("tx_rx"), f"{where}.tx_rx", ports, topology, errors)
-    headers = _headers(raw.get("packet"), f"{where}.packet", errors)
+    headers = packet_fields(raw.get("packet"), f"{where}.packet", errors)
     size = _size(raw.get("size"), f"{where}.size", errors)
     latency = _metrics(raw.get("metrics"), f"{where}.metrics", errors)
     if errors or tx is None or rx is None or headers is None or size is None:
@@ -272,287 +260,6 @@ def _tx_rx(data: object, where: str, ports: list[MappedPort], topology: Topology
     if rx is None:
         errors.append(f"{where}.port.rx_names[0]: no port named {rx_names[0]!r}")
     return tx, rx
-
-
-HEADER_ORDER: Final = ("ethernet, up to 2 vlan (QinQ: 802.1ad outside 802.1Q), up to 4 "
-                       "mpls, optionally a tunnel (VxLAN: ipv4 or ipv6, udp, vxlan, "
-                       "ethernet; GTP-U: ipv4 or ipv6, udp, gtpv1), ipv4 or ipv6, then udp "
-                       "or tcp")
-_IPS: Final = ("ipv4", "ipv6")
-# The headers of each tunnel after its outer IP.
-_TUNNELS: Final = {"vxlan": ["udp", "vxlan", "ethernet"], "gtpv1": ["udp", "gtpv1"]}
-TPID_8021Q: Final = 0x8100
-TPID_8021AD: Final = 0x88A8
-MAX_TAGS: Final = 2
-MAX_LABELS: Final = 4
-
-
-def _tunnel_at(shape: list[str]) -> tuple[int, str] | None:
-    """Where a tunnel's outer IP is in a well-formed header list, and which tunnel
-    (None: no tunnel); raises ValueError for a list the tester cannot send."""
-    if len(shape) < 3 or shape[0] != "ethernet" or shape[-1] not in ("udp", "tcp") \
-            or shape[-2] not in _IPS:
-        raise ValueError(shape)
-    middle = shape[1:-2]
-    tags = len(middle) - len(list(dropwhile(lambda k: k == "vlan", middle)))
-    labels = len(list(takewhile(lambda k: k == "mpls", middle[tags:])))
-    rest = middle[tags + labels:]
-    if tags > MAX_TAGS or labels > MAX_LABELS:
-        raise ValueError(shape)
-    if not rest:
-        return None
-    for kind, after_ip in _TUNNELS.items():
-        if rest[0] in _IPS and rest[1:] == after_ip:
-            return 1 + tags + labels, kind
-    raise ValueError(shape)
-
-
-def _headers(data: object, where: str, errors: list[str]) -> dict[str, Any] | None:
-    """The flow's headers -> StreamConfig keyword arguments."""
-    if not isinstance(data, list) or not data:
-        errors.append(f"{where}: give the headers: {HEADER_ORDER}")
-        return None
-    shape = [field_choice(header, f"{where}[{i}]") or "?" for i, header in enumerate(data)]
-    try:
-        tunnel_at = _tunnel_at(shape)
-    except ValueError:
-        errors.append(f"{where}: headers {shape}: the tester sends {HEADER_ORDER} (its own "
-                      "header follows as payload); other headers are not supported yet")
-        return None
-    tunnel = range(0)
-    if tunnel_at is not None:
-        tunnel = range(tunnel_at[0], tunnel_at[0] + 1 + len(_TUNNELS[tunnel_at[1]]))
-    tunnel_fields: dict[str, Any] = {}
-    address: dict[str, Any] = {}
-    fields: dict[str, Any] = {}
-    tags = shape.count("vlan")
-    labels: list[int] = []
-    before = len(errors)
-    for position, kind in enumerate(shape):
-        here = f"{where}[{position}].{kind}"
-        header = data[position].get(kind) or {}
-        if not isinstance(header, Mapping):
-            errors.append(f"{here}: expected an object")
-            continue
-        try:
-            if position in tunnel:
-                assert tunnel_at is not None
-                _tunnel_part(kind, header, here, tunnel_fields, tunnel_at[1])
-            elif kind == "ethernet":
-                _ethernet(header, here, address)
-            elif kind == "vlan":
-                outer = tags == MAX_TAGS and position == 1
-                vlan_id = _vlan(header, here, TPID_8021AD if outer else TPID_8021Q)
-                fields["outer_vlan_id" if outer else "vlan_id"] = vlan_id
-            elif kind == "mpls":
-                labels.append(_mpls(header, here))
-            elif kind == "ipv4":
-                _ipv4(header, here, address)
-            elif kind == "ipv6":
-                _ipv6(header, here, address)
-                fields["ipv6"] = True
-            else:
-                _l4(kind, header, here, address, fields)
-        except OtgError as exc:
-            collect(errors, exc)
-    if len(errors) != before:
-        return None
-    if labels:
-        fields["mpls_labels"] = tuple(labels)
-    if tunnel_at is not None:
-        try:
-            fields["tunnel"] = (Vxlan if tunnel_at[1] == "vxlan" else GtpU)(**tunnel_fields)
-        except (TypeError, TunnelError) as exc:
-            errors.append(f"{where}[{tunnel_at[0]}]: {exc}")
-            return None
-    if address:
-        fields["addresses"] = StreamAddresses(**address)
-    return fields
-
-
-def _tunnel_part(kind: str, header: Mapping[str, Any], where: str, tunnel: dict[str, Any],
-                 tunnel_kind: str) -> None:
-    """A tunnel's outer IP (src, dst), UDP (the tester's fixed source port to the
-    tunnel's port), and VxLAN (vni) with its inner Ethernet (src, dst), or the
-    GTP-U header (teid)."""
-    if kind in _IPS:
-        reject_extra(header, ("src", "dst"), where)
-        for key in ("src", "dst"):
-            value = fixed_value(header.get(key), f"{where}.{key}")
-            if value is None:
-                raise validation(f"{where}.{key}: give the tunnel's outer address")
-            tunnel[f"{key}_ip"] = _ip(value, f"{where}.{key}", 4 if kind == "ipv4" else 6)
-    elif kind == "udp":
-        reject_extra(header, ("src_port", "dst_port"), where)
-        dst = VXLAN_UDP_PORT if tunnel_kind == "vxlan" else GTPU_UDP_PORT
-        for key, port in (("src_port", TUNNEL_UDP_SRC_PORT), ("dst_port", dst)):
-            value = int_values(header.get(key), f"{where}.{key}", 16)
-            if value is not None and value != (port,):
-                shown = value[0] if len(value) == 1 else value
-                raise validation(f"{where}.{key}: {shown}: the tester's {tunnel_kind} frames "
-                                 f"carry {port}; leave it unset")
-    elif kind == "vxlan":
-        reject_extra(header, ("vni", "flags", "reserved0", "reserved1"), where)
-        _unset(header, ("flags", "reserved0", "reserved1"), where)
-        vni = fixed_value(header.get("vni"), f"{where}.vni")
-        tunnel["vni"] = int(vni) if vni is not None else 0
-    elif kind == "gtpv1":
-        reject_extra(header, ("teid", *_GTP_TESTER_FIELDS), where)
-        _unset(header, _GTP_TESTER_FIELDS, where)
-        teid = fixed_value(header.get("teid"), f"{where}.teid")
-        tunnel["teid"] = int(teid) if teid is not None else 0
-    else:
-        reject_extra(header, ("src", "dst"), where)
-        for key in ("src", "dst"):
-            value = fixed_value(header.get(key), f"{where}.{key}")
-            if value is not None:
-                if not isinstance(value, str) or not _MAC.match(value):
-                    raise validation(f"{where}.{key}: {value!r} is not a MAC address")
-                tunnel[f"inner_{key}_mac"] = value.lower()
-
-
-_GTP_TESTER_FIELDS: Final = ("version", "protocol_type", "reserved", "e_flag", "s_flag",
-                             "pn_flag", "message_type", "message_length", "squence_number",
-                             "n_pdu_number", "next_extension_header_type",
-                             "extension_headers")
-
-
-def _unset(header: Mapping[str, Any], keys: tuple[str, ...], where: str) -> None:
-    for key in keys:
-        value = header.get(key)
-        if value not in (None, [], {}) and (not isinstance(value, Mapping)
-                                            or field_choice(value, f"{where}.{key}")
-                                            not in (None, "auto")):
-            raise validation(f"{where}.{key}: the tester sets it; leave it unset")
-
-
-def _vlan(header: Mapping[str, Any], where: str, tpid: int) -> int:
-    """The tag's id (OTG default 1); the tester sends priority and DEI 0 and the
-    TPID of the tag's place (802.1ad outside, 802.1Q inside)."""
-    reject_extra(header, ("id", "tpid", "priority", "cfi"), where)
-    given = fixed_value(header.get("tpid"), f"{where}.tpid")
-    if given is not None and int(given) != tpid:
-        raise validation(f"{where}.tpid: {given}: the tester sends {tpid:#06x} in this tag")
-    for key in ("priority", "cfi"):
-        if fixed_value(header.get(key), f"{where}.{key}") not in (None, 0):
-            raise validation(f"{where}.{key}: the tester sends 0")
-    vlan_id = fixed_value(header.get("id"), f"{where}.id")
-    return int(vlan_id) if vlan_id is not None else 1
-
-
-def _mpls(header: Mapping[str, Any], where: str) -> int:
-    """A label (OTG default 16); traffic class, bottom of stack and TTL are the
-    tester's."""
-    reject_extra(header, ("label", "traffic_class", "bottom_of_stack", "time_to_live"), where)
-    for key in ("traffic_class", "bottom_of_stack", "time_to_live"):
-        if fixed_value(header.get(key), f"{where}.{key}") is not None:
-            raise validation(f"{where}.{key}: the tester sets it; leave it unset")
-    label = fixed_value(header.get("label"), f"{where}.label")
-    return int(label) if label is not None else 16
-
-
-def _ethernet(header: Mapping[str, Any], where: str, address: dict[str, Any]) -> None:
-    reject_extra(header, ("src", "dst", "ether_type"), where)
-    for key in ("src", "dst"):
-        value = fixed_value(header.get(key), f"{where}.{key}")
-        if value is None:
-            continue
-        if not isinstance(value, str) or not _MAC.match(value):
-            raise validation(f"{where}.{key}: {value!r} is not a MAC address")
-        address[f"{key}_mac"] = value.lower()
-    if fixed_value(header.get("ether_type"), f"{where}.ether_type") is not None:
-        raise validation(f"{where}.ether_type: the tester sets it from the next header; "
-                         "leave it auto")
-
-
-def _ip(value: object, where: str, version: int) -> str:
-    try:
-        address = ipaddress.ip_address(str(value))
-    except ValueError as exc:
-        raise validation(f"{where}: {value!r} is not an IPv{version} address") from exc
-    if address.version != version:
-        raise validation(f"{where}: {value!r} is not an IPv{version} address")
-    return str(address)
-
-
-def _ipv4(header: Mapping[str, Any], where: str, address: dict[str, Any]) -> None:
-    reject_extra(header, ("src", "dst", "time_to_live", "priority"), where)
-    for key in ("src", "dst"):
-        value = fixed_value(header.get(key), f"{where}.{key}")
-        if value is not None:
-            address[f"{key}_ip"] = _ip(value, f"{where}.{key}", 4)
-    priority = header.get("priority")
-    if priority is not None:
-        _dscp(priority, f"{where}.priority", address)
-    ttl = fixed_value(header.get("time_to_live"), f"{where}.time_to_live")
-    if ttl is not None:
-        address["ttl"] = int(ttl)
-
-
-def _ipv6(header: Mapping[str, Any], where: str, address: dict[str, Any]) -> None:
-    reject_extra(header, ("src", "dst", "hop_limit", "traffic_class", "flow_label"), where)
-    traffic_class = fixed_value(header.get("traffic_class"), f"{where}.traffic_class")
-    if traffic_class is not None:
-        if int(traffic_class) & ECN_MASK or not 0 <= int(traffic_class) <= 0xFF:
-            raise validation(f"{where}.traffic_class: {traffic_class}: the tester sets DSCP "
-                             "(the upper 6 bits) and ECN 0")
-        address["dscp"] = int(traffic_class) >> 2
-    flow_label = fixed_value(header.get("flow_label"), f"{where}.flow_label")
-    if flow_label is not None:
-        address["flow_label"] = int(flow_label)
-    for key in ("src", "dst"):
-        value = fixed_value(header.get(key), f"{where}.{key}")
-        if value is not None:
-            address[f"{key}_ip6"] = _ip(value, f"{where}.{key}", 6)
-    hops = fixed_value(header.get("hop_limit"), f"{where}.hop_limit")
-    if hops is not None:
-        address["ttl"] = int(hops)
-
-
-ECN_MASK: Final = 0x3
-
-
-def _dscp(priority: object, where: str, address: dict[str, Any]) -> None:
-    """ipv4 priority: dscp.phb (ECN 0), or a raw TOS byte whose ECN bits are 0."""
-    choice = field_choice(priority, where)
-    if choice is None or not isinstance(priority, Mapping):
-        return
-    body = priority.get(choice) or {}
-    if choice == "dscp" and isinstance(body, Mapping):
-        if fixed_value(body.get("ecn"), f"{where}.dscp.ecn") not in (None, 0):
-            raise validation(f"{where}.dscp.ecn: the tester sends ECN 0")
-        phb = fixed_value(body.get("phb"), f"{where}.dscp.phb")
-        if phb is not None:
-            address["dscp"] = int(phb)
-    elif choice == "raw":
-        tos = fixed_value(body, f"{where}.raw")
-        if tos is not None:
-            if int(tos) & ECN_MASK:
-                raise validation(f"{where}.raw: {tos}: the tester sends ECN 0")
-            address["dscp"] = int(tos) >> 2
-    else:
-        raise validation(f"{where}: choice {choice!r} is not supported (use dscp or raw)")
-
-
-def _l4(kind: str, header: Mapping[str, Any], where: str, address: dict[str, Any],
-        fields: dict[str, Any]) -> None:
-    """UDP or TCP source and destination ports: one value each, or lists frame i
-    takes values[i mod len] from (the data plane's per-stream port pairs)."""
-    reject_extra(header, ("src_port", "dst_port"), where)
-    fields["l4"] = kind
-    variations = []
-    for key in ("src_port", "dst_port"):
-        values = int_values(header.get(key), f"{where}.{key}", 16)
-        if values is None:
-            continue
-        if len(values) > 1:
-            try:
-                variations.append(FieldVariation(field=key, values=values))
-            except VariationError as exc:
-                raise validation(f"{where}.{key}: {exc}") from exc
-        address["udp_src_port" if key == "src_port" else "l4_dst_port"] = values[0]
-    if variations:
-        fields["vary"] = tuple(variations)
 
 
 def _size(data: object, where: str, errors: list[str]) -> int | None:
