@@ -24,6 +24,7 @@ FRAMES_PER_READ = 7  # the fake generator sends this many frames between two rea
 RX_LOSS = 2  # the fake wire loses this many of stream 1's frames
 LATENCY_US = (3, 9, 120, 20)  # min, max, sum, samples
 WAIT_S = 10.0
+pushes: list[bool] = []
 
 
 class FakeDataplane:
@@ -133,11 +134,13 @@ def setup() -> tuple[SwitchDriver, FakeDataplane, MappedConfig]:
     topology = load_topology(LOOPBACK)
     dataplane = FakeDataplane({0: 128, 1: 256})
 
-    def factory(_topology: Topology, profile: Profile) -> Any:
+    def factory(_topology: Topology, profile: Profile, *, push_pipeline: bool) -> Any:
         assert [s.id for s in profile.streams] == [0, 1]
+        pushes.append(push_pipeline)
         return FakeSession(dataplane)
 
-    driver = SwitchDriver(topology, drain_s=0.05, session_factory=factory)
+    pushes.clear()
+    driver = SwitchDriver(topology, drain_s=0.05, push_pipeline=True, session_factory=factory)
     return driver, dataplane, two_flows(topology)
 
 
@@ -207,3 +210,11 @@ def test_second_start_while_running_is_refused(
         driver.start(config.flows)
     driver.stop()
     driver.close()
+
+
+def test_pipeline_pushed_with_the_first_config_only(
+        setup: tuple[SwitchDriver, FakeDataplane, MappedConfig]) -> None:
+    driver, _dataplane, config = setup
+    driver.apply(config)
+    driver.apply(config)
+    assert pushes == [True, False]

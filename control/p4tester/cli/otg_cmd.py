@@ -22,6 +22,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sub.add_argument("--bind", default=DEFAULT_BIND,
                      help=f"HOST:PORT to listen on, plain HTTP (default {DEFAULT_BIND}); a "
                           "non-loopback address needs --token or --token-file")
+    sub.add_argument("--push-pipeline", action="store_true",
+                     help="load the tester program with the first config even if the switch "
+                          "runs one")
     tokens = sub.add_mutually_exclusive_group()
     tokens.add_argument("--token", help="bearer token POST /config and /control/state need")
     tokens.add_argument("--token-file", type=Path,
@@ -47,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
                           "--token or --token-file so nobody else on the network can "
                           "configure or start traffic")
     topology = load_topology(args.topology)
-    state = OtgState(topology, SwitchDriver(topology))
+    state = OtgState(topology, SwitchDriver(topology, push_pipeline=args.push_pipeline))
     app = create_app(state, token)
     host = f"[{bind.host}]" if ":" in bind.host else bind.host
     sys.stderr.write(f"p4tester otg: OTG API on http://{host}:{bind.port} (ports "

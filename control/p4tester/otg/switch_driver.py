@@ -69,8 +69,8 @@ class _Run:
 
 class SwitchDriver:
     def __init__(self, topology: Topology, *, drain_s: float = DRAIN_S,
-                 session_factory: Callable[[Topology, Profile], TesterSession] = TesterSession,
-                 ) -> None:
+                 push_pipeline: bool = False,
+                 session_factory: Callable[..., TesterSession] = TesterSession) -> None:
         if topology.switch.target != "bmv2":
             raise validation(f"p4tester otg drives BMv2 switches for now, not "
                              f"{topology.switch.target}")
@@ -85,6 +85,9 @@ class SwitchDriver:
         self._trials = 0
         self._captures = PortCaptures()
         self._session_factory = session_factory
+        # --push-pipeline loads the tester program with the first config only: a push
+        # resets the switch's state, the later configs reuse the program.
+        self._push = push_pipeline
 
     # ---- configuration ---------------------------------------------------
     def apply(self, config: MappedConfig) -> None:
@@ -97,7 +100,8 @@ class SwitchDriver:
                 self._session = None
             profile = Profile(name="otg", streams=tuple(f.stream for f in config.flows),
                               source="OTG config")
-            session = self._session_factory(self._topology, profile)
+            session = self._session_factory(self._topology, profile,
+                                            push_pipeline=self._push)
             try:
                 session.open()
                 self._port_base = CounterSnapshot.take(session.dataplane)
@@ -107,6 +111,7 @@ class SwitchDriver:
             self._session = session
             self._config = config
             self._run = None
+            self._push = False
 
     # ---- traffic ---------------------------------------------------------
     def start(self, flows: tuple[MappedFlow, ...]) -> None:
