@@ -49,6 +49,7 @@ class FakeDriver:
         self.transmitting = False
         self.calls: list[str] = []
         self.capturing_ports: set[str] = set()
+        self.paused = False
 
     def apply(self, config: MappedConfig) -> None:
         self.calls.append("apply")
@@ -64,6 +65,14 @@ class FakeDriver:
         self.calls.append("stop")
         self.transmitting = False
 
+    def pause(self) -> None:
+        self.calls.append("pause")
+        self.paused = True
+
+    def resume(self) -> None:
+        self.calls.append("resume")
+        self.paused = False
+
     def running(self) -> bool:
         return self.transmitting
 
@@ -71,7 +80,8 @@ class FakeDriver:
         flows = {f.name: FlowCounters(frames_tx=f.budget or 0, frames_rx=(f.budget or 0) - 1,
                                       bytes_tx=(f.budget or 0) * f.frame_size,
                                       bytes_rx=((f.budget or 0) - 1) * f.frame_size,
-                                      started=self.transmitting, elapsed_s=2.0,
+                                      started=self.transmitting, paused=self.paused,
+                                      elapsed_s=2.0,
                                       latency=Latency(4000.0, 9000.0, 5000.0))
                  for f in self.started}
         ports = {"p1": PortCounters(frames_tx=100, bytes_tx=12800),
@@ -156,6 +166,19 @@ def test_start_metrics_stop(driver: FakeDriver) -> None:
     assert driver.calls == ["apply", "start", "stop"]
 
 
+def test_pause_resume(driver: FakeDriver) -> None:
+    client = client_for(driver)
+    client.post("/config", json=CONFIG)
+    client.post("/control/state", json=START)
+    for state, transmit, rate in (("pause", "paused", 0.0), ("resume", "started", 50.0)):
+        body = {"choice": "traffic", "traffic": {"choice": "flow_transmit",
+                                                 "flow_transmit": {"state": state}}}
+        assert client.post("/control/state", json=body).json() == {"warnings": []}
+        flow = client.post("/monitor/metrics", json=FLOWS).json()["flow_metrics"][0]
+        assert (flow["transmit"], flow["frames_tx_rate"]) == (transmit, rate)
+    assert driver.calls == ["apply", "start", "pause", "resume"]
+
+
 def test_metrics_before_config() -> None:
     reply = client_for(FakeDriver()).post("/monitor/metrics", json=FLOWS)
     assert (reply.status_code, reply.json()) == (400, {
@@ -170,9 +193,8 @@ def test_metrics_before_config() -> None:
      "port.capture.port_names: ['p1'] are in no capture of the config (add them to "
      "captures[].port_names)"),
     ({"choice": "traffic", "traffic": {"choice": "flow_transmit",
-                                       "flow_transmit": {"state": "pause"}}},
-     "traffic.flow_transmit.state 'pause': the tester supports start and stop (not pause "
-     "and resume)"),
+                                       "flow_transmit": {"state": "jump"}}},
+     "traffic.flow_transmit.state 'jump': use start, stop, pause or resume"),
     ({"choice": "traffic", "traffic": {"choice": "flow_transmit",
                                        "flow_transmit": {"state": "start",
                                                          "flow_names": ["nope"]}}},

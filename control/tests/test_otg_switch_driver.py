@@ -218,3 +218,24 @@ def test_pipeline_pushed_with_the_first_config_only(
     driver.apply(config)
     driver.apply(config)
     assert pushes == [True, False]
+
+
+def test_pause_keeps_the_count_and_resume_sends_the_rest(
+        setup: tuple[SwitchDriver, FakeDataplane, MappedConfig]) -> None:
+    driver, dataplane, config = setup
+    driver.apply(config)
+    fixed = (config.flows[0],)
+    driver.start(fixed)
+    driver.pause()
+    paused = driver.read().flows["fixed"]
+    assert (paused.started, paused.paused) == (True, True)
+    held = dataplane.sent[0]
+    assert held < 30
+    time.sleep(0.3)  # the driver's thread polls while paused: nothing is sent
+    assert dataplane.sent[0] == held
+    driver.resume()
+    reading = wait_for(driver, "fixed")
+    assert (reading.flows["fixed"].frames_tx, reading.flows["fixed"].paused) == (30, False)
+    assert dataplane.calls.count("start 0 budget 30") == 2
+    with pytest.raises(Exception, match="no flows are paused: nothing to resume"):
+        driver.resume()

@@ -9,17 +9,19 @@ from .readings import FlowCounters, PortCounters, Reading
 
 STARTED = "started"
 STOPPED = "stopped"
+PAUSED = "paused"
 
 
 def flow_metric(flow: MappedFlow, counters: FlowCounters) -> dict[str, Any]:
     """Rates: frames/s averaged since the flow started, while it transmits; 0 once
-    stopped. loss: percent of the frames sent that were not received."""
-    elapsed = counters.elapsed_s if counters.started and counters.elapsed_s > 0 else 0.0
+    stopped or paused. loss: percent of the frames sent that were not received."""
+    sending = counters.started and not counters.paused
+    elapsed = counters.elapsed_s if sending and counters.elapsed_s > 0 else 0.0
     metric: dict[str, Any] = {
         "name": flow.name,
         "port_tx": flow.tx_port,
         "port_rx": flow.rx_port,
-        "transmit": STARTED if counters.started else STOPPED,
+        "transmit": PAUSED if counters.paused else STARTED if counters.started else STOPPED,
         "frames_tx": counters.frames_tx,
         "frames_rx": counters.frames_rx,
         "bytes_tx": counters.bytes_tx,

@@ -24,7 +24,8 @@ class FlowCounters:
     frames_rx: int = 0
     bytes_tx: int = 0
     bytes_rx: int = 0
-    started: bool = False  # transmitting now
+    started: bool = False  # transmitting now (or paused)
+    paused: bool = False
     elapsed_s: float = 0.0  # since its start, while it transmits
     latency: Latency | None = None  # once the flow stopped and received frames
 
@@ -54,6 +55,10 @@ class TrafficDriver(Protocol):
     def start(self, flows: tuple[MappedFlow, ...]) -> None: ...
 
     def stop(self) -> None: ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
 
     def running(self) -> bool: ...
 

@@ -76,14 +76,14 @@ class OtgState:
                     raise validation(f"{where}: the config has no flows to start")
                 self.driver.start(flows)
                 return []
-            if state == "stop":
+            if state in ("stop", "pause", "resume"):
                 if names and set(names) != {f.name for f in config.flows}:
-                    raise validation(f"{where}.flow_names: the tester stops all flows together;"
-                                     " leave flow_names empty")
-                self.driver.stop()
+                    raise validation(f"{where}.flow_names: the tester stops, pauses and "
+                                     "resumes all flows together; leave flow_names empty")
+                {"stop": self.driver.stop, "pause": self.driver.pause,
+                 "resume": self.driver.resume}[state]()
                 return []
-        raise validation(f"{where}.state {state!r}: the tester supports start and stop "
-                         "(not pause and resume)")
+        raise validation(f"{where}.state {state!r}: use start, stop, pause or resume")
 
     def _capture(self, capture: object) -> list[str]:
         where = "port.capture"

@@ -61,6 +61,10 @@ class _Run:
     sent_at: dict[str, float] = field(default_factory=dict)  # budget sent or stopped
     final: dict[str, _Final] = field(default_factory=dict)
     error: str | None = None
+    epoch: int = 0
+    templates: dict[int, bytes] = field(default_factory=dict)  # to seed again on resume
+    paused_at: float | None = None  # monotonic time of the pause
+    paused_s: float = 0.0  # paused time so far, which the send deadline does not count
 
     @property
     def done(self) -> bool:
@@ -136,9 +140,10 @@ class SwitchDriver:
                     dataplane.start_stream(flow.stream_id, flow.budget or MAX_BUDGET, epoch)
                 for flow in flows:
                     dataplane.set_port_variation(flow.stream_id, flow.stream.port_pairs)
-                run = _Run(flows, before, time.time())
+                run = _Run(flows, before, time.time(), epoch=epoch)
                 for flow in flows:
                     template = build_template(frame_spec(flow.stream, flow.frame_size, epoch))
+                    run.templates[flow.stream_id] = template
                     dataplane.seed_stream(flow.stream_id, template, seeds_for_rate(flow.rate_pps))
             except Exception as exc:
                 for flow in flows:
@@ -179,12 +184,13 @@ class SwitchDriver:
             stopping = run.stop.wait(POLL_S)
             with self._lock:
                 for flow in run.flows:
-                    if flow.name in run.sent_at:
+                    if flow.name in run.sent_at or (run.paused_at is not None
+                                                    and not stopping):
                         continue
                     if not stopping and flow.budget is not None:
                         if dataplane.read_stream_registers(flow.stream_id).generated \
                                 < flow.budget:
-                            if time.monotonic() > deadline:
+                            if time.monotonic() - run.paused_s > deadline:
                                 raise RuntimeError(
                                     f"flow {flow.name!r} did not send its {flow.budget} "
                                     f"frames within {limit:.1f} s: the switch is too slow "
@@ -211,6 +217,36 @@ class SwitchDriver:
             minimum_ns=registers.latency_min * NS_PER_BMV2_TICK,
             maximum_ns=registers.latency_max * NS_PER_BMV2_TICK,
             average_ns=registers.latency_sum / registers.rx_samples * NS_PER_BMV2_TICK)
+
+    def pause(self) -> None:
+        """The flows still sending stop where they are (their seeds die); counters
+        and sequence numbers stay, so resume continues the same flows."""
+        with self._lock:
+            run, session = self._run, self._session
+            if run is None or session is None or run.done:
+                raise validation("no flows are transmitting: nothing to pause")
+            if run.paused_at is not None:
+                return
+            for flow in run.flows:
+                if flow.name not in run.sent_at:
+                    session.dataplane.stop_stream(flow.stream_id)
+            run.paused_at = time.monotonic()
+
+    def resume(self) -> None:
+        """Arm the paused flows again with their budgets and seed their loops: they
+        send what is left of their budgets."""
+        with self._lock:
+            run, session = self._run, self._session
+            if run is None or session is None or run.paused_at is None:
+                raise validation("no flows are paused: nothing to resume")
+            for flow in run.flows:
+                if flow.name not in run.sent_at:
+                    session.dataplane.start_stream(flow.stream_id, flow.budget or MAX_BUDGET,
+                                                   run.epoch)
+                    session.dataplane.seed_stream(flow.stream_id, run.templates[flow.stream_id],
+                                                  seeds_for_rate(flow.rate_pps))
+            run.paused_s += time.monotonic() - run.paused_at
+            run.paused_at = None
 
     def stop(self) -> None:
         """Stop the flows and wait (bounded) for their final figures."""
@@ -245,6 +281,7 @@ class SwitchDriver:
                     bytes_rx=bytes_between(run.before, after, names.RX_STREAM, sid)
                     + FCS_BYTES * rx,
                     started=final is None,
+                    paused=final is None and run.paused_at is not None,
                     elapsed_s=(final.ended if final is not None else time.time()) - run.started,
                     latency=final.latency if final is not None and flow.latency else None)
         ports = {}
