@@ -31,6 +31,11 @@ TABLE_KEYS = [
     (names.FOREIGN_TRAFFIC, [(names.FOREIGN_PORT_KEY, "Ternary", 9),
                              (names.MATCH_PRIORITY, "Exact", None)]),
     (names.RX_EXPECTED, [(names.RX_EXPECTED_KEY, "Exact", 16)]),
+    (names.ARP_REPLY, [(names.NEIGHBOR_PORT_KEY, "Exact", 16),
+                       (names.ARP_TARGET_KEY, "Exact", 32)]),
+    (names.ND_REPLY, [(names.NEIGHBOR_PORT_KEY, "Exact", 16),
+                      (names.ND_TARGET_KEY, "Exact", 128)]),
+    (names.SOLICITATION_SOURCE, [("src_ip6", "Exact", 128)]),
     (names.LATENCY_BINS, [(names.BIN_STREAM_KEY, "Ternary", 16),
                           (names.LATENCY_KEY, "Ternary", bins.LATENCY_BITS),
                           (names.MATCH_PRIORITY, "Exact", None)]),
@@ -50,6 +55,8 @@ ACTIONS = [
     (names.RX_EXPECTED, names.RX_EXPECT, [(names.RX_EXPECT_EPOCH, 8), (names.RX_EXPECT_PORT, 16),
                                           (names.RX_EXPECT_IP_VERSION, 8)]),
     (names.RX_EXPECTED, names.RX_NOT_IN_TRIAL, []),
+    (names.ARP_REPLY, names.ANSWER_ARP, [(names.ANSWER_MAC_PARAM, 48)]),
+    (names.ND_REPLY, names.ANSWER_ND, [(names.ANSWER_MAC_PARAM, 48)]),
 ]
 # (register, size, [(data field, width)]).
 STREAM_REGISTERS = [
@@ -67,7 +74,7 @@ HIST_CELLS = names.MAX_STREAMS << names.HIST_CELLS_LOG2
 # (counter, size, data fields).
 PACKETS_AND_BYTES = [names.COUNTER_BYTES, names.COUNTER_PACKETS]
 COUNTERS = [
-    (names.RX_KIND, 7, PACKETS_AND_BYTES),
+    (names.RX_KIND, 8, PACKETS_AND_BYTES),
     (names.RX_STALE, names.MAX_STREAMS, [names.COUNTER_PACKETS]),
     (names.RX_MISMATCHED, names.MAX_STREAMS, [names.COUNTER_PACKETS]),
     (names.RX_STREAM, names.MAX_STREAMS, PACKETS_AND_BYTES),

@@ -37,6 +37,18 @@ const bit<16> ETHERTYPE_IPV6 = 0x86DD;
 const bit<16> ETHERTYPE_VLAN = 0x8100;
 const bit<16> ETHERTYPE_QINQ = 0x88A8;   /* 802.1ad service tag */
 const bit<16> ETHERTYPE_MPLS = 0x8847;
+const bit<16> ETHERTYPE_ARP  = 0x0806;
+const bit<8>  IP_PROTO_ICMPV6 = 58;
+const bit<16> ARP_OP_REQUEST = 1;
+const bit<16> ARP_OP_REPLY   = 2;
+const bit<8>  ICMPV6_RS = 133;   /* router solicitation; 134 RA, 135 NS, 136 NA, 137 redirect */
+const bit<8>  ICMPV6_RA = 134;
+const bit<8>  ICMPV6_REDIRECT = 137;
+const bit<8>  ICMPV6_NS = 135;
+const bit<8>  ICMPV6_NA = 136;
+const bit<8>  ND_OPT_SOURCE_LLA = 1;
+const bit<8>  ND_OPT_TARGET_LLA = 2;
+const bit<32> ND_NA_FLAGS_SOLICITED_OVERRIDE = 0x60000000;
 const bit<8>  IP_PROTO_TCP   = 6;
 const bit<8>  IP_PROTO_IPV4  = 4;        /* IPv4 in IPv6 (SRv6 encapsulation) */
 const bit<8>  IP_PROTO_IPV6  = 41;
@@ -100,6 +112,12 @@ const bit<8> CTRL_OP_CLEAR = 2;
 const bit<8> CTRL_OP_READ  = 3;
 /* PacketIn reason of foreign traffic that the controller asked to receive. */
 const bit<8> PUNT_REASON_FOREIGN = 4;
+/* The frame after the packet_out header leaves by port packet_out.stream_id
+ * (ARP requests and Neighbor Solicitations of the controller). */
+const bit<8> CTRL_OP_SEND  = 5;
+/* ARP / IPv6 ND the switch did not answer itself (the DUT's replies, requests
+ * for addresses not the tester's): the controller learns from them. */
+const bit<8> PUNT_REASON_CONTROL = 6;
 
 /* ---- Receive-side classification (index of the rx_kind counter) ---------- */
 const bit<8> RX_KIND_STREAM        = 0;  /* valid tester packet of a stream */
@@ -113,7 +131,10 @@ const bit<8> RX_KIND_STALE         = 5;
 /* A frame of S's current trial that S's template rules out: it arrived on another
  * port than S's RX port, or with another IP version (a look-alike). */
 const bit<8> RX_KIND_MISMATCHED    = 6;
-#define RX_KIND_COUNT 7
+/* ARP and IPv6 ND (RS, RA, NS, NA, redirect): the network's control frames, answered
+ * or handed to the controller, never counted as foreign. */
+const bit<8> RX_KIND_CONTROL       = 7;
+#define RX_KIND_COUNT 8
 
 /* ---- Sequence verdicts (RFC 4737 terms) ---------------------------------- */
 const bit<8> SEQ_IN_ORDER  = 0;  /* seq == next expected */

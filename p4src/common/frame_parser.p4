@@ -15,10 +15,12 @@
 parser FrameParser(packet_in pkt, inout headers_t hdr, inout frame_metadata_t meta) {
     state start {
         meta.tester_port_seen = false;
+        meta.neighbor_discovery = false;
         meta.ip_version = 0;
         pkt.extract(hdr.ethernet);
         transition select(hdr.ethernet.ether_type) {
             ETHERTYPE_VLAN: parse_vlan;
+            ETHERTYPE_ARP: parse_arp;
             ETHERTYPE_QINQ: parse_vlan_outer;
             ETHERTYPE_MPLS: parse_mpls;
             ETHERTYPE_IPV4: parse_ipv4;
@@ -31,6 +33,7 @@ parser FrameParser(packet_in pkt, inout headers_t hdr, inout frame_metadata_t me
         pkt.extract(hdr.vlan_outer);
         transition select(hdr.vlan_outer.ether_type) {
             ETHERTYPE_VLAN: parse_vlan;
+            ETHERTYPE_ARP: parse_arp;
             ETHERTYPE_MPLS: parse_mpls;
             ETHERTYPE_IPV4: parse_ipv4;
             ETHERTYPE_IPV6: parse_ipv6;
@@ -41,6 +44,7 @@ parser FrameParser(packet_in pkt, inout headers_t hdr, inout frame_metadata_t me
     state parse_vlan {
         pkt.extract(hdr.vlan);
         transition select(hdr.vlan.ether_type) {
+            ETHERTYPE_ARP: parse_arp;
             ETHERTYPE_MPLS: parse_mpls;
             ETHERTYPE_IPV4: parse_ipv4;
             ETHERTYPE_IPV6: parse_ipv6;
@@ -92,8 +96,48 @@ parser FrameParser(packet_in pkt, inout headers_t hdr, inout frame_metadata_t me
             IP_PROTO_UDP: parse_udp_no_tunnel;
 #endif
             IP_PROTO_TCP: parse_tcp;
+            IP_PROTO_ICMPV6: parse_icmpv6;
             default: accept;
         }
+    }
+
+    state parse_arp {
+        pkt.extract(hdr.arp);
+        transition accept;
+    }
+
+    /* Neighbor discovery (RS, RA, NS, NA, redirect) is control, not foreign. */
+    state parse_icmpv6 {
+        pkt.extract(hdr.icmpv6);
+        transition select(hdr.icmpv6.type) {
+            ICMPV6_NS: parse_nd;
+            ICMPV6_NA: parse_nd;
+            ICMPV6_RS: neighbor_discovery;
+            ICMPV6_RA: neighbor_discovery;
+            ICMPV6_REDIRECT: neighbor_discovery;
+            default: accept;
+        }
+    }
+
+    state neighbor_discovery {
+        meta.neighbor_discovery = true;
+        transition accept;
+    }
+
+    /* The link-layer address option, when it comes first (Linux sends only it). */
+    state parse_nd {
+        meta.neighbor_discovery = true;
+        pkt.extract(hdr.nd);
+        transition select(pkt.lookahead<bit<16>>()) {
+            0x0101: parse_nd_option;
+            0x0201: parse_nd_option;
+            default: accept;
+        }
+    }
+
+    state parse_nd_option {
+        pkt.extract(hdr.nd_option);
+        transition accept;
     }
 
 #ifndef TESTER_IPV6_TUNNELS
@@ -279,6 +323,7 @@ control EmitFrame(packet_out pkt, in headers_t hdr) {
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.vlan_outer);
         pkt.emit(hdr.vlan);
+        pkt.emit(hdr.arp);
         pkt.emit(hdr.mpls);
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.ipv6);
@@ -286,6 +331,9 @@ control EmitFrame(packet_out pkt, in headers_t hdr) {
         pkt.emit(hdr.srh);
         pkt.emit(hdr.srh_segments);
 #endif
+        pkt.emit(hdr.icmpv6);
+        pkt.emit(hdr.nd);
+        pkt.emit(hdr.nd_option);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.tcp);
         pkt.emit(hdr.vxlan);

@@ -17,6 +17,37 @@ header vlan_h {
     bit<16> ether_type;
 }
 
+header arp_h {
+    bit<16> htype;
+    bit<16> ptype;
+    bit<8>  hlen;
+    bit<8>  plen;
+    bit<16> oper;
+    bit<48> sha;
+    bit<32> spa;
+    bit<48> tha;
+    bit<32> tpa;
+}
+
+header icmpv6_h {
+    bit<8>  type;
+    bit<8>  code;
+    bit<16> checksum;
+}
+
+/* Neighbor Solicitation / Advertisement body (RFC 4861): flags (NA) or reserved. */
+header nd_h {
+    bit<32>  flags;
+    bit<128> target;
+}
+
+/* One link-layer address option (source in an NS, target in an NA). */
+header nd_option_h {
+    bit<8>  type;
+    bit<8>  length;   /* 8-byte units: 1 */
+    bit<48> mac;
+}
+
 header mpls_h {
     bit<20> label;
     bit<3>  tc;
@@ -174,6 +205,7 @@ struct headers_t {
     ethernet_h     ethernet;
     vlan_h         vlan_outer;   /* QinQ: the service tag before `vlan` */
     vlan_h         vlan;
+    arp_h          arp;
     mpls_h[MPLS_MAX_LABELS] mpls;
     ipv4_h         ipv4;
     ipv6_h         ipv6;
@@ -181,6 +213,9 @@ struct headers_t {
     srh_h          srh;
     srh_segment_h[SRH_MAX_SEGMENTS] srh_segments;
 #endif
+    icmpv6_h       icmpv6;
+    nd_h           nd;
+    nd_option_h    nd_option;
     udp_h          udp;
     tcp_h          tcp;
     /* A tunnel's payload: VxLAN carries Ethernet, GTP-U and SRv6 carry IP. */
@@ -203,6 +238,7 @@ struct frame_metadata_t {
     /* IP_VERSION_* of the tester's own (innermost) IP, set as the parser walks:
      * a parser constant costs Tofino no MAU stage. */
     bit<8>  ip_version;
+    bool    neighbor_discovery;  /* ICMPv6 RS, RA, NS, NA or redirect */
 }
 
 /* What a stream's frames must be in its current trial: the rx_expected entry the
@@ -224,6 +260,7 @@ struct local_metadata_t {
     rx_expectation_t expected;  /* ingress: the received frame's stream's expectation */
     /* Egress: L4 ports a varying stream's frame got (0 when the stream does not
      * vary them); they join the checksum-neutral stamp (constants.p4). */
+    bool        neighbor_answered;  /* ingress answered an ARP request / NS */
     bit<16>     vary_index;
     bit<16>     vary_src_port;
     bit<16>     vary_dst_port;

@@ -11,7 +11,7 @@ parser TesterIngressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadat
     FrameParser() frame_parser;
 
     state start {
-        meta.local = {{false, 0}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0},
+        meta.local = {{false, 0, false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0}, false,
                       0, 0, 0};
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
@@ -38,8 +38,18 @@ parser TesterIngressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadat
 control TesterIngressDeparser(packet_out pkt, inout tna_headers_t hdr, in tna_metadata_t meta,
                               in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
     EmitFrame() emit_frame;
+    Checksum() icmpv6_checksum;
 
     apply {
+        /* A Neighbor Advertisement the ingress made from a solicitation. */
+        if (meta.local.neighbor_answered && hdr.frame.nd_option.isValid()) {
+            hdr.frame.icmpv6.checksum = icmpv6_checksum.update({
+                hdr.frame.ipv6.src_addr, hdr.frame.ipv6.dst_addr,
+                hdr.frame.ipv6.payload_len, 8w0, hdr.frame.ipv6.next_hdr,
+                hdr.frame.icmpv6.type, hdr.frame.icmpv6.code,
+                hdr.frame.nd.flags, hdr.frame.nd.target,
+                hdr.frame.nd_option.type, hdr.frame.nd_option.length, hdr.frame.nd_option.mac});
+        }
         pkt.emit(hdr.bridge);
         emit_frame.apply(pkt, hdr.frame);
     }
@@ -50,7 +60,7 @@ parser TesterEgressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadata
     FrameParser() frame_parser;
 
     state start {
-        meta.local = {{false, 0}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0},
+        meta.local = {{false, 0, false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0}, false,
                       0, 0, 0};
         pkt.extract(eg_intr_md);
         pkt.extract(hdr.bridge);

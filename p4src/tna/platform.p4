@@ -59,6 +59,7 @@ const port_t CPU_PORT = TNA_CPU_PORT;
 const bit<8> ROLE_NONE      = 0;
 const bit<8> ROLE_GENERATED = 1;  /* a generator copy: stamp seq and tx_ts */
 const bit<8> ROLE_PUNTED    = 2;  /* foreign frame sent to the CPU port */
+const bit<8> ROLE_CONTROL   = 3;  /* ARP / ND not answered here, sent to the CPU port */
 
 header bridge_h {
     bit<8>  role;

@@ -15,6 +15,7 @@
 #include "platform.p4"
 #include "../common/headers.p4"
 #include "../common/rx_classifier.p4"
+#include "../common/neighbors.p4"
 #include "../common/rx_expectation.p4"
 #include "../common/stream_template.p4"
 #include "parser.p4"
@@ -42,6 +43,7 @@ control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
     GeneratorIngress() generator;
     StreamChecker() checker;
     ForeignTraffic() foreign;
+    NeighborResponder() neighbors;
 
     apply {
         if (hdr.pktgen.isValid()) {
@@ -55,12 +57,30 @@ control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
             if (ig_prsr_md.parser_err == 0) {
                 meta.parsed_whole = true;
             }
+            bool is_control;
+            bool answered;
+            neighbors.apply(hdr.frame, meta.local.frame, (bit<16>) ig_intr_md.ingress_port, is_control, answered);
+            /* Both always: independent, they share stages (Tofino 1's budget). */
             expectation.apply(hdr.frame, meta.local.expected);
             classifier.apply(hdr.frame, meta.local.frame, meta.parsed_whole,
                              meta.local.expected, (bit<16>) ig_intr_md.ingress_port,
                              meta.local.rx_kind);
+            if (is_control) {
+                meta.local.rx_kind = RX_KIND_CONTROL;
+            }
             rx_kind.count((bit<32>) meta.local.rx_kind);
-            if (meta.local.rx_kind == RX_KIND_STREAM) {
+            if (meta.local.rx_kind == RX_KIND_CONTROL) {
+                hdr.bridge.setValid();
+                hdr.bridge.ingress_port = (bit<16>) ig_intr_md.ingress_port;
+                if (answered) {
+                    meta.local.neighbor_answered = true;
+                    hdr.bridge.role = ROLE_NONE;
+                    ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+                } else {
+                    hdr.bridge.role = ROLE_CONTROL;
+                    ig_tm_md.ucast_egress_port = CPU_PORT;
+                }
+            } else if (meta.local.rx_kind == RX_KIND_STREAM) {
                 /* MAC timestamp: taken as the frame arrived, before any queue. */
                 checker.apply(hdr.frame, ig_intr_md.ingress_mac_tstamp[31:0], meta.checker);
                 ig_dprsr_md.drop_ctl = 1;
@@ -96,6 +116,10 @@ control TesterEgress(inout tna_headers_t hdr, inout tna_metadata_t meta,
         if (hdr.bridge.role == ROLE_PUNTED) {
             hdr.frame.packet_in.setValid();
             hdr.frame.packet_in.reason = PUNT_REASON_FOREIGN;
+            hdr.frame.packet_in.ingress_port = hdr.bridge.ingress_port;
+        } else if (hdr.bridge.role == ROLE_CONTROL) {
+            hdr.frame.packet_in.setValid();
+            hdr.frame.packet_in.reason = PUNT_REASON_CONTROL;
             hdr.frame.packet_in.ingress_port = hdr.bridge.ingress_port;
         }
         hdr.bridge.setInvalid();

@@ -24,6 +24,14 @@ control TesterStampChecksum(inout headers_t hdr, inout local_metadata_t meta) {
                         { hdr.tester.seq, hdr.tester.tx_ts,
                           meta.vary_src_port, meta.vary_dst_port },
                         hdr.tester.dut_qdelay, HashAlgorithm.csum16);
+        /* A Neighbor Advertisement the switch made from a solicitation. */
+        update_checksum(meta.neighbor_answered && hdr.nd_option.isValid(),
+                        { hdr.ipv6.src_addr, hdr.ipv6.dst_addr,
+                          16w0, hdr.ipv6.payload_len, 24w0, hdr.ipv6.next_hdr,
+                          hdr.icmpv6.type, hdr.icmpv6.code, 16w0,
+                          hdr.nd.flags, hdr.nd.target,
+                          hdr.nd_option.type, hdr.nd_option.length, hdr.nd_option.mac },
+                        hdr.icmpv6.checksum, HashAlgorithm.csum16);
     }
 }
 

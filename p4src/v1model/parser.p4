@@ -22,6 +22,7 @@ parser TesterParser(packet_in pkt, out headers_t hdr, inout local_metadata_t met
         pkt.extract(hdr.packet_out);
         transition select(hdr.packet_out.opcode) {
             CTRL_OP_SEED: parse_frame;
+            CTRL_OP_SEND: parse_frame;
             default: accept;
         }
     }

@@ -8,6 +8,7 @@
 #include "../common/headers.p4"
 #include "../common/rx_classifier.p4"
 #include "../common/rx_expectation.p4"
+#include "../common/neighbors.p4"
 #include "parser.p4"
 #include "checksums.p4"
 #include "generator.p4"
@@ -33,6 +34,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
     GeneratorIngress() generator;
     StreamChecker() checker;
     ForeignTraffic() foreign;
+    NeighborResponder() neighbors;
 
     apply {
         /* The path is decided once, into flags: each control has one call site
@@ -45,7 +47,11 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
             meta.stream = hdr.packet_out.stream_id;
             meta.initial_seq = hdr.packet_out.initial_seq;
             hdr.packet_out.setInvalid();
-            if ((bit<32>) meta.stream >= MAX_STREAMS_32) {
+            if (meta.ctrl_op == CTRL_OP_SEND) {
+                /* stream_id carries the port the frame leaves by. */
+                run_generator = false;
+                smeta.egress_spec = (port_t) meta.stream;
+            } else if ((bit<32>) meta.stream >= MAX_STREAMS_32) {
                 meta.ctrl_op = CTRL_OP_NONE;
                 run_generator = false;
                 mark_to_drop(smeta);
@@ -59,11 +65,25 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
         } else if (smeta.instance_type != PKT_INSTANCE_TYPE_RECIRC) {
             run_generator = false;
             rx_port.count((bit<32>) smeta.ingress_port);
-            expectation.apply(hdr, meta.expected);
-            classifier.apply(hdr, meta.frame, smeta.parser_error == error.NoError,
-                             meta.expected, (bit<16>) smeta.ingress_port, meta.rx_kind);
+            bool is_control;
+            bool answered;
+            neighbors.apply(hdr, meta.frame, (bit<16>) smeta.ingress_port, is_control, answered);
+            if (is_control) {
+                meta.rx_kind = RX_KIND_CONTROL;
+            } else {
+                expectation.apply(hdr, meta.expected);
+                classifier.apply(hdr, meta.frame, smeta.parser_error == error.NoError,
+                                 meta.expected, (bit<16>) smeta.ingress_port, meta.rx_kind);
+            }
             rx_kind.count((bit<32>) meta.rx_kind);
-            if (meta.rx_kind == RX_KIND_STREAM) {
+            if (meta.rx_kind == RX_KIND_CONTROL) {
+                if (answered) {
+                    meta.neighbor_answered = true;
+                    smeta.egress_spec = smeta.ingress_port;
+                } else {
+                    smeta.egress_spec = CPU_PORT;
+                }
+            } else if (meta.rx_kind == RX_KIND_STREAM) {
                 check_frame = true;
                 mark_to_drop(smeta);
             } else if (meta.rx_kind == RX_KIND_FOREIGN) {
@@ -106,6 +126,8 @@ control TesterEgress(inout headers_t hdr, inout local_metadata_t meta,
             hdr.packet_in.ingress_port = (bit<16>) smeta.ingress_port;
             if (meta.ctrl_op == CTRL_OP_CLEAR || meta.ctrl_op == CTRL_OP_READ) {
                 hdr.packet_in.reason = meta.ctrl_op;
+            } else if (meta.rx_kind == RX_KIND_CONTROL) {
+                hdr.packet_in.reason = PUNT_REASON_CONTROL;
             } else {
                 hdr.packet_in.reason = PUNT_REASON_FOREIGN;
             }

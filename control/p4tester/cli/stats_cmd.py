@@ -14,7 +14,7 @@ from p4tester.tester.session import TesterSession
 from p4tester.tester.snapshot import CounterSnapshot
 
 RX_KIND_NAMES = ("stream", "foreign", "truncated", "bad_signature", "bad_stream", "stale",
-                 "mismatched")  # dataplane.constants RX_KIND_*, in order
+                 "mismatched", "control")  # dataplane.constants RX_KIND_*, in order
 
 
 def read_stats(session: TesterSession) -> dict[str, Any]:

@@ -26,6 +26,8 @@ CTRL_OP_SEED: Final = 1
 CTRL_OP_CLEAR: Final = 2
 CTRL_OP_READ: Final = 3
 PUNT_REASON_FOREIGN: Final = 4
+CTRL_OP_SEND: Final = 5  # packet_out stream_id = the port the frame leaves by
+PUNT_REASON_CONTROL: Final = 6  # ARP / IPv6 ND the switch did not answer
 
 RX_KIND_STREAM: Final = 0
 RX_KIND_FOREIGN: Final = 1
@@ -34,7 +36,8 @@ RX_KIND_BAD_SIGNATURE: Final = 3
 RX_KIND_BAD_STREAM: Final = 4
 RX_KIND_STALE: Final = 5  # a stream's frame of another trial (epoch), or of no trial
 RX_KIND_MISMATCHED: Final = 6  # this trial's epoch, wrong RX port or IP version
-RX_KIND_COUNT: Final = 7
+RX_KIND_CONTROL: Final = 7  # ARP and IPv6 ND: answered, or handed to the controller
+RX_KIND_COUNT: Final = 8
 
 MCAST_GROUP_BASE: Final = 1
 REPLICA_TX: Final = 1

@@ -6,8 +6,10 @@ read on the data plane; experiments and the PTF suite both go through it.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -17,6 +19,7 @@ from p4tester.dataplane.constants import (
     CTRL_OP_CLEAR,
     CTRL_OP_READ,
     CTRL_OP_SEED,
+    CTRL_OP_SEND,
     HIST_CELLS_PER_STREAM,
     IP_VERSION_4,
     IP_VERSION_6,
@@ -24,6 +27,7 @@ from p4tester.dataplane.constants import (
     MAX_STREAMS,
     MCAST_GROUP_BASE,
     PACER_PORT_BASE,
+    PUNT_REASON_CONTROL,
     REPLICA_TOKEN,
     REPLICA_TX,
 )
@@ -47,6 +51,11 @@ STREAM_KEY_MASK = 0xFFFF
 # Per-stream bin entries override the wildcard ones.
 PRIORITY_WILDCARD_STREAM = 1
 PRIORITY_ONE_STREAM = 2
+
+
+# Control frames kept between control_frames() calls (a DUT's ARP chatter is a
+# few frames a second; more than this means nobody is reading).
+CONTROL_BACKLOG = 1024
 
 
 class DataplaneError(RuntimeError):
@@ -111,6 +120,9 @@ class TesterDataplane:
     def __init__(self, client: P4RuntimeClient, schema: P4InfoSchema) -> None:
         self.client = client
         self.schema = schema
+        # Control frames (PUNT_REASON_CONTROL) that arrived while a request waited
+        # for its reply: kept for control_frames(), not lost.
+        self._control: deque[tuple[int, bytes]] = deque(maxlen=CONTROL_BACKLOG)
 
     # ---- generator -------------------------------------------------------
     def configure_stream(self, stream_id: int, tx_port: int) -> None:
@@ -204,6 +216,44 @@ class TesterDataplane:
             if not _only_code(exc, "NOT_FOUND"):
                 raise
 
+    # ---- ARP and IPv6 neighbour discovery -----------------------------------
+    def set_neighbor_addresses(self, port: int, mac: str, ipv4: Sequence[str],
+                               ipv6: Sequence[str]) -> None:
+        """The switch answers ARP requests for `ipv4` and Neighbor Solicitations
+        for `ipv6` that arrive on `port`, with `mac`."""
+        mac_value = int(mac.replace(":", ""), 16)
+        for address in ipv4:
+            self._upsert(build_table_entry(
+                self.schema, names.ARP_REPLY,
+                {"port": Exact(port), "target_ip": Exact(int(ipaddress.IPv4Address(address)))},
+                names.ANSWER_ARP, {"mac": mac_value}))
+        for address in ipv6:
+            self._upsert(build_table_entry(
+                self.schema, names.ND_REPLY,
+                {"port": Exact(port), "target_ip6": Exact(int(ipaddress.IPv6Address(address)))},
+                names.ANSWER_ND, {"mac": mac_value}))
+
+    def send_frame(self, port: int, frame: bytes) -> None:
+        """Send one frame out of a tester port (an ARP request, a solicitation)."""
+        self.client.packet_out(build_packet_out(
+            self.schema, frame, {"opcode": CTRL_OP_SEND, "stream_id": port, "initial_seq": 0}))
+
+    def control_frames(self, timeout_s: float) -> list[tuple[int, bytes]]:
+        """(port, frame) of the ARP / ND frames the switch handed up, waiting up
+        to timeout_s for the first when none is buffered."""
+        deadline = time.monotonic() + timeout_s
+        while not self._control and (left := deadline - time.monotonic()) > 0:
+            raw = self.client.packet_in(left)
+            if raw is None:
+                break
+            received = decode_packet_in(self.schema, raw)
+            if received.metadata.get("reason") == PUNT_REASON_CONTROL:
+                self._control.append((received.metadata.get("ingress_port", 0),
+                                      received.payload))
+        frames = list(self._control)
+        self._control.clear()
+        return frames
+
     def seed_stream(self, stream_id: int, template: bytes, seeds: int) -> None:
         """Put `seeds` copies of the template into the stream's pacing loop."""
         check_stream_id(stream_id)
@@ -249,6 +299,10 @@ class TesterDataplane:
             if raw is None:
                 break
             received = decode_packet_in(self.schema, raw)
+            if received.metadata.get("reason") == PUNT_REASON_CONTROL:
+                self._control.append((received.metadata.get("ingress_port", 0),
+                                      received.payload))
+                continue
             if received.metadata.get("reason") != opcode:
                 continue  # a punted foreign frame, not our reply
             if opcode == CTRL_OP_READ and int.from_bytes(received.payload[:2], "big") != stream_id:

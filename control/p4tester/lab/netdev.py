@@ -40,6 +40,14 @@ def add_veth(a: str, b: str) -> None:
     wait_up((a, b))
 
 
+def arp_off(name: str) -> None:
+    """The kernel neither answers nor sends ARP on the link. A tester port's
+    interface sits in the host's namespace: with ARP on, the kernel answers a DUT's
+    requests for any of the host's own addresses, in the tester's place (the
+    tester answers for its ports' addresses itself, in the data plane)."""
+    run(["ip", "link", "set", "dev", name, "arp", "off"])
+
+
 def wait_up(names: Sequence[str], timeout_s: float = LINK_UP_TIMEOUT_S) -> None:
     """Until every link is operationally up: a switch or PTF opening a link that is not
     up yet fails, or misses the first frames."""

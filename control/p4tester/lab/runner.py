@@ -74,6 +74,9 @@ def _cable(topology: Topology, state: LabState) -> None:
                 "port number (loopback cable), dut:N or host"
             )
         netdev.add_veth(a, b)
+        # The tester's side, and PTF's (host): not a DUT's, which must resolve.
+        for name in (a, b) if peer == "host" or peer.isdigit() else (a,):
+            netdev.arp_off(name)
         state.links.append(a)
         done.add(port.number)
 

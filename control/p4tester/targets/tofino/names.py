@@ -178,3 +178,15 @@ def register_field(register: str, field: str = PLAIN_FIELD) -> str:
     if not register.startswith(prefix):
         raise ValueError(f"register {register!r} must be a full name starting with {prefix!r}")
     return f"{register[len(prefix):]}.{field}"
+
+# ARP and IPv6 ND (p4src/common/neighbors.p4): (dev port, address) -> answer(MAC).
+ARP_REPLY: Final = "pipe.TesterIngress.neighbors.arp_reply"
+ND_REPLY: Final = "pipe.TesterIngress.neighbors.nd_reply"
+NEIGHBOR_PORT_KEY: Final = "port"
+ARP_TARGET_KEY: Final = "target_ip"
+ND_TARGET_KEY: Final = "target_ip6"
+ANSWER_ARP: Final = "TesterIngress.neighbors.answer_arp"
+ANSWER_ND: Final = "TesterIngress.neighbors.answer_nd"
+ANSWER_MAC_PARAM: Final = "mac"
+# Const entries (the unspecified address): the program's own, never written.
+SOLICITATION_SOURCE: Final = "pipe.TesterIngress.neighbors.solicitation_source"
