@@ -15,6 +15,7 @@ from p4tester.otg.app import create_app
 from p4tester.otg.mapping import MappedConfig, MappedFlow, MappedPort
 from p4tester.otg.readings import FlowCounters, Latency, PortCounters, Reading
 from p4tester.otg.state import OtgState
+from p4tester.otg.version import API_SPEC_VERSION
 
 LOOPBACK = Path(__file__).resolve().parents[2] / "topologies" / "loopback.yaml"
 TOKEN = "otg-unit-token-0123456789"
@@ -120,6 +121,13 @@ def test_version_is_the_pinned_models() -> None:
     assert reply.status_code == 200
     assert reply.json() == {"api_spec_version": "1.58.0", "sdk_version": "1.58.0",
                             "app_version": "p4tester"}
+
+
+def test_version_is_the_pinned_client() -> None:
+    """snappi's version_check compares its models version with ours: the client the
+    scripts install must be the models version the server serves."""
+    pins = (LOOPBACK.parents[1] / "scripts" / "otg-requirements.txt").read_text().split()
+    assert f"snappi=={API_SPEC_VERSION}" in pins
 
 
 def test_config_round_trip_and_warnings(driver: FakeDriver) -> None:
