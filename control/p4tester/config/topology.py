@@ -21,11 +21,20 @@ On a Tofino switch (target: tofino, grpc: the BfRt server, bf_switchd's port 500
 port also names the front-panel port it is, as the switch's port manager writes it:
 
       1: {line_rate: 100Gbps, front_panel: "1/0", peer: dut:Ethernet1}
+
+A port facing a router carries its own addresses and the router's (docs/neighbors.md):
+the tester answers ARP and Neighbor Solicitations for them, and a stream with
+`dst_mac: resolve` asks the gateway for its MAC before its trials:
+
+      1: {line_rate: 10Mbps, peer: "dut:1", mac: "02:00:00:00:00:01",
+          ipv4: 192.0.2.1/24, gateway4: 192.0.2.254,
+          ipv6: "2001:db8::1/64", gateway6: "2001:db8::254", vlan: 10}
 """
 
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -64,6 +73,30 @@ class PortConfig:
     line_rate_bps: float
     peer: str = ""
     front_panel: str = ""  # Tofino: the switch's name of the port, e.g. "1/0"
+    addresses: PortAddresses | None = None  # ARP / ND: the port's own and its gateway's
+
+
+@dataclass(frozen=True, slots=True)
+class PortAddresses:
+    """A tester port's addresses, as a host on the DUT's subnet: the tester answers
+    ARP (RFC 826) and Neighbor Solicitations (RFC 4861) for ipv4 / ipv6 with mac, and
+    resolves gateway4 / gateway6 (the DUT's next hop) for `dst_mac: resolve`. Empty
+    strings: not set. vlan: the 802.1Q tag the port's requests carry (None: untagged)."""
+
+    mac: str
+    ipv4: str = ""      # interface form, e.g. "192.0.2.1/24"
+    ipv6: str = ""      # e.g. "2001:db8::1/64"
+    gateway4: str = ""  # e.g. "192.0.2.254", inside ipv4's subnet
+    gateway6: str = ""
+    vlan: int | None = None
+
+    @property
+    def ipv4_address(self) -> str:
+        return str(ipaddress.IPv4Interface(self.ipv4).ip) if self.ipv4 else ""
+
+    @property
+    def ipv6_address(self) -> str:
+        return str(ipaddress.IPv6Interface(self.ipv6).ip) if self.ipv6 else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,10 +236,88 @@ def _ports(data: object, where: str) -> tuple[PortConfig, ...]:
         if not isinstance(value, Mapping) or "line_rate" not in value:
             raise ConfigError(f"{where}: port {key} needs a line_rate, e.g. {{line_rate: 10Gbps}}")
         require_keys(value, f"{where}: port {key}", required=("line_rate",),
-                     optional=("peer", "front_panel"))
+                     optional=("peer", "front_panel", *ADDRESS_KEYS))
         ports.append(PortConfig(key, parse_line_rate(value["line_rate"], f"{where}: port {key}"),
-                                str(value.get("peer", "")), str(value.get("front_panel", ""))))
+                                str(value.get("peer", "")), str(value.get("front_panel", "")),
+                                _port_addresses(value, f"{where}: port {key}")))
     return tuple(sorted(ports, key=lambda p: p.number))
+
+
+ADDRESS_KEYS: Final = ("mac", "ipv4", "ipv6", "gateway4", "gateway6", "vlan")
+MAC_PATTERN: Final = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+MAX_VLAN_ID: Final = 4094
+
+
+def _port_addresses(data: Mapping[str, Any], where: str) -> PortAddresses | None:
+    """A port's ARP / ND addresses (None: it has none); each error names the key and
+    the form it needs."""
+    if not any(key in data for key in ADDRESS_KEYS):
+        return None
+    if "mac" not in data:
+        raise ConfigError(f"{where}: addresses need the port's 'mac', the MAC the tester "
+                          "answers with, e.g. mac: \"02:00:00:00:00:01\"")
+    mac = str(data["mac"])
+    if not MAC_PATTERN.match(mac) or int(mac[:2], 16) & 1:
+        raise ConfigError(f"{where}: mac {mac!r} must be a unicast MAC such as "
+                          "\"02:00:00:00:00:01\" (six hex bytes, first byte even)")
+    ipv4 = _interface(data, "ipv4", ipaddress.IPv4Interface, "192.0.2.1/24", where)
+    ipv6 = _interface(data, "ipv6", ipaddress.IPv6Interface, "2001:db8::1/64", where)
+    if ipv4 is None and ipv6 is None:
+        raise ConfigError(f"{where}: mac without ipv4 or ipv6: give the port an address, "
+                          "e.g. ipv4: 192.0.2.1/24, or drop mac")
+    gateway4 = _gateway(data, "gateway4", ipv4, "ipv4", where)
+    gateway6 = _gateway(data, "gateway6", ipv6, "ipv6", where)
+    vlan = data.get("vlan")
+    if vlan is not None and (not isinstance(vlan, int) or isinstance(vlan, bool)
+                             or not 1 <= vlan <= MAX_VLAN_ID):
+        raise ConfigError(f"{where}: vlan {vlan!r} must be an 802.1Q VLAN id in "
+                          f"1..{MAX_VLAN_ID} (drop it for an untagged port)")
+    return PortAddresses(mac.lower(), str(ipv4) if ipv4 else "", str(ipv6) if ipv6 else "",
+                         gateway4, gateway6, vlan)
+
+
+IpInterface = ipaddress.IPv4Interface | ipaddress.IPv6Interface
+
+
+def _interface(data: Mapping[str, Any], key: str, kind: type[IpInterface], example: str,
+               where: str) -> IpInterface | None:
+    if key not in data:
+        return None
+    value = str(data[key])
+    try:
+        interface = kind(value)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {key} {value!r}: {exc}; write address/prefix, "
+                          f"e.g. {key}: {example}") from exc
+    if "/" not in value:
+        raise ConfigError(f"{where}: {key} {value!r} needs its prefix length, e.g. "
+                          f"{key}: {example}")
+    if interface.ip == interface.network.network_address and interface.network.prefixlen < \
+            interface.max_prefixlen - 1:
+        raise ConfigError(f"{where}: {key} {value!r} is its subnet's network address; give "
+                          f"the port a host address, e.g. {key}: {example}")
+    return interface
+
+
+def _gateway(data: Mapping[str, Any], key: str, own: IpInterface | None, own_key: str,
+             where: str) -> str:
+    if key not in data:
+        return ""
+    value = str(data[key])
+    if own is None:
+        raise ConfigError(f"{where}: {key} {value!r} needs the port's own {own_key} address "
+                          "(the source of its requests); add it or drop the gateway")
+    try:
+        gateway = ipaddress.ip_address(value)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {key} {value!r} is not an address: {exc}") from exc
+    if gateway.version != own.version or gateway not in own.network:
+        raise ConfigError(f"{where}: {key} {value} is not in the port's subnet "
+                          f"{own.network} ({own_key}); the gateway must be on the link")
+    if gateway == own.ip:
+        raise ConfigError(f"{where}: {key} {value} is the port's own {own_key} address; "
+                          "name the DUT's address on this link")
+    return str(gateway)
 
 
 def _check_front_panel(ports: tuple[PortConfig, ...], target: str, where: str) -> None:

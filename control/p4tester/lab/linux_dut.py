@@ -6,17 +6,30 @@ defaults of profiles (192.0.2.1 -> 198.51.100.1, dst MAC 02:00:00:00:00:02):
     ingress: 1            DUT port the test traffic enters (cabled to a tester TX port)
     egress: 2             DUT port it leaves by (cabled to a tester RX port)
     qdisc: "netem delay 5ms loss 1%"   tc qdisc on the egress port (optional)
+    neighbours: static    static (default) | dynamic
 
-The router answers for the streams' gateway MAC on its ingress port, has static
-neighbour entries for the tester (no ARP on the test wires), and decrements TTL,
-so a TTL-1 stream makes ICMP time-exceeded replies (seed 002's exception path).
+neighbours: static: the router answers for the streams' gateway MAC on its ingress
+port, has static neighbour entries for the tester (no ARP on the test wires), and
+IPv4 only. neighbours: dynamic: a router as a real network has it: no static
+entries, its ports' own (kernel-made) MACs, IPv4 and IPv6 forwarding, and addresses
+from the topology (each DUT port gets the gateway4 / gateway6 of the tester port
+cabled to it, with that port's prefix; defaults: .254 / ::254 of the streams'
+default subnets). It resolves the tester's addresses by ARP and ND, and the tester
+resolves its MACs (`dst_mac: resolve`, docs/neighbors.md).
+
+Both decrement TTL, so a TTL-1 stream makes ICMP time-exceeded replies (seed 002's
+exception path).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import shlex
+import time
+from collections.abc import Callable
+from typing import Final
 
-from p4tester.config.topology import Topology
+from p4tester.config.topology import PortAddresses, Topology
 from p4tester.lab import netdev
 from p4tester.lab.ifaces import dut_iface
 from p4tester.streams.addresses import (
@@ -32,12 +45,53 @@ TESTER_TX_MAC = DEFAULT_SRC_MAC
 TESTER_RX_MAC = "02:00:00:00:00:03"
 INGRESS_NET = ("192.0.2.254/24", DEFAULT_SRC_IP)
 EGRESS_NET = ("198.51.100.254/24", DEFAULT_DST_IP)
+# neighbours: dynamic, a DUT port whose tester port names no gateway6.
+INGRESS_NET6: Final = "2001:db8::254/64"
+EGRESS_NET6: Final = "2001:db8:1::254/64"
+NEIGHBOURS_STATIC: Final = "static"
+NEIGHBOURS_DYNAMIC: Final = "dynamic"
+NEIGHBOURS_MODES: Final = (NEIGHBOURS_STATIC, NEIGHBOURS_DYNAMIC)
+# The dynamic router's MLD reports (RFC 3810: unsolicited, repeated at random within
+# this interval) are all sent within MLD_SETTLE_S of its links coming up, so before
+# the tester listens: no querier is on these links and the tester would count them
+# as foreign frames.
+MLD_REPORT_INTERVAL_MS: Final = 1
+MLD_SETTLE_S: Final = 0.3
+
+
+def neighbours_mode(topology: Topology) -> str:
+    """The dut's `neighbours` setting, checked."""
+    mode = dict(topology.dut.settings).get("neighbours", NEIGHBOURS_STATIC)
+    if mode not in NEIGHBOURS_MODES:
+        raise netdev.LabError(f"{topology.source or topology.name}: dut: neighbours {mode!r} "
+                              f"unknown; use one of {NEIGHBOURS_MODES}")
+    return mode
+
+
+def router_addresses(topology: Topology, dut_port: int, default4: str,
+                     default6: str) -> tuple[str, str]:
+    """(IPv4, IPv6) interface addresses of a dynamic router's port: the gateways of
+    the tester port cabled to it, with its prefix lengths; else the defaults."""
+    own: PortAddresses | None = None
+    for port in topology.ports:
+        if port.peer == f"dut:{dut_port}":
+            own = port.addresses
+    if own is None:
+        return default4, default6
+    ipv4 = (f"{own.gateway4}/{ipaddress.IPv4Interface(own.ipv4).network.prefixlen}"
+            if own.gateway4 else default4)
+    ipv6 = (f"{own.gateway6}/{ipaddress.IPv6Interface(own.ipv6).network.prefixlen}"
+            if own.gateway6 else default6)
+    return ipv4, ipv6
 
 
 def start_linux_dut(topology: Topology) -> str:
     settings = dict(topology.dut.settings)
-    ingress = dut_iface(int(settings.get("ingress", "1")))
-    egress = dut_iface(int(settings.get("egress", "2")))
+    dynamic = neighbours_mode(topology) == NEIGHBOURS_DYNAMIC
+    ingress_port = int(settings.get("ingress", "1"))
+    egress_port = int(settings.get("egress", "2"))
+    ingress = dut_iface(ingress_port)
+    egress = dut_iface(egress_port)
     netdev.add_netns(NAMESPACE)
     for iface in (ingress, egress):
         netdev.run(["ip", "link", "set", iface, "netns", NAMESPACE])
@@ -45,6 +99,14 @@ def start_linux_dut(topology: Topology) -> str:
     def ns(*args: str) -> None:
         netdev.run(list(args), netns=NAMESPACE)
 
+    if dynamic:
+        _dynamic_router(topology, ns, (ingress, ingress_port, INGRESS_NET[0], INGRESS_NET6),
+                        (egress, egress_port, EGRESS_NET[0], EGRESS_NET6))
+        _forwarding(ns)
+        if "qdisc" in settings:
+            ns("tc", "qdisc", "replace", "dev", egress, "root",
+               *shlex.split(settings["qdisc"]))
+        return NAMESPACE
     # IPv6 off: its link-local chatter (DAD, router solicitations, MLD) would reach
     # the tester as foreign frames that no stream sent.
     ns("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
@@ -59,11 +121,35 @@ def start_linux_dut(topology: Topology) -> str:
        "nud", "permanent")
     ns("ip", "neigh", "replace", EGRESS_NET[1], "lladdr", TESTER_RX_MAC, "dev", egress,
        "nud", "permanent")
+    _forwarding(ns)
+    if "qdisc" in settings:
+        ns("tc", "qdisc", "replace", "dev", egress, "root", *shlex.split(settings["qdisc"]))
+    return NAMESPACE
+
+
+def _forwarding(ns: Callable[..., None]) -> None:
     ns("sysctl", "-qw", "net.ipv4.ip_forward=1")
     # Replies and forwarded frames must not be held back by reverse-path checks or
     # rate-limited ICMP (seed 002 measures the slow path, not the kernel's limiter).
     ns("sysctl", "-qw", "net.ipv4.conf.all.rp_filter=0")
     ns("sysctl", "-qw", "net.ipv4.icmp_ratelimit=0")
-    if "qdisc" in settings:
-        ns("tc", "qdisc", "replace", "dev", egress, "root", *shlex.split(settings["qdisc"]))
-    return NAMESPACE
+
+
+def _dynamic_router(topology: Topology, ns: Callable[..., None],
+                    *ports: tuple[str, int, str, str]) -> None:
+    """IPv4 and IPv6 on each (iface, DUT port, default IPv4, default IPv6), no static
+    neighbours. DAD off (addresses usable at once, fewer frames into the tester);
+    forwarding on, so the kernel sends no Router Solicitations; MLD reports over
+    before this returns (MLD_SETTLE_S)."""
+    ns("sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
+    for key in ("all", "default", *(iface for iface, *_rest in ports)):
+        ns("sysctl", "-qw", f"net.ipv6.conf.{key}.accept_dad=0")
+        ns("sysctl", "-qw",
+           f"net.ipv6.conf.{key}.mldv2_unsolicited_report_interval={MLD_REPORT_INTERVAL_MS}")
+        ns("sysctl", "-qw", f"net.ipv6.conf.{key}.disable_ipv6=0")
+    for iface, number, default4, default6 in ports:
+        ipv4, ipv6 = router_addresses(topology, number, default4, default6)
+        ns("ip", "addr", "add", ipv4, "dev", iface)
+        ns("ip", "-6", "addr", "add", ipv6, "dev", iface, "nodad")
+        ns("ip", "link", "set", iface, "up")
+    time.sleep(MLD_SETTLE_S)

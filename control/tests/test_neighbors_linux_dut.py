@@ -1,0 +1,83 @@
+"""The Linux router DUT with `neighbours: dynamic`: the commands it runs (iproute2
+and sysctl, recorded instead of run), and the setting checked."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from p4tester.config.topology import load_topology, topology_from_dict
+from p4tester.lab import linux_dut, netdev
+from p4tester.lab.netdev import LabError
+
+
+def recorded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    commands: list[str] = []
+
+    def run(args: list[str], *, check: bool = True, netns: str | None = None) -> str:
+        commands.append(f"[{netns or 'root'}] {' '.join(args)}")
+        return ""
+
+    monkeypatch.setattr(netdev, "run", run)
+    monkeypatch.setattr(netdev, "add_netns", lambda name: commands.append(f"netns {name}"))
+    monkeypatch.setattr(time, "sleep",
+                        lambda seconds: commands.append(f"sleep {seconds}"))
+    return commands
+
+
+def test_dynamic_router_has_no_static_neighbour_and_takes_the_gateways(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    commands = recorded(monkeypatch)
+    assert linux_dut.start_linux_dut(load_topology("topologies/linux-router-arp.yaml")) \
+        == "p4t-dut"
+    ns = "[p4t-dut] "
+    assert commands == [
+        "netns p4t-dut",
+        "[root] ip link set p4ld1 netns p4t-dut",
+        "[root] ip link set p4ld2 netns p4t-dut",
+        ns + "sysctl -qw net.ipv6.conf.all.forwarding=1",
+        *(ns + f"sysctl -qw net.ipv6.conf.{key}.{setting}"
+          for key in ("all", "default", "p4ld1", "p4ld2")
+          for setting in ("accept_dad=0", "mldv2_unsolicited_report_interval=1",
+                          "disable_ipv6=0")),
+        ns + "ip addr add 192.0.2.254/24 dev p4ld1",
+        ns + "ip -6 addr add 2001:db8::254/64 dev p4ld1 nodad",
+        ns + "ip link set p4ld1 up",
+        ns + "ip addr add 198.51.100.254/24 dev p4ld2",
+        ns + "ip -6 addr add 2001:db8:1::254/64 dev p4ld2 nodad",
+        ns + "ip link set p4ld2 up",
+        "sleep 0.3",
+        ns + "sysctl -qw net.ipv4.ip_forward=1",
+        ns + "sysctl -qw net.ipv4.conf.all.rp_filter=0",
+        ns + "sysctl -qw net.ipv4.icmp_ratelimit=0",
+    ]
+    assert not any("neigh" in c or " address " in c for c in commands)
+
+
+def test_static_router_keeps_its_static_neighbours(monkeypatch: pytest.MonkeyPatch) -> None:
+    commands = recorded(monkeypatch)
+    linux_dut.start_linux_dut(load_topology("topologies/linux-router.yaml"))
+    neigh = [c for c in commands if " neigh " in c]
+    assert neigh == [
+        "[p4t-dut] ip neigh replace 192.0.2.1 lladdr 02:00:00:00:00:01 dev p4ld1 nud permanent",
+        "[p4t-dut] ip neigh replace 198.51.100.1 lladdr 02:00:00:00:00:03 dev p4ld2 "
+        "nud permanent",
+    ]
+
+
+def test_dynamic_router_defaults_without_port_addresses() -> None:
+    topo = topology_from_dict({"name": "t", "ports": {1: {"line_rate": "1Mbps",
+                                                          "peer": "dut:1"}}}, "t.yaml")
+    assert linux_dut.router_addresses(topo, 1, "192.0.2.254/24", "2001:db8::254/64") == (
+        "192.0.2.254/24", "2001:db8::254/64")
+
+
+def test_unknown_neighbours_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    recorded(monkeypatch)
+    topo = topology_from_dict({"name": "t", "ports": {1: {"line_rate": "1Mbps"}},
+                               "dut": {"kind": "linux", "neighbours": "learned"}}, "t.yaml")
+    with pytest.raises(LabError) as caught:
+        linux_dut.start_linux_dut(topo)
+    assert str(caught.value) == ("t.yaml: dut: neighbours 'learned' unknown; use one of "
+                                 "('static', 'dynamic')")

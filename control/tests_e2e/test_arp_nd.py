@@ -1,0 +1,106 @@
+"""Issue 14, item 1: a Linux router with no static neighbours (linux-router-arp.yaml).
+The tester answers the router's ARP requests and Neighbor Solicitations for its ports'
+addresses in the data plane, resolves the router's MAC for an IPv4 and an IPv6 stream
+(`dst_mac: resolve`), and both streams cross the router without loss. The router's
+neighbour table holds the tester's MACs as learned entries, the ARP / ND frames are
+counted as control and none as foreign, and a gateway nobody has is refused by name."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p4tester.config.profile import profile_from_dict
+from p4tester.config.topology import PortAddresses, Topology, load_topology
+from p4tester.dataplane import names
+from p4tester.dataplane.constants import RX_KIND_CONTROL, RX_KIND_FOREIGN
+from p4tester.experiments.runner import TrialSpec
+from p4tester.lab import netdev
+from p4tester.lab.linux_dut import NAMESPACE
+from p4tester.neighbors.resolve import ResolutionError, prepare, resolve_streams
+from p4tester.tester.session import SwitchTrialRunner, TesterSession
+from p4tester.tester.snapshot import CounterSnapshot, packets_between
+
+FRAME_SIZE = 128  # an IPv6 / UDP frame with the tester header needs more than 64 B
+DURATION_S = 2.0
+LOAD = 0.1  # of the 5 Mbit/s port: 422 frames/s at 128 B, 211 per stream
+PER_STREAM = 422  # round(0.1 x 0.5 x 4222.97 frames/s) = 211 frames/s, for 2 s
+TESTER_MAC = {1: "02:00:00:00:00:01", 2: "02:00:00:00:00:03"}
+LEARNED = {"REACHABLE", "STALE", "DELAY"}
+
+
+def router_mac(iface: str) -> str:
+    (link,) = json.loads(netdev.run(["ip", "-j", "link", "show", iface], netns=NAMESPACE))
+    return str(link["address"])
+
+
+def router_neighbours(iface: str) -> dict[str, dict[str, Any]]:
+    entries = json.loads(netdev.run(["ip", "-j", "neigh", "show", "dev", iface],
+                                    netns=NAMESPACE))
+    return {str(e["dst"]): e for e in entries}
+
+
+def with_gateway4(topology: Topology, port: int, gateway: str) -> Topology:
+    ports = []
+    for config in topology.ports:
+        addresses: PortAddresses | None = config.addresses
+        if config.number == port and addresses is not None:
+            config = dataclasses.replace(
+                config, addresses=dataclasses.replace(addresses, gateway4=gateway))
+        ports.append(config)
+    return dataclasses.replace(topology, ports=tuple(ports))
+
+
+@pytest.mark.topology("linux-router-arp.yaml")
+def test_router_and_tester_resolve_each_other(lab: Path) -> None:
+    topology = load_topology(lab)
+    profile = profile_from_dict({
+        "name": "arp-nd", "trial": {"duration_s": DURATION_S, "drain_s": 0.5},
+        "frame_sizes": [FRAME_SIZE], "streams": [
+            {"id": 0, "tx_port": 1, "rx_port": 2, "share": 0.5, "dst_mac": "resolve"},
+            {"id": 1, "tx_port": 1, "rx_port": 2, "share": 0.5, "dst_mac": "resolve",
+             "ipv6": True},
+        ]}, "arp-nd")
+    with TesterSession(topology, profile, push_pipeline=True) as session:
+        before = CounterSnapshot.take(session.dataplane)
+        session.profile = prepare(topology, session.profile, session.dataplane)
+        resolved = CounterSnapshot.take(session.dataplane)
+        trial = SwitchTrialRunner(session).run_trial(
+            TrialSpec("arp-nd", 0, FRAME_SIZE, LOAD, DURATION_S))
+        after = CounterSnapshot.take(session.dataplane)
+        with pytest.raises(ResolutionError) as caught:
+            resolve_streams(profile, with_gateway4(topology, 1, "192.0.2.253"),
+                            session.dataplane)
+
+    # The tester learned the router's own (kernel-made) MAC of its ingress port.
+    ingress_mac = router_mac("p4ld1")
+    assert [s.addresses.dst_mac for s in session.profile.streams] == [ingress_mac] * 2
+    # Both streams forwarded, nothing lost.
+    assert trial.valid, trial.error
+    assert [(s.stream_id, s.tx_frames, s.rx_frames) for s in trial.streams] == [
+        (0, PER_STREAM, PER_STREAM), (1, PER_STREAM, PER_STREAM)]
+    assert [s.gap_events + s.reordered + s.duplicates for s in trial.streams] == [0, 0]
+    # The router learned the tester's addresses by ARP / ND: no PERMANENT entry.
+    for iface, port, addresses in (("p4ld1", 1, ("192.0.2.1", "2001:db8::1")),
+                                   ("p4ld2", 2, ("198.51.100.1", "2001:db8:1::1"))):
+        table = router_neighbours(iface)
+        for address in addresses:
+            entry = table[address]
+            assert entry["lladdr"] == TESTER_MAC[port], (address, entry)
+            assert set(entry["state"]) <= LEARNED and entry["state"], (address, entry)
+    # ARP / ND counted as control, none as foreign. Resolving: the router's ARP reply
+    # and its NA. The trial: its ARP request and NS for port 2's addresses (answered by
+    # the switch), and a third frame only if the router's 5-s DELAY timer for
+    # 2001:db8::1 (set when it sent that NA) ran out first: its unicast NS probe.
+    assert packets_between(before, resolved, names.RX_KIND, RX_KIND_CONTROL) == 2
+    assert packets_between(resolved, after, names.RX_KIND, RX_KIND_CONTROL) in (2, 3)
+    assert packets_between(before, after, names.RX_KIND, RX_KIND_FOREIGN) == 0
+    assert trial.rx_foreign == 0
+    # A gateway nobody on the link has: refused naming port, gateway and the tries.
+    assert str(caught.value) == (
+        "port 1: no answer from gateway 192.0.2.253 to 3 ARP requests (1 s each); check "
+        "that the DUT has 192.0.2.253 on the link cabled to tester port 1 and that it is up")
