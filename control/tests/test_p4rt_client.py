@@ -32,6 +32,7 @@ from p4tester.p4rt import (
     SwitchUnreachableError,
     Ternary,
     WriteError,
+    build_clone_session,
     build_counter_entry,
     build_multicast_group,
     build_packet_out,
@@ -145,8 +146,10 @@ class FakeSwitch(p4runtime_pb2_grpc.P4RuntimeServicer):  # type: ignore[misc]
                 yield response
             elif kind == "packet_replication_engine_entry":
                 response = p4runtime_pb2.ReadResponse()
+                wanted_type = entity.packet_replication_engine_entry.WhichOneof("type")
                 for group in self.multicast_groups:
-                    response.entities.add().packet_replication_engine_entry.CopyFrom(group)
+                    if group.WhichOneof("type") == wanted_type:
+                        response.entities.add().packet_replication_engine_entry.CopyFrom(group)
                 yield response
 
     def _counter_cells(self, counter_id: int) -> Iterator[Any]:
@@ -385,16 +388,19 @@ def test_pipeline_push_deletes_multicast_groups_first(
     switch.multicast_groups = [
         build_multicast_group(5, [(256, 2), (1, 1)]),
         build_multicast_group(9, [(3, 1)]),
+        build_clone_session(250, 510),
     ]
     with _client(switch) as client:
         client.set_pipeline(mini_p4info_path, bmv2_json)
-    (deletion,) = switch.writes
-    assert [u.type for u in deletion.updates] == [p4runtime_pb2.Update.DELETE] * 2
+    groups, sessions = switch.writes
+    assert [u.type for u in groups.updates] == [p4runtime_pb2.Update.DELETE] * 2
     deleted = [
         u.entity.packet_replication_engine_entry.multicast_group_entry.multicast_group_id
-        for u in deletion.updates
+        for u in groups.updates
     ]
     assert deleted == [5, 9]
+    assert [(u.type, u.entity.packet_replication_engine_entry.clone_session_entry.session_id)
+            for u in sessions.updates] == [(p4runtime_pb2.Update.DELETE, 250)]
     assert switch.pipeline is not None
 
 

@@ -118,6 +118,8 @@ const bit<8> CTRL_OP_SEND  = 5;
 /* ARP / IPv6 ND the switch did not answer itself (the DUT's replies, requests
  * for addresses not the tester's): the controller learns from them. */
 const bit<8> PUNT_REASON_CONTROL = 6;
+/* A copy of a received frame a capture rule asked for. */
+const bit<8> PUNT_REASON_CAPTURE = 7;
 
 /* ---- Receive-side classification (index of the rx_kind counter) ---------- */
 const bit<8> RX_KIND_STREAM        = 0;  /* valid tester packet of a stream */

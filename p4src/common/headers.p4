@@ -261,6 +261,8 @@ struct local_metadata_t {
     /* Egress: L4 ports a varying stream's frame got (0 when the stream does not
      * vary them); they join the checksum-neutral stamp (constants.p4). */
     bool        neighbor_answered;  /* ingress answered an ARP request / NS */
+    /* A capture copy's port of arrival (v1model clones keep only listed fields). */
+    @field_list(2) bit<16> capture_port;
     bit<16>     vary_index;
     bit<16>     vary_src_port;
     bit<16>     vary_dst_port;

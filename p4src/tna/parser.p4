@@ -11,7 +11,7 @@ parser TesterIngressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadat
     FrameParser() frame_parser;
 
     state start {
-        meta.local = {{false, 0, false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0}, false,
+        meta.local = {{false, 0, false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0}, false, 0,
                       0, 0, 0};
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
@@ -60,7 +60,7 @@ parser TesterEgressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadata
     FrameParser() frame_parser;
 
     state start {
-        meta.local = {{false, 0, false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0}, false,
+        meta.local = {{false, 0, false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0}, false, 0,
                       0, 0, 0};
         pkt.extract(eg_intr_md);
         pkt.extract(hdr.bridge);

@@ -22,5 +22,11 @@ const port_t PACER_PORT_LAST = PACER_PORT_BASE + MAX_STREAMS - 1;
 const bit<32> PKT_INSTANCE_TYPE_RECIRC = 4;
 /* Field list index that recirculation preserves: none (the template carries all). */
 const bit<8> RECIRC_FIELDS_NONE = 0;
+/* standard_metadata.instance_type of an ingress-to-egress clone. */
+const bit<32> PKT_INSTANCE_TYPE_INGRESS_CLONE = 1;
+/* Capture (capture.p4): clone session to the CPU port, rules, preserved fields. */
+const bit<32> CAPTURE_CLONE_SESSION = 250;
+#define CAPTURE_RULES 16
+const bit<8> CAPTURE_FIELDS = 2;
 
 #endif

@@ -14,6 +14,7 @@
 #include "generator.p4"
 #include "checker.p4"
 #include "foreign.p4"
+#include "capture.p4"
 
 control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
                       inout standard_metadata_t smeta) {
@@ -35,6 +36,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
     StreamChecker() checker;
     ForeignTraffic() foreign;
     NeighborResponder() neighbors;
+    FrameCapture() capture;
 
     apply {
         /* The path is decided once, into flags: each control has one call site
@@ -76,6 +78,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
                                  meta.expected, (bit<16>) smeta.ingress_port, meta.rx_kind);
             }
             rx_kind.count((bit<32>) meta.rx_kind);
+            capture.apply(hdr, meta, smeta);
             if (meta.rx_kind == RX_KIND_CONTROL) {
                 if (answered) {
                     meta.neighbor_answered = true;
@@ -124,7 +127,10 @@ control TesterEgress(inout headers_t hdr, inout local_metadata_t meta,
         if (smeta.egress_port == CPU_PORT) {
             hdr.packet_in.setValid();
             hdr.packet_in.ingress_port = (bit<16>) smeta.ingress_port;
-            if (meta.ctrl_op == CTRL_OP_CLEAR || meta.ctrl_op == CTRL_OP_READ) {
+            if (smeta.instance_type == PKT_INSTANCE_TYPE_INGRESS_CLONE) {
+                hdr.packet_in.reason = PUNT_REASON_CAPTURE;
+                hdr.packet_in.ingress_port = meta.capture_port;
+            } else if (meta.ctrl_op == CTRL_OP_CLEAR || meta.ctrl_op == CTRL_OP_READ) {
                 hdr.packet_in.reason = meta.ctrl_op;
             } else if (meta.rx_kind == RX_KIND_CONTROL) {
                 hdr.packet_in.reason = PUNT_REASON_CONTROL;

@@ -28,6 +28,9 @@ CTRL_OP_READ: Final = 3
 PUNT_REASON_FOREIGN: Final = 4
 CTRL_OP_SEND: Final = 5  # packet_out stream_id = the port the frame leaves by
 PUNT_REASON_CONTROL: Final = 6  # ARP / IPv6 ND the switch did not answer
+PUNT_REASON_CAPTURE: Final = 7  # a capture rule's copy of a received frame
+CAPTURE_CLONE_SESSION: Final = 250  # p4src/v1model/platform.p4
+CAPTURE_RULES: Final = 16
 
 RX_KIND_STREAM: Final = 0
 RX_KIND_FOREIGN: Final = 1

@@ -13,6 +13,7 @@ FOREIGN_TRAFFIC: Final = "TesterIngress.foreign.foreign_traffic"
 RX_EXPECTED: Final = "TesterIngress.expectation.rx_expected"
 ARP_REPLY: Final = "TesterIngress.neighbors.arp_reply"
 ND_REPLY: Final = "TesterIngress.neighbors.nd_reply"
+CAPTURE_RULES: Final = "TesterIngress.capture.capture_rules"
 TX_VARY: Final = "TesterEgress.generator.tx_vary"
 TX_VARY_PORTS: Final = "TesterEgress.generator.tx_vary_ports"
 
@@ -28,11 +29,15 @@ RX_EXPECT: Final = "TesterIngress.expectation.expect"
 RX_NOT_IN_TRIAL: Final = "TesterIngress.expectation.not_in_trial"
 ANSWER_ARP: Final = "TesterIngress.neighbors.answer_arp"
 ANSWER_ND: Final = "TesterIngress.neighbors.answer_nd"
+CAPTURE_COPY: Final = "TesterIngress.capture.copy"
 VARY: Final = "TesterEgress.generator.vary"
 SET_PORTS: Final = "TesterEgress.generator.set_ports"
 
 # Counters
 RX_KIND: Final = "TesterIngress.rx_kind"
+# Per capture rule: frames copied to the controller / skipped by its rate limit.
+CAPTURE_COPIED: Final = "TesterIngress.capture.capture_copied"
+CAPTURE_SKIPPED: Final = "TesterIngress.capture.capture_skipped"
 RX_STREAM: Final = "TesterIngress.checker.rx_stream"
 RX_GAP_EVENTS: Final = "TesterIngress.checker.rx_gap_events"
 RX_REORDERED: Final = "TesterIngress.checker.rx_reordered"

@@ -16,6 +16,9 @@ from itertools import pairwise
 
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import (
+    CAPTURE_CLONE_SESSION,
+    CAPTURE_RULES,
+    CPU_PORT,
     CTRL_OP_CLEAR,
     CTRL_OP_READ,
     CTRL_OP_SEED,
@@ -27,6 +30,7 @@ from p4tester.dataplane.constants import (
     MAX_STREAMS,
     MCAST_GROUP_BASE,
     PACER_PORT_BASE,
+    PUNT_REASON_CAPTURE,
     PUNT_REASON_CONTROL,
     REPLICA_TOKEN,
     REPLICA_TX,
@@ -38,8 +42,10 @@ from p4tester.p4rt import (
     P4InfoSchema,
     P4RuntimeClient,
     Range,
+    ReceivedPacket,
     Ternary,
     WriteError,
+    build_clone_session,
     build_default_action,
     build_multicast_group,
     build_packet_out,
@@ -123,6 +129,9 @@ class TesterDataplane:
         # Control frames (PUNT_REASON_CONTROL) that arrived while a request waited
         # for its reply: kept for control_frames(), not lost.
         self._control: deque[tuple[int, bytes]] = deque(maxlen=CONTROL_BACKLOG)
+        self._captured: deque[tuple[int, bytes]] = deque(maxlen=CONTROL_BACKLOG)
+        self._clone_ready = False
+        self._capture_rules: dict[int, dict[str, Ternary]] = {}
 
     # ---- generator -------------------------------------------------------
     def configure_stream(self, stream_id: int, tx_port: int) -> None:
@@ -246,12 +255,67 @@ class TesterDataplane:
             raw = self.client.packet_in(left)
             if raw is None:
                 break
-            received = decode_packet_in(self.schema, raw)
-            if received.metadata.get("reason") == PUNT_REASON_CONTROL:
-                self._control.append((received.metadata.get("ingress_port", 0),
-                                      received.payload))
+            self._keep(decode_packet_in(self.schema, raw))
         frames = list(self._control)
         self._control.clear()
+        return frames
+
+    def _keep(self, received: ReceivedPacket) -> bool:
+        """Buffer a control frame or a capture copy (True); anything else is not kept."""
+        reason = received.metadata.get("reason")
+        where = {PUNT_REASON_CONTROL: self._control,
+                 PUNT_REASON_CAPTURE: self._captured}.get(reason if reason is not None else -1)
+        if where is None:
+            return False
+        where.append((received.metadata.get("ingress_port", 0), received.payload))
+        return True
+
+    # ---- capture -----------------------------------------------------------
+    def set_capture_rule(self, rule: int, *, port: int | None = None,
+                         stream_id: int | None = None, rx_kind: int | None = None,
+                         min_gap_us: int = 0) -> None:
+        """Copy received frames that match (None: any) to the controller, at most
+        one per min_gap_us of switch time for this rule."""
+        if not 0 <= rule < CAPTURE_RULES:
+            raise DataplaneError(f"capture rule {rule} is outside 0..{CAPTURE_RULES - 1}")
+        if not self._clone_ready:
+            self._clone_session()
+        match = {name: Ternary(value, mask) for name, value, mask in (
+            ("port", port or 0, 0x1FF if port is not None else 0),
+            ("stream", stream_id or 0, 0xFFFF if stream_id is not None else 0),
+            ("rx_kind", rx_kind or 0, 0xFF if rx_kind is not None else 0)) if mask}
+        self._upsert(build_table_entry(self.schema, names.CAPTURE_RULES, match,
+                                       names.CAPTURE_COPY,
+                                       {"rule_index": rule, "min_gap_us": min_gap_us},
+                                       priority=CAPTURE_RULES - rule))
+        self._capture_rules[rule] = match
+
+    def clear_capture_rule(self, rule: int) -> None:
+        match = self._capture_rules.pop(rule, None)
+        if match is not None:
+            self._delete_if_present(build_table_entry(
+                self.schema, names.CAPTURE_RULES, match, names.CAPTURE_COPY,
+                {"rule_index": rule, "min_gap_us": 0}, priority=CAPTURE_RULES - rule))
+
+    def _clone_session(self) -> None:
+        entry = build_clone_session(CAPTURE_CLONE_SESSION, CPU_PORT)
+        try:
+            self.client.insert(entry)
+        except WriteError as exc:
+            if not _only_code(exc, "ALREADY_EXISTS"):
+                raise
+        self._clone_ready = True
+
+    def captured_frames(self, timeout_s: float, wanted: int) -> list[tuple[int, bytes]]:
+        """(port, frame) of capture copies, waiting up to timeout_s for `wanted`."""
+        deadline = time.monotonic() + timeout_s
+        while len(self._captured) < wanted and (left := deadline - time.monotonic()) > 0:
+            raw = self.client.packet_in(left)
+            if raw is None:
+                break
+            self._keep(decode_packet_in(self.schema, raw))
+        frames = list(self._captured)
+        self._captured.clear()
         return frames
 
     def seed_stream(self, stream_id: int, template: bytes, seeds: int) -> None:
@@ -299,9 +363,7 @@ class TesterDataplane:
             if raw is None:
                 break
             received = decode_packet_in(self.schema, raw)
-            if received.metadata.get("reason") == PUNT_REASON_CONTROL:
-                self._control.append((received.metadata.get("ingress_port", 0),
-                                      received.payload))
+            if self._keep(received):
                 continue
             if received.metadata.get("reason") != opcode:
                 continue  # a punted foreign frame, not our reply

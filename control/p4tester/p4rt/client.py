@@ -367,11 +367,13 @@ class P4RuntimeClient:
     ) -> None:
         """Push P4Info + BMv2 JSON with VERIFY_AND_COMMIT (drops all table state).
 
-        Multicast groups are deleted first: BMv2's replication engine outlives a
-        pipeline push while the P4Runtime server forgets them, so a group written
-        again afterwards would replicate to its old members as well.
+        Multicast groups and clone sessions are deleted first: BMv2's replication
+        engine outlives a pipeline push while the P4Runtime server forgets them, so
+        a group or session written again afterwards would replicate to its old
+        members as well (a capture would get each frame twice).
         """
         self.delete_multicast_groups()
+        self.delete_clone_sessions()
         schema = p4info if isinstance(p4info, P4InfoSchema) else P4InfoSchema.from_text_file(p4info)
         config = p4runtime_pb2.ForwardingPipelineConfig(
             p4info=schema.p4info, p4_device_config=Path(bmv2_json_path).read_bytes()
@@ -399,6 +401,18 @@ class P4RuntimeClient:
         if groups:
             self.delete(*groups)
         return len(groups)
+
+    def delete_clone_sessions(self) -> int:
+        """Delete every clone session the switch reports; returns how many."""
+        wildcard = p4runtime_pb2.PacketReplicationEngineEntry()
+        wildcard.clone_session_entry.session_id = 0
+        try:
+            sessions = [e.packet_replication_engine_entry for e in self.read(wildcard)]
+        except P4RuntimeError:
+            return 0
+        if sessions:
+            self.delete(*sessions)
+        return len(sessions)
 
     def get_p4info(self) -> Any:
         """The p4.config.v1.P4Info the switch runs."""

@@ -134,6 +134,19 @@ def build_multicast_group(group_id: int, replicas: Sequence[tuple[int, int]]) ->
     return entry
 
 
+def build_clone_session(session_id: int, port: int) -> Any:
+    """A p4.v1.PacketReplicationEngineEntry: clone session `session_id` sends its
+    copies to `port` (instance 0)."""
+    if not 1 <= session_id <= _MAX_UINT32:
+        raise EncodingError(f"clone session id {session_id} is outside 1..{_MAX_UINT32}")
+    entry = p4runtime_pb2.PacketReplicationEngineEntry()
+    session = entry.clone_session_entry
+    session.session_id = session_id
+    # egress_port, as for multicast groups: what BMv2's server reads.
+    session.replicas.add(egress_port=port, instance=0)
+    return entry
+
+
 def build_counter_entry(
     schema: P4InfoSchema,
     counter: str,
