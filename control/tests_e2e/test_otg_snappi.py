@@ -508,8 +508,17 @@ PAUSE_CLIENT = textwrap.dedent("""
     control("start")
     time.sleep(0.7)
     control("pause")
-    time.sleep(0.3)  # frames already on the wire arrive
-    first = flow()
+    # Frames already in the switch or on the wire still arrive: wait (bounded) until
+    # the counts settle, then hold for a second.
+    deadline = time.monotonic() + 10
+    last = None
+    while time.monotonic() < deadline:
+        first = flow()
+        now = (first.frames_tx, first.frames_rx)
+        if now == last and now[0] == now[1]:
+            break
+        last = now
+        time.sleep(0.3)
     time.sleep(1.0)
     second = flow()
     out = {"paused": [first.transmit, second.transmit],
@@ -536,12 +545,12 @@ def test_pause_resume(otg_server: OtgServer, tmp_path: Path) -> None:
                               capture_output=True, text=True, timeout=CLIENT_S, check=False)
     assert done.returncode == 0, done.stderr + otg_server.log()
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["paused"] == ["paused", "paused"]
+    assert out["paused"] == ["paused", "paused"], out
     held_tx, still_tx, held_rx = out["held"]
-    assert 0 < held_tx == still_tx == held_rx < 200
+    assert 0 < held_tx == still_tx == held_rx < 200, out
     final = out["final"]
     assert (final["transmit"], int(final["frames_tx"]), int(final["frames_rx"])) == \
-        ("stopped", 200, 200)
-    assert final["loss"] == 0.0
+        ("stopped", 200, 200), out
+    assert final["loss"] == 0.0, out
     assert stats.dropped_by_capture == 0
     assert _frames_from(pcap, mac) == 200

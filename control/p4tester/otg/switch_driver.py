@@ -4,12 +4,12 @@ and exact packet budget, run in a background thread.
 Start: write what each stream's frames must be (epoch, RX port, IP version),
 snapshot the counters, clear the streams' registers in-band, set the pacing
 rates, arm the budgets, write the port variations and seed the loops (as
-SwitchTrialRunner.run_trial does,
-but every flow with its own budget, and stoppable). The thread then waits
-(bounded) until every budget is sent or a stop is asked, stops the streams, lets
-the frames drain and reads the final figures: only then does the flow read as
-stopped, so a client polling for `stopped and frames_rx == count` sees final
-counts. One lock serialises every use of the P4Runtime session.
+SwitchTrialRunner.run_trial does, but every flow with its own budget, and
+stoppable). The thread then waits (bounded) until each flow's budget is sent or a
+stop is asked, stops it, lets its frames drain (DRAIN_S, then until its RX count
+stops moving, at most MAX_DRAIN_S) and reads its final figures: only then does
+the flow read as stopped, so a client polling for `stopped and frames_rx ==
+count` sees final counts. One lock serialises every use of the P4Runtime session.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from .readings import FlowCounters, Latency, PortCounters, Reading
 
 POLL_S: Final = 0.1
 DRAIN_S: Final = 0.3
+MAX_DRAIN_S: Final = 5.0
 SEND_SLACK: Final = 1.5
 SEND_GRACE_S: Final = 5.0
 JOIN_S: Final = 30.0
@@ -65,6 +66,7 @@ class _Run:
     templates: dict[int, bytes] = field(default_factory=dict)  # to seed again on resume
     paused_at: float | None = None  # monotonic time of the pause
     paused_s: float = 0.0  # paused time so far, which the send deadline does not count
+    last_rx: dict[str, int] = field(default_factory=dict)  # RX count at the last poll
 
     @property
     def done(self) -> bool:
@@ -200,13 +202,22 @@ class SwitchDriver:
                         continue
                     dataplane.stop_stream(flow.stream_id)
                     run.sent_at[flow.name] = time.monotonic()
-                for flow in run.flows:
-                    sent = run.sent_at.get(flow.name)
-                    if flow.name in run.final or sent is None \
-                            or time.monotonic() - sent < self._drain_s:
-                        continue
-                    run.final[flow.name] = _Final(CounterSnapshot.take(dataplane),
-                                                  self._latency(session, flow), time.time())
+                draining = [f for f in run.flows if f.name not in run.final
+                            and f.name in run.sent_at
+                            and time.monotonic() - run.sent_at[f.name] >= self._drain_s]
+                if not draining:
+                    continue
+                # Drained: the drain time is over and the flow's RX count has not moved
+                # since the last poll (frames may wait in a busy BMv2's queues longer),
+                # or MAX_DRAIN_S is over.
+                snapshot = CounterSnapshot.take(dataplane)
+                for flow in draining:
+                    rx = snapshot.cell(names.RX_STREAM, flow.stream_id).packets
+                    settled = run.last_rx.get(flow.name) == rx
+                    run.last_rx[flow.name] = rx
+                    if settled or time.monotonic() - run.sent_at[flow.name] > MAX_DRAIN_S:
+                        run.final[flow.name] = _Final(snapshot, self._latency(session, flow),
+                                                      time.time())
 
     @staticmethod
     def _latency(session: TesterSession, flow: MappedFlow) -> Latency | None:
