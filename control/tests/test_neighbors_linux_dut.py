@@ -3,11 +3,13 @@ and sysctl, recorded instead of run), and the setting checked."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
 
-from p4tester.config.topology import load_topology, topology_from_dict
+from p4tester.config.errors import ConfigError
+from p4tester.config.topology import DutConfig, load_topology, topology_from_dict
 from p4tester.lab import linux_dut, netdev
 from p4tester.lab.netdev import LabError
 
@@ -74,10 +76,35 @@ def test_dynamic_router_defaults_without_port_addresses() -> None:
 
 
 def test_unknown_neighbours_mode(monkeypatch: pytest.MonkeyPatch) -> None:
-    recorded(monkeypatch)
-    topo = topology_from_dict({"name": "t", "ports": {1: {"line_rate": "1Mbps"}},
-                               "dut": {"kind": "linux", "neighbours": "learned"}}, "t.yaml")
+    commands = recorded(monkeypatch)
+    topo = dataclasses.replace(load_topology("topologies/linux-router-arp.yaml"),
+                               dut=DutConfig("linux", (("neighbours", "learned"),)))
     with pytest.raises(LabError) as caught:
         linux_dut.start_linux_dut(topo)
-    assert str(caught.value) == ("t.yaml: dut: neighbours 'learned' unknown; use one of "
-                                 "('static', 'dynamic')")
+    assert str(caught.value) == ("topologies/linux-router-arp.yaml: dut: neighbours "
+                                 "'learned' unknown; use one of ('static', 'dynamic')")
+    assert commands == []
+
+
+@pytest.mark.parametrize(("dut", "lab", "message"), [
+    ({"kind": "linux", "neighbours": "learned"}, "veth",
+     "t.yaml: dut: neighbours 'learned' unknown; use one of ('static', 'dynamic')"),
+    ({"kind": "bmv2", "neighbours": "dynamic"}, "veth",
+     "t.yaml: dut: neighbours is a setting of kind linux (this DUT is bmv2); drop it"),
+    ({"kind": "linux", "neighbours": "dynamic"}, "mininet",
+     "t.yaml: dut: neighbours: dynamic runs on lab: veth only (lab: mininet builds its "
+     "router with static neighbours); drop one of them"),
+])
+def test_neighbours_setting_checked_in_the_topology(dut: dict[str, str], lab: str,
+                                                    message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        topology_from_dict({"name": "t", "lab": lab, "dut": dut, "ports": {
+            1: {"line_rate": "1Mbps", "peer": "dut:1"}}}, "t.yaml")
+    assert str(caught.value) == message
+
+
+def test_static_is_the_default_and_may_be_named() -> None:
+    topo = topology_from_dict({"name": "t", "dut": {"kind": "linux", "neighbours": "static"},
+                               "ports": {1: {"line_rate": "1Mbps", "peer": "dut:1"}}}, "t.yaml")
+    assert linux_dut.neighbours_mode(topo) == "static"
+    assert linux_dut.neighbours_mode(load_topology("topologies/linux-router.yaml")) == "static"

@@ -144,6 +144,7 @@ def topology_from_dict(data: Mapping[str, Any], source: str) -> Topology:
     lab = str(data.get("lab", "veth"))
     if lab not in LAB_KINDS:
         raise ConfigError(f"{source}: lab {lab!r} unknown; use one of {LAB_KINDS}")
+    _check_neighbours(dut, lab, f"{source}: dut")
     if lab == "veth":
         if "network" in data:
             raise ConfigError(f"{source}: 'network' is for lab: mininet; add 'lab: mininet' "
@@ -349,6 +350,26 @@ def parse_line_rate(value: object, where: str) -> float:
     if rate.unit not in (RateUnit.L1_BPS,):
         raise ConfigError(f"{where}: line_rate {value!r} must be a bit rate such as 10Gbps")
     return rate.value
+
+
+NEIGHBOURS_MODES: Final = ("static", "dynamic")
+
+
+def _check_neighbours(dut: DutConfig, lab: str, where: str) -> None:
+    """A linux DUT's `neighbours` (lab.linux_dut): static or dynamic, dynamic on a
+    veth lab only (the Mininet router has static neighbours)."""
+    mode = dict(dut.settings).get("neighbours")
+    if mode is None:
+        return
+    if dut.kind != "linux":
+        raise ConfigError(f"{where}: neighbours is a setting of kind linux (this DUT is "
+                          f"{dut.kind}); drop it")
+    if mode not in NEIGHBOURS_MODES:
+        raise ConfigError(f"{where}: neighbours {mode!r} unknown; use one of "
+                          f"{NEIGHBOURS_MODES}")
+    if mode == "dynamic" and lab != "veth":
+        raise ConfigError(f"{where}: neighbours: dynamic runs on lab: veth only (lab: {lab} "
+                          "builds its router with static neighbours); drop one of them")
 
 
 def _dut(data: object, where: str) -> DutConfig:

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from p4tester.config.topology import PortAddresses, Topology
+from p4tester.config.topology import NEIGHBOURS_MODES, PortAddresses, Topology
 from p4tester.lab import netdev
 from p4tester.lab.ifaces import dut_iface
 from p4tester.streams.addresses import (
@@ -48,9 +48,7 @@ EGRESS_NET = ("198.51.100.254/24", DEFAULT_DST_IP)
 # neighbours: dynamic, a DUT port whose tester port names no gateway6.
 INGRESS_NET6: Final = "2001:db8::254/64"
 EGRESS_NET6: Final = "2001:db8:1::254/64"
-NEIGHBOURS_STATIC: Final = "static"
-NEIGHBOURS_DYNAMIC: Final = "dynamic"
-NEIGHBOURS_MODES: Final = (NEIGHBOURS_STATIC, NEIGHBOURS_DYNAMIC)
+NEIGHBOURS_STATIC, NEIGHBOURS_DYNAMIC = NEIGHBOURS_MODES
 # The dynamic router's MLD reports (RFC 3810: unsolicited, repeated at random within
 # this interval) are all sent within MLD_SETTLE_S of its links coming up, so before
 # the tester listens: no querier is on these links and the tester would count them
@@ -60,7 +58,7 @@ MLD_SETTLE_S: Final = 0.3
 
 
 def neighbours_mode(topology: Topology) -> str:
-    """The dut's `neighbours` setting, checked."""
+    """The dut's `neighbours` setting (checked again: a Topology may be built in code)."""
     mode = dict(topology.dut.settings).get("neighbours", NEIGHBOURS_STATIC)
     if mode not in NEIGHBOURS_MODES:
         raise netdev.LabError(f"{topology.source or topology.name}: dut: neighbours {mode!r} "
