@@ -32,6 +32,7 @@ from p4tester.dataplane.program import TesterDataplane, seeds_for_rate
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab.dut_counters import DutCounterSource, dut_counters_for
 from p4tester.lab.ifaces import tester_iface
+from p4tester.neighbors import resolve as neighbors
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, SelfCheck
 from p4tester.results.latency import latency_stats
@@ -118,6 +119,7 @@ class TesterSession:
             self.client.set_pipeline(self.schema, self.topology.switch.bmv2_json)
         else:
             self.client.verify_pipeline(self.schema)
+        self.profile = neighbors.prepare(self.topology, self.profile, self.dataplane)
         for stream in self.profile.streams:
             self.dataplane.configure_stream(stream.id, stream.tx_port)
         self.target.prepare([s.id for s in self.profile.streams],
