@@ -65,9 +65,9 @@ def test_router_and_tester_resolve_each_other(lab: Path) -> None:
             {"id": 1, "tx_port": 1, "rx_port": 2, "share": 0.5, "dst_mac": "resolve",
              "ipv6": True},
         ]}, "arp-nd")
+    # Opening the session writes the ports' addresses and resolves the gateways.
     with TesterSession(topology, profile, push_pipeline=True) as session:
-        # Once TesterSession.open() resolves, this finds nothing left to resolve.
-        session.profile = prepare(topology, session.profile, session.dataplane)
+        assert prepare(topology, session.profile, session.dataplane) == session.profile
         trial = SwitchTrialRunner(session).run_trial(
             TrialSpec("arp-nd", 0, FRAME_SIZE, LOAD, DURATION_S))
         # Counters since the program was loaded (a pipeline push zeroes them).
