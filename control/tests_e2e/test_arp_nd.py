@@ -22,8 +22,11 @@ from p4tester.experiments.runner import TrialSpec
 from p4tester.lab import netdev
 from p4tester.lab.linux_dut import NAMESPACE
 from p4tester.neighbors.resolve import ResolutionError, prepare, resolve_streams
+from p4tester.results.jsonl import ResultLog
 from p4tester.tester.session import SwitchTrialRunner, TesterSession
 from p4tester.tester.snapshot import CounterSnapshot
+
+from conftest import p4tester
 
 FRAME_SIZE = 128  # an IPv6 / UDP frame with the tester header needs more than 64 B
 DURATION_S = 2.0
@@ -103,3 +106,20 @@ def test_router_and_tester_resolve_each_other(lab: Path) -> None:
     assert str(caught.value) == (
         "port 1: no answer from gateway 192.0.2.253 to 3 ARP requests (1 s each); check "
         "that the DUT has 192.0.2.253 on the link cabled to tester port 1 and that it is up")
+
+
+@pytest.mark.topology("linux-router-arp.yaml")
+def test_cli_latency_with_resolved_gateways(lab: Path, tmp_path: Path) -> None:
+    """The same through the CLI (topologies/profiles/resolve-v4-v6.yaml): two 1-s
+    trials at 10 % of the port, 211 frames per stream each, all of them received."""
+    out = tmp_path / "latency"
+    done = p4tester("latency", "-t", str(lab), "-p", "topologies/profiles/resolve-v4-v6.yaml",
+                    "-o", str(out), "--json", "--frame-size", str(FRAME_SIZE), "--load", "10%",
+                    "--trials", "2", "--duration", "1")
+    assert done.returncode == 0, done.stderr + done.stdout
+    trials = ResultLog(out / "trials.jsonl").load()
+    assert [t.valid for t in trials] == [True, True], [t.error for t in trials]
+    for trial in trials:
+        assert [(s.stream_id, s.tx_frames, s.rx_frames) for s in trial.streams] == [
+            (0, PER_STREAM // 2, PER_STREAM // 2), (1, PER_STREAM // 2, PER_STREAM // 2)]
+        assert trial.rx_foreign == 0
