@@ -50,6 +50,12 @@ def build_parser(experiments: dict[str, tuple[str, Callable[[argparse.ArgumentPa
     common(stats, switch=True)
     stats.add_argument("--interval", type=float, default=1.0, help="seconds between reads")
     stats.add_argument("--count", type=int, default=1, help="how many reads (bounded)")
+    capture = commands.add_parser(
+        "capture", help="one trial; K frames of a stream (or a port's foreign ones) to pcap")
+    common(capture, switch=True)
+    from p4tester.cli.capture_cmd import add_options as add_capture_options
+
+    add_capture_options(capture)
     for name, (summary, add_options, _handler) in experiments.items():
         sub = commands.add_parser(name, help=summary)
         common(sub, switch=True)
@@ -114,6 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             with TesterSession(topology, profile, push_pipeline=args.push_pipeline) as session:
                 watch(session, args.interval, args.count, as_json)
             return exit_codes.OK
+        if args.command == "capture":
+            from p4tester.cli.capture_cmd import capture
+
+            return capture(args, topology, profile)
         _summary, _options, handler = EXPERIMENTS[args.command]
         return handler(args, topology, profile)
     except (ConfigError, ValueError) as exc:

@@ -129,7 +129,8 @@ class TesterDataplane:
         # Control frames (PUNT_REASON_CONTROL) that arrived while a request waited
         # for its reply: kept for control_frames(), not lost.
         self._control: deque[tuple[int, bytes]] = deque(maxlen=CONTROL_BACKLOG)
-        self._captured: deque[tuple[int, bytes]] = deque(maxlen=CONTROL_BACKLOG)
+        # Capture copies as (time the controller took them, port, frame).
+        self._captured: deque[tuple[float, int, bytes]] = deque(maxlen=CONTROL_BACKLOG)
         self._clone_ready = False
         self._capture_rules: dict[int, dict[str, Ternary]] = {}
 
@@ -263,11 +264,13 @@ class TesterDataplane:
     def _keep(self, received: ReceivedPacket) -> bool:
         """Buffer a control frame or a capture copy (True); anything else is not kept."""
         reason = received.metadata.get("reason")
-        where = {PUNT_REASON_CONTROL: self._control,
-                 PUNT_REASON_CAPTURE: self._captured}.get(reason if reason is not None else -1)
-        if where is None:
+        port = received.metadata.get("ingress_port", 0)
+        if reason == PUNT_REASON_CONTROL:
+            self._control.append((port, received.payload))
+        elif reason == PUNT_REASON_CAPTURE:
+            self._captured.append((time.time(), port, received.payload))
+        else:
             return False
-        where.append((received.metadata.get("ingress_port", 0), received.payload))
         return True
 
     # ---- capture -----------------------------------------------------------
@@ -306,8 +309,10 @@ class TesterDataplane:
                 raise
         self._clone_ready = True
 
-    def captured_frames(self, timeout_s: float, wanted: int) -> list[tuple[int, bytes]]:
-        """(port, frame) of capture copies, waiting up to timeout_s for `wanted`."""
+    def captured_frames(self, timeout_s: float,
+                        wanted: int) -> list[tuple[float, int, bytes]]:
+        """(time taken, port, frame) of capture copies, waiting up to timeout_s for
+        `wanted`."""
         deadline = time.monotonic() + timeout_s
         while len(self._captured) < wanted and (left := deadline - time.monotonic()) > 0:
             raw = self.client.packet_in(left)

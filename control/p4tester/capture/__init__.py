@@ -1,0 +1,1 @@
+"""Capture: frames the tester received, copied to the controller and written as pcap."""
