@@ -12,12 +12,15 @@ import pytest
 from scapy.layers.inet6 import ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr, IPv6
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 
+from p4tester.cli.validate_cmd import describe
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import profile_from_dict
 from p4tester.config.topology import Topology, topology_from_dict
 from p4tester.neighbors import resolve
 from p4tester.neighbors.resolve import (
+    Gateway,
     ResolutionError,
+    check_resolvable,
     prepare,
     resolve_streams,
     write_addresses,
@@ -171,3 +174,17 @@ def test_prepare_writes_then_resolves() -> None:
     assert resolved.streams[0].addresses.dst_mac == ROUTER6
     assert len(router.entries) == 2
     assert len(router.sent) == 1
+
+
+def test_check_resolvable_and_validate() -> None:
+    given = profile({"id": 0, "dst_mac": "resolve"}, {"id": 1, "dst_mac": "resolve",
+                                                       "ipv6": True}, {"id": 2})
+    assert check_resolvable(given, topology()) == {
+        0: Gateway(1, "192.0.2.254", False), 1: Gateway(1, "2001:db8::254", True)}
+    document, _text = describe(topology(), given)
+    assert document["valid"] is True
+    with pytest.raises(ConfigError) as caught:
+        describe(topology(gateway6=None), given)
+    assert str(caught.value) == (
+        "t.yaml: stream 1 has dst_mac: resolve (IPv6) but its TX port 1 has no gateway6; add "
+        "mac, ipv6 and gateway6 to port 1, or give the stream a dst_mac")

@@ -7,11 +7,13 @@ from typing import Any
 
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
+from p4tester.neighbors.resolve import check_resolvable
 from p4tester.results.tables import Column, render_table
 from p4tester.streams.rates import describe_frame_size, format_bitrate, line_rate_pps
 
 
 def describe(topology: Topology, profile: Profile) -> tuple[dict[str, Any], str]:
+    check_resolvable(profile, topology)
     rows: list[dict[str, Any]] = []
     for stream in profile.streams:
         port = topology.port(stream.tx_port)

@@ -76,6 +76,13 @@ def gateway_of(stream: StreamConfig, topology: Topology) -> Gateway:
     return Gateway(port.number, gateway, stream.ipv6)
 
 
+def check_resolvable(profile: Profile, topology: Topology) -> dict[int, Gateway]:
+    """The gateway of each `dst_mac: resolve` stream, by stream id (`p4tester validate`
+    and resolve_streams); a ConfigError for the first stream without one."""
+    return {s.id: gateway_of(s, topology) for s in profile.streams
+            if s.addresses.dst_mac == RESOLVE}
+
+
 def resolve_gateway(gateway: Gateway, own: PortAddresses, dataplane: NeighborDataplane,
                     tries: int = REQUEST_TRIES, wait_s: float | None = None) -> str:
     """The gateway's MAC: a request out of its port, `tries` times, each waiting up to
@@ -105,15 +112,14 @@ def resolve_streams(profile: Profile, topology: Topology,
                     dataplane: NeighborDataplane) -> Profile:
     """The profile with each `dst_mac: resolve` replaced by its gateway's MAC (each
     gateway asked once); other streams unchanged."""
-    pending = [s for s in profile.streams if s.addresses.dst_mac == RESOLVE]
-    gateways = {s.id: gateway_of(s, topology) for s in pending}  # all checked before asking
+    gateways = check_resolvable(profile, topology)  # all checked before asking
     macs: dict[Gateway, str] = {}
     for gateway in gateways.values():
         if gateway not in macs:
             own = topology.port(gateway.port).addresses
             assert own is not None  # gateway_of found its gateway there
             macs[gateway] = resolve_gateway(gateway, own, dataplane)
-    if not pending:
+    if not gateways:
         return profile
     streams = tuple(
         replace(s, addresses=replace(s.addresses, dst_mac=macs[gateways[s.id]]))
