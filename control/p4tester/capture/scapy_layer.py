@@ -5,25 +5,26 @@
     for frame in rdpcap("stream0.pcap"):
         print(find_tester_header(frame).summary())   # stream, seq, tx_ts, epoch ...
 
-The header follows the innermost UDP or TCP header wherever the tester finds it
-(p4src/common/frame_parser.p4): after the tester's UDP port scapy dissects it by
-itself; elsewhere find_tester_header() finds it by its signature.
+find_tester_header() finds the header by its signature wherever the tester puts it
+(after the innermost UDP or TCP header, behind any encapsulation). Importing this
+module changes nothing in scapy; bind_to_tester_port() makes scapy dissect the
+header by itself after the tester's default UDP port.
 """
 
 from __future__ import annotations
 
-import scapy.contrib.gtp
-import scapy.contrib.mpls
-import scapy.layers.vxlan  # noqa: F401 (binds VxLAN to UDP 4789)
 from scapy.fields import IntField, ShortField, X3BytesField, XByteField
-from scapy.layers.inet import TCP, UDP
-from scapy.packet import Packet, Raw, bind_layers
+from scapy.layers.inet import UDP
+from scapy.packet import Packet, bind_layers
 
 from p4tester.dataplane.constants import (
     EPOCH_SHIFT,
+    TESTER_HEADER_BYTES,
     TESTER_SIGNATURE,
     TESTER_UDP_DST_PORT,
 )
+
+ETHERNET_BYTES = 14
 
 
 class P4TesterHeader(Packet):
@@ -43,23 +44,18 @@ class P4TesterHeader(Packet):
                             f"epoch {int(self.flags) >> EPOCH_SHIFT}")
 
 
-bind_layers(UDP, P4TesterHeader, dport=TESTER_UDP_DST_PORT)
+def bind_to_tester_port() -> None:
+    """Let scapy dissect the header after UDP to the tester's default port."""
+    bind_layers(UDP, P4TesterHeader, dport=TESTER_UDP_DST_PORT)
+
 
 _SIGNATURE = TESTER_SIGNATURE.to_bytes(3, "big")
 
 
-def find_tester_header(frame: Packet) -> P4TesterHeader | None:
-    """The frame's tester header: after the innermost UDP/TCP header, or None."""
-    found = frame.getlayer(P4TesterHeader)
-    if isinstance(found, P4TesterHeader):
-        return found
-    for layer_type in (UDP, TCP):
-        layers = [layer for layer in frame.iterpayloads() if isinstance(layer, layer_type)]
-        if layers:
-            payload = bytes(layers[-1].payload)
-            if payload.startswith(_SIGNATURE):
-                return P4TesterHeader(payload)
-    raw = frame.getlayer(Raw)
-    if raw is not None and bytes(raw.load).startswith(_SIGNATURE):
-        return P4TesterHeader(bytes(raw.load))
-    return None
+def find_tester_header(frame: Packet | bytes) -> P4TesterHeader | None:
+    """The frame's tester header, found by its signature after the Ethernet header."""
+    data = bytes(frame)
+    at = data.find(_SIGNATURE, ETHERNET_BYTES)
+    if at < 0 or len(data) < at + TESTER_HEADER_BYTES:
+        return None
+    return P4TesterHeader(data[at:at + TESTER_HEADER_BYTES])
