@@ -176,3 +176,19 @@ class SignatureFoundOnAnyPort(CheckerTest):
                                    reordered=0, duplicates=0)
         self.assert_stream_figures(5, received=1, next_expected=1, lost=0, gap_events=0,
                                    reordered=0, duplicates=0)
+
+
+class SamePortTxAndRx(EncapGeneratorTest):
+    """A one-armed DUT (router on a stick) sends a stream back on the port it left
+    by: the stream's frames, returned on port A, are its own there."""
+
+    def runTest(self) -> None:
+        self.tester.expect_stream(6, PORT_A)
+        spec = FrameSpec(stream_id=6, frame_size=128)
+        _template, frames = self.run_encap(6, spec, budget=5)
+        for frame in frames:
+            tu.send_packet(self, PORT_A, frame)
+        self.assert_no_more_frames(PORT_A)  # received and checked, not sent back
+        state = self.tester.read_stream_registers(6)
+        self.assertEqual((state.rx_samples, state.rx_next_expected, state.rx_lost), (5, 5, 0))
+        self.assertEqual(state.generated, 5)
