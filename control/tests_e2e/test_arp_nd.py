@@ -123,3 +123,21 @@ def test_cli_latency_with_resolved_gateways(lab: Path, tmp_path: Path) -> None:
         assert [(s.stream_id, s.tx_frames, s.rx_frames) for s in trial.streams] == [
             (0, PER_STREAM // 2, PER_STREAM // 2), (1, PER_STREAM // 2, PER_STREAM // 2)]
         assert trial.rx_foreign == 0
+
+
+@pytest.mark.topology("linux-router-arp.yaml")
+def test_cli_refuses_a_gateway_nobody_has(lab: Path, tmp_path: Path) -> None:
+    """The topology names a gateway the router does not have: exit code 2 (bad input)
+    and the error, no trial."""
+    wrong = tmp_path / "wrong-gateway.yaml"
+    wrong.write_text(lab.read_text().replace("gateway4: 192.0.2.254", "gateway4: 192.0.2.253"))
+    out = tmp_path / "latency"
+    done = p4tester("latency", "-t", str(wrong), "-p", "topologies/profiles/resolve-v4-v6.yaml",
+                    "-o", str(out), "--frame-size", str(FRAME_SIZE), "--load", "10%",
+                    "--trials", "1", "--duration", "1")
+    assert done.returncode == 2, done.stderr + done.stdout
+    assert done.stderr.strip() == (
+        "p4tester: port 1: no answer from gateway 192.0.2.253 to 3 ARP requests (1 s each); "
+        "check that the DUT has 192.0.2.253 on the link cabled to tester port 1 and that it "
+        "is up")
+    assert not (out / "trials.jsonl").exists() or ResultLog(out / "trials.jsonl").load() == []

@@ -36,8 +36,9 @@ class NeighborDataplane(Protocol):
     def control_frames(self, timeout_s: float) -> list[tuple[int, bytes]]: ...
 
 
-class ResolutionError(RuntimeError):
-    """A gateway did not tell its MAC."""
+class ResolutionError(ValueError):
+    """A gateway did not tell its MAC. A ValueError: most often the topology names a
+    gateway the DUT does not have (the CLI reports it as bad input, exit code 2)."""
 
 
 @dataclass(frozen=True, slots=True)
