@@ -7,6 +7,9 @@ defaults of profiles (192.0.2.1 -> 198.51.100.1, dst MAC 02:00:00:00:00:02):
     egress: 2             DUT port it leaves by (cabled to a tester RX port)
     qdisc: "netem delay 5ms loss 1%"   tc qdisc on the egress port (optional)
     neighbours: static    static (default) | dynamic
+    vxlan_vni: 42         (static only) also a VxLAN end point on the ingress port:
+                          frames of that VNI to its address (UDP 4789) are taken out
+                          of the tunnel and routed like the rest
 
 neighbours: static: the router answers for the streams' gateway MAC on its ingress
 port, has static neighbour entries for the tester (no ARP on the test wires), and
@@ -38,8 +41,13 @@ from p4tester.streams.addresses import (
     DEFAULT_SRC_IP,
     DEFAULT_SRC_MAC,
 )
+from p4tester.streams.tunnels import VXLAN_INNER_DST_MAC, VXLAN_UDP_PORT
 
 NAMESPACE = f"{netdev.NETNS_PREFIX}dut"
+# vxlan_vni: the end point's device, the MAC the inner frames go to, and an address
+# on it (the router routes only what arrives on a configured interface).
+VXLAN_DEVICE: Final = "vx0"
+VXLAN_INNER_NET: Final = "10.255.0.254/24"
 INGRESS_MAC = DEFAULT_DST_MAC  # the router is the streams' next hop
 TESTER_TX_MAC = DEFAULT_SRC_MAC
 TESTER_RX_MAC = "02:00:00:00:00:03"
@@ -55,6 +63,9 @@ NEIGHBOURS_STATIC, NEIGHBOURS_DYNAMIC = NEIGHBOURS_MODES
 # as foreign frames.
 MLD_REPORT_INTERVAL_MS: Final = 1
 MLD_SETTLE_S: Final = 0.3
+# arp_accept / accept_untracked_na: 2 = new entries from announcements whose source
+# is in one of the port's subnets (kernel ip-sysctl documentation).
+ACCEPT_ON_LINK: Final = 2
 
 
 def neighbours_mode(topology: Topology) -> str:
@@ -120,9 +131,24 @@ def start_linux_dut(topology: Topology) -> str:
     ns("ip", "neigh", "replace", EGRESS_NET[1], "lladdr", TESTER_RX_MAC, "dev", egress,
        "nud", "permanent")
     _forwarding(ns)
+    if "vxlan_vni" in settings:
+        _vxlan_end_point(ns, int(settings["vxlan_vni"]), ingress)
     if "qdisc" in settings:
         ns("tc", "qdisc", "replace", "dev", egress, "root", *shlex.split(settings["qdisc"]))
     return NAMESPACE
+
+
+def _vxlan_end_point(ns: Callable[..., None], vni: int, ingress: str) -> None:
+    """A VxLAN device on the ingress address: the inner frames are addressed to its
+    MAC (streams.tunnels.Vxlan's default inner destination), so the router takes
+    their IP packets and routes them, decapsulated, out of its egress port."""
+    local = INGRESS_NET[0].split("/", 1)[0]
+    ns("ip", "link", "add", VXLAN_DEVICE, "type", "vxlan", "id", str(vni), "local", local,
+       "dstport", str(VXLAN_UDP_PORT), "dev", ingress, "nolearning")
+    ns("ip", "link", "set", VXLAN_DEVICE, "address", VXLAN_INNER_DST_MAC)
+    ns("sysctl", "-qw", f"net.ipv6.conf.{VXLAN_DEVICE}.disable_ipv6=1")
+    ns("ip", "link", "set", VXLAN_DEVICE, "up")
+    ns("ip", "addr", "add", VXLAN_INNER_NET, "dev", VXLAN_DEVICE)
 
 
 def _forwarding(ns: Callable[..., None]) -> None:
@@ -141,6 +167,10 @@ def _dynamic_router(topology: Topology, ns: Callable[..., None],
     before this returns (MLD_SETTLE_S)."""
     ns("sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
     for key in ("all", "default", *(iface for iface, *_rest in ports)):
+        # A gratuitous ARP / unsolicited NA from an on-link address makes a neighbour
+        # entry (ports with announce: true), as a host's announcement does on many routers.
+        ns("sysctl", "-qw", f"net.ipv4.conf.{key}.arp_accept={ACCEPT_ON_LINK}")
+        ns("sysctl", "-qw", f"net.ipv6.conf.{key}.accept_untracked_na={ACCEPT_ON_LINK}")
         ns("sysctl", "-qw", f"net.ipv6.conf.{key}.accept_dad=0")
         ns("sysctl", "-qw",
            f"net.ipv6.conf.{key}.mldv2_unsolicited_report_interval={MLD_REPORT_INTERVAL_MS}")

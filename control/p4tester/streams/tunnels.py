@@ -17,6 +17,10 @@ GTPU_UDP_PORT: Final = 2152
 # the inner flow; one fixed value keeps a stream on one path).
 TUNNEL_UDP_SRC_PORT: Final = 49152
 SRV6_MAX_SEGMENTS: Final = 4  # p4src/common/constants.p4 SRH_MAX_SEGMENTS
+# Inner Ethernet addresses of VxLAN frames unless a stream names its own; the lab's
+# VxLAN end point (lab.linux_dut, vxlan_vni) answers to the destination.
+VXLAN_INNER_SRC_MAC: Final = "02:00:00:00:01:01"
+VXLAN_INNER_DST_MAC: Final = "02:00:00:00:01:02"
 
 
 class TunnelError(ValueError):
@@ -37,8 +41,8 @@ class Vxlan:
     vni: int
     src_ip: str
     dst_ip: str
-    inner_src_mac: str = "02:00:00:00:01:01"
-    inner_dst_mac: str = "02:00:00:00:01:02"
+    inner_src_mac: str = VXLAN_INNER_SRC_MAC
+    inner_dst_mac: str = VXLAN_INNER_DST_MAC
 
     def __post_init__(self) -> None:
         if not 0 <= self.vni < 1 << 24:
