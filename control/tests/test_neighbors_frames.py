@@ -15,10 +15,12 @@ from scapy.layers.l2 import ARP, Dot1AD, Dot1Q, Ether
 from p4tester.neighbors.frames import (
     NeighborAnswer,
     arp_request,
+    gratuitous_arp,
     multicast_mac,
     neighbor_solicitation,
     parse_answer,
     solicited_node,
+    unsolicited_na,
 )
 
 MAC = "02:00:00:00:00:01"
@@ -89,3 +91,28 @@ def test_requests_and_other_frames_are_not_answers() -> None:
     assert parse_answer(neighbor_solicitation(MAC, "2001:db8::1", "2001:db8::254")) is None
     assert parse_answer(bytes(Ether() / IPv6() / ICMPv6ND_NS(tgt="::1"))) is None
     assert parse_answer(b"\x00" * 10) is None
+
+
+def test_gratuitous_arp_fields() -> None:
+    packet = Ether(gratuitous_arp(MAC, "192.0.2.1"))
+    assert (packet.dst, packet.src) == ("ff:ff:ff:ff:ff:ff", MAC)
+    arp = packet[ARP]
+    assert (arp.op, arp.hwsrc, arp.psrc, arp.hwdst, arp.pdst) == (
+        1, MAC, "192.0.2.1", "00:00:00:00:00:00", "192.0.2.1")
+
+
+def test_unsolicited_na_fields_and_checksum() -> None:
+    frame = unsolicited_na(MAC, "2001:db8::1", vlan=5)
+    packet = Ether(frame)
+    assert (packet.dst, packet.src, packet[Dot1Q].vlan) == ("33:33:00:00:00:01", MAC, 5)
+    ip = packet[IPv6]
+    assert (ip.src, ip.dst, ip.hlim, ip.plen) == ("2001:db8::1", "ff02::1", 255, 32)
+    na = packet[ICMPv6ND_NA]
+    assert (na.type, na.R, na.S, na.O, na.tgt) == (136, 0, 0, 1, "2001:db8::1")
+    assert packet[ICMPv6NDOptDstLLAddr].lladdr == MAC
+    recomputed = packet.copy()
+    del recomputed[ICMPv6ND_NA].cksum
+    assert na.cksum == Ether(bytes(recomputed))[ICMPv6ND_NA].cksum
+    # An announcement is not taken for an answer to a solicitation of ours: it is one.
+    assert parse_answer(frame) is not None and parse_answer(frame) == NeighborAnswer(
+        "2001:db8::1", MAC)

@@ -188,3 +188,14 @@ def test_check_resolvable_and_validate() -> None:
     assert str(caught.value) == (
         "t.yaml: stream 1 has dst_mac: resolve (IPv6) but its TX port 1 has no gateway6; add "
         "mac, ipv6 and gateway6 to port 1, or give the stream a dst_mac")
+
+
+def test_announce_sends_gratuitous_arp_and_unsolicited_na() -> None:
+    router = FakeRouter()
+    write_addresses(topology(announce=True), router)
+    assert router.entries == [(1, MAC1, ("192.0.2.1",), ("2001:db8::1",)),
+                              (2, "02:00:00:00:00:03", ("198.51.100.1",), ())]
+    arp, na = (Ether(frame) for _port, frame in router.sent)
+    assert [port for port, _frame in router.sent] == [1, 1]
+    assert (arp[ARP].psrc, arp[ARP].pdst, arp[ARP].hwsrc) == ("192.0.2.1", "192.0.2.1", MAC1)
+    assert (na[ICMPv6ND_NA].tgt, na[IPv6].dst) == ("2001:db8::1", "ff02::1")

@@ -12,7 +12,7 @@ from p4tester.config.topology import PortAddresses, load_topology, topology_from
 
 PORT_1 = {"line_rate": "10Mbps", "peer": "dut:1", "mac": "02:00:00:00:00:01",
           "ipv4": "192.0.2.1/24", "gateway4": "192.0.2.254",
-          "ipv6": "2001:db8::1/64", "gateway6": "2001:db8::254", "vlan": 10}
+          "ipv6": "2001:db8::1/64", "gateway6": "2001:db8::254", "vlan": 10, "announce": True}
 
 
 def topology(**port: Any) -> dict[str, Any]:
@@ -23,7 +23,7 @@ def test_port_addresses_parse() -> None:
     topo = topology_from_dict(topology(**PORT_1), "t.yaml")
     assert topo.port(1).addresses == PortAddresses(
         "02:00:00:00:00:01", "192.0.2.1/24", "2001:db8::1/64", "192.0.2.254",
-        "2001:db8::254", 10)
+        "2001:db8::254", 10, True)
     addresses = topo.port(1).addresses
     assert addresses is not None
     assert (addresses.ipv4_address, addresses.ipv6_address) == ("192.0.2.1", "2001:db8::1")
@@ -76,6 +76,9 @@ def test_shipped_arp_topology() -> None:
      "ipv4: 192.0.2.1/24, or drop mac"),
     ({"vlan": 4095}, "t.yaml: ports: port 1: vlan 4095 must be an 802.1Q VLAN id in 1..4094 "
                      "(drop it for an untagged port)"),
+    ({"announce": "yes"}, "t.yaml: ports: port 1: announce 'yes' must be true or false (a "
+                          "gratuitous ARP / unsolicited NA for the port's addresses when a "
+                          "session opens)"),
     ({"gatway4": "192.0.2.254"}, "t.yaml: ports: port 1: unknown key 'gatway4'; did you mean "
                                  "'gateway4'?"),
 ])

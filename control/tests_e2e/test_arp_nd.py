@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ LOAD = 0.1  # of the 5 Mbit/s port: 422 frames/s at 128 B, 211 per stream
 PER_STREAM = 422  # round(0.1 x 0.5 x 4222.97 frames/s) = 211 frames/s, for 2 s
 TESTER_MAC = {1: "02:00:00:00:00:01", 2: "02:00:00:00:00:03"}
 LEARNED = {"REACHABLE", "STALE", "DELAY"}
+ANNOUNCE_SETTLE_S = 0.5  # for the router to take the announcements in
 
 
 def router_mac(iface: str) -> str:
@@ -141,3 +143,27 @@ def test_cli_refuses_a_gateway_nobody_has(lab: Path, tmp_path: Path) -> None:
         "check that the DUT has 192.0.2.253 on the link cabled to tester port 1 and that it "
         "is up")
     assert not (out / "trials.jsonl").exists() or ResultLog(out / "trials.jsonl").load() == []
+
+
+@pytest.mark.topology("linux-router-arp.yaml")
+def test_announcements_make_the_router_learn_without_asking(lab: Path) -> None:
+    """Ports with announce: true: opening a session sends a gratuitous ARP and an
+    unsolicited NA per address, and the router holds all four of the tester's
+    addresses (STALE) before any stream or request; no frame comes back."""
+    topology = load_topology(lab)
+    announcing = dataclasses.replace(topology, ports=tuple(
+        dataclasses.replace(p, addresses=dataclasses.replace(p.addresses, announce=True))
+        if p.addresses is not None else p for p in topology.ports))
+    profile = profile_from_dict({"name": "plain", "frame_sizes": [FRAME_SIZE], "streams": [
+        {"id": 0, "tx_port": 1, "rx_port": 2}]}, "plain")
+    assert router_neighbours("p4ld1") == router_neighbours("p4ld2") == {}
+    with TesterSession(announcing, profile, push_pipeline=True) as session:
+        time.sleep(ANNOUNCE_SETTLE_S)
+        counters = CounterSnapshot.take(session.dataplane)
+    for iface, port, addresses in (("p4ld1", 1, ("192.0.2.1", "2001:db8::1")),
+                                   ("p4ld2", 2, ("198.51.100.1", "2001:db8:1::1"))):
+        table = router_neighbours(iface)
+        assert {a: (table[a]["lladdr"], table[a]["state"]) for a in addresses} == {
+            a: (TESTER_MAC[port], ["STALE"]) for a in addresses}, table
+    assert counters.cell(names.RX_KIND, RX_KIND_CONTROL).packets == 0
+    assert counters.cell(names.RX_KIND, RX_KIND_FOREIGN).packets == 0

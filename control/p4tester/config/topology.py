@@ -28,7 +28,7 @@ the tester answers ARP and Neighbor Solicitations for them, and a stream with
 
       1: {line_rate: 10Mbps, peer: "dut:1", mac: "02:00:00:00:00:01",
           ipv4: 192.0.2.1/24, gateway4: 192.0.2.254,
-          ipv6: "2001:db8::1/64", gateway6: "2001:db8::254", vlan: 10}
+          ipv6: "2001:db8::1/64", gateway6: "2001:db8::254", vlan: 10, announce: true}
 """
 
 from __future__ import annotations
@@ -89,6 +89,7 @@ class PortAddresses:
     gateway4: str = ""  # e.g. "192.0.2.254", inside ipv4's subnet
     gateway6: str = ""
     vlan: int | None = None
+    announce: bool = False  # a gratuitous ARP / unsolicited NA when a session opens
 
     @property
     def ipv4_address(self) -> str:
@@ -244,7 +245,7 @@ def _ports(data: object, where: str) -> tuple[PortConfig, ...]:
     return tuple(sorted(ports, key=lambda p: p.number))
 
 
-ADDRESS_KEYS: Final = ("mac", "ipv4", "ipv6", "gateway4", "gateway6", "vlan")
+ADDRESS_KEYS: Final = ("mac", "ipv4", "ipv6", "gateway4", "gateway6", "vlan", "announce")
 MAC_PATTERN: Final = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 MAX_VLAN_ID: Final = 4094
 
@@ -273,8 +274,13 @@ def _port_addresses(data: Mapping[str, Any], where: str) -> PortAddresses | None
                              or not 1 <= vlan <= MAX_VLAN_ID):
         raise ConfigError(f"{where}: vlan {vlan!r} must be an 802.1Q VLAN id in "
                           f"1..{MAX_VLAN_ID} (drop it for an untagged port)")
+    announce = data.get("announce", False)
+    if not isinstance(announce, bool):
+        raise ConfigError(f"{where}: announce {announce!r} must be true or false (a "
+                          "gratuitous ARP / unsolicited NA for the port's addresses when a "
+                          "session opens)")
     return PortAddresses(mac.lower(), str(ipv4) if ipv4 else "", str(ipv6) if ipv6 else "",
-                         gateway4, gateway6, vlan)
+                         gateway4, gateway6, vlan, announce)
 
 
 IpInterface = ipaddress.IPv4Interface | ipaddress.IPv6Interface

@@ -17,8 +17,9 @@ IPv4 only. neighbours: dynamic: a router as a real network has it: no static
 entries, its ports' own (kernel-made) MACs, IPv4 and IPv6 forwarding, and addresses
 from the topology (each DUT port gets the gateway4 / gateway6 of the tester port
 cabled to it, with that port's prefix; defaults: .254 / ::254 of the streams'
-default subnets). It resolves the tester's addresses by ARP and ND, and the tester
-resolves its MACs (`dst_mac: resolve`, docs/neighbors.md).
+default subnets). It resolves the tester's addresses by ARP and ND (and takes a
+gratuitous ARP / unsolicited NA from an on-link address as a new entry), and the
+tester resolves its MACs (`dst_mac: resolve`, docs/neighbors.md).
 
 Both decrement TTL, so a TTL-1 stream makes ICMP time-exceeded replies (seed 002's
 exception path).

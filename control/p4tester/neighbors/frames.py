@@ -32,6 +32,8 @@ ARP_BYTES: Final = 28
 IPV6_HEADER_BYTES: Final = 40
 NS_BYTES: Final = 24  # type, code, checksum, reserved, target
 ND_OPTION_UNIT: Final = 8  # ND option lengths count 8-byte units
+NA_FLAG_OVERRIDE: Final = 0x20000000  # R S O flags, then 29 reserved bits
+ALL_NODES: Final = "ff02::1"
 
 
 def mac_bytes(mac: str) -> bytes:
@@ -97,6 +99,27 @@ def neighbor_solicitation(src_mac: str, src_ip6: str, target_ip6: str,
     ipv6 = struct.pack("!IHBB16s16s", 6 << 28, len(body), IPPROTO_ICMPV6, ND_HOP_LIMIT,
                        src.packed, group.packed)
     return _pad(_ethernet(multicast_mac(group), src_mac, ETHERTYPE_IPV6, vlan) + ipv6 + body)
+
+
+def gratuitous_arp(src_mac: str, src_ip: str, vlan: int | None = None) -> bytes:
+    """An ARP announcement (RFC 5227 2.3): a broadcast request with sender and target
+    both src_ip, so neighbours that know src_ip refresh it to src_mac."""
+    return arp_request(src_mac, src_ip, src_ip, vlan)
+
+
+def unsolicited_na(src_mac: str, src_ip6: str, vlan: int | None = None) -> bytes:
+    """An unsolicited Neighbor Advertisement (RFC 4861 7.2.6) to all nodes (ff02::1):
+    Override set, Solicited clear, the target link-layer address option."""
+    src = ipaddress.IPv6Address(src_ip6)
+    all_nodes = ipaddress.IPv6Address(ALL_NODES)
+    option = struct.pack("!BB6s", ND_OPT_TARGET_LLADDR, 1, mac_bytes(src_mac))
+    body = struct.pack("!BBHI16s", ICMPV6_NA, 0, 0, NA_FLAG_OVERRIDE, src.packed) + option
+    checksum = icmpv6_checksum(src, all_nodes, body)
+    body = body[:2] + struct.pack("!H", checksum) + body[4:]
+    ipv6 = struct.pack("!IHBB16s16s", 6 << 28, len(body), IPPROTO_ICMPV6, ND_HOP_LIMIT,
+                       src.packed, all_nodes.packed)
+    return _pad(_ethernet(multicast_mac(all_nodes), src_mac, ETHERTYPE_IPV6, vlan) + ipv6
+                + body)
 
 
 @dataclass(frozen=True, slots=True)

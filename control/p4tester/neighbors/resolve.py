@@ -18,7 +18,13 @@ from typing import Final, Protocol
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.topology import PortAddresses, Topology
-from p4tester.neighbors.frames import arp_request, neighbor_solicitation, parse_answer
+from p4tester.neighbors.frames import (
+    arp_request,
+    gratuitous_arp,
+    neighbor_solicitation,
+    parse_answer,
+    unsolicited_na,
+)
 
 RESOLVE: Final = "resolve"  # a stream's dst_mac: the TX port's gateway's MAC
 REQUEST_TRIES: Final = 3
@@ -51,7 +57,8 @@ class Gateway:
 
 
 def write_addresses(topology: Topology, dataplane: NeighborDataplane) -> None:
-    """The switch answers ARP / NS for every addressed port's own addresses."""
+    """The switch answers ARP / NS for every addressed port's own addresses; a port
+    with `announce: true` then sends a gratuitous ARP / an unsolicited NA for each."""
     for port in topology.ports:
         own = port.addresses
         if own is None:
@@ -59,6 +66,12 @@ def write_addresses(topology: Topology, dataplane: NeighborDataplane) -> None:
         dataplane.set_neighbor_addresses(
             port.number, own.mac, [own.ipv4_address] if own.ipv4 else [],
             [own.ipv6_address] if own.ipv6 else [])
+        if own.announce and own.ipv4:
+            dataplane.send_frame(port.number, gratuitous_arp(own.mac, own.ipv4_address,
+                                                             own.vlan))
+        if own.announce and own.ipv6:
+            dataplane.send_frame(port.number, unsolicited_na(own.mac, own.ipv6_address,
+                                                             own.vlan))
 
 
 def gateway_of(stream: StreamConfig, topology: Topology) -> Gateway:
