@@ -39,12 +39,12 @@ def test_dynamic_router_has_no_static_neighbour_and_takes_the_gateways(
         "[root] ip link set p4ld1 netns p4t-dut",
         "[root] ip link set p4ld2 netns p4t-dut",
         ns + "sysctl -qw net.ipv6.conf.all.forwarding=1",
-        *(ns + f"sysctl -qw net.ipv{setting}".format(key=key)
+        *(ns + f"sysctl -qw net.ipv{family}.conf.{key}.{setting}"
           for key in ("all", "default", "p4ld1", "p4ld2")
-          for setting in ("4.conf.{key}.arp_accept=2", "6.conf.{key}.accept_untracked_na=2",
-                          "6.conf.{key}.accept_dad=0",
-                          "6.conf.{key}.mldv2_unsolicited_report_interval=1",
-                          "6.conf.{key}.disable_ipv6=0")),
+          for family, setting in (("4", "arp_accept=2"), ("6", "accept_untracked_na=2"),
+                                  ("6", "accept_dad=0"),
+                                  ("6", "mldv2_unsolicited_report_interval=1"),
+                                  ("6", "disable_ipv6=0"))),
         ns + "ip addr add 192.0.2.254/24 dev p4ld1",
         ns + "ip -6 addr add 2001:db8::254/64 dev p4ld1 nodad",
         ns + "ip link set p4ld1 up",
