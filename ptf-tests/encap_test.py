@@ -5,7 +5,12 @@ ports."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import ptf.testutils as tu
+from scapy.layers.inet import TCP, UDP
+from scapy.layers.l2 import Ether
+from scapy.layers.vxlan import VXLAN
 
 from p4tester.dataplane.constants import RX_KIND_COUNT, RX_KIND_FOREIGN, RX_KIND_STREAM
 from p4tester.dataplane.headers import TesterHeader
@@ -19,7 +24,7 @@ from p4tester.streams.template import (
     stamp_compensation,
 )
 from p4tester.streams.tunnels import GtpU, Srv6, Vxlan
-from p4tester.streams.variation import FieldVariation, port_pairs, stepped
+from p4tester.streams.variation import FieldVariation, field_cycle, stepped
 
 from checker_base import CheckerTest
 from tester_base import PORT_A, PORT_B, TesterBaseTest
@@ -58,10 +63,10 @@ def l4_ports(frame: bytes, enc: Encapsulation) -> tuple[int, int]:
 
 class EncapGeneratorTest(TesterBaseTest):
     def run_encap(self, stream_id: int, spec: FrameSpec, budget: int,
-            pairs: tuple[tuple[int, int], ...] = ()) -> tuple[bytes, list[bytes]]:
+                  cycle: tuple[tuple[int, int, int], ...] = ()) -> tuple[bytes, list[bytes]]:
         self.tester.configure_stream(stream_id, PORT_A)
         self.set_queue_rate(pacer_port(stream_id), 400)
-        self.tester.set_port_variation(stream_id, pairs)
+        self.tester.set_port_variation(stream_id, cycle)
         self.tester.clear_stream(stream_id)
         self.tester.start_stream(stream_id, budget)
         template = build_template(spec)
@@ -99,28 +104,55 @@ class StampsBehindEveryEncapsulation(EncapGeneratorTest):
 
 
 class VariesPortsFrameByFrame(EncapGeneratorTest):
-    """Frame i carries pair i mod len: 2 source x 3 destination ports cycle in 6."""
+    """Frame i carries entry i mod len: 2 source x 3 destination ports cycle in 6;
+    a VxLAN stream's VNI cycles too, its outer UDP checksum updated for it (over
+    IPv6, where it may not be zero), the inner one kept by the stamp."""
 
     def runTest(self) -> None:
-        for stream_id, enc in ((1, Encapsulation()), (2, Encapsulation(ipv6=True, l4="tcp")),
-                               (3, Encapsulation(tunnel=Vxlan(7, "10.0.0.1", "10.0.0.2")))):
-            pairs = port_pairs((FieldVariation("src_port", stepped(5000, 2, 2)),
-                                FieldVariation("dst_port", stepped(6000, -2, 3))), 0, 0)
-            self.assertEqual(pairs, ((5000, 6000), (5002, 5998), (5000, 5996),
-                                     (5002, 6000), (5000, 5998), (5002, 5996)))
-            addresses = StreamAddresses(udp_src_port=pairs[0][0], l4_dst_port=pairs[0][1])
+        varied = (FieldVariation("src_port", stepped(5000, 2, 2)),
+                  FieldVariation("dst_port", stepped(6000, -2, 3)))
+        with_vni = (*varied, FieldVariation("vni", (1000, 1001, 1002, 1003, 1004, 1005)))
+        for stream_id, enc, variations in (
+                (1, Encapsulation(), varied),
+                (2, Encapsulation(ipv6=True, l4="tcp"), varied),
+                (3, Encapsulation(tunnel=Vxlan(7, "10.0.0.1", "10.0.0.2")), varied),
+                (4, Encapsulation(l4="tcp", tunnel=Vxlan(7, "2001:db8:f::1", "2001:db8:f::2",
+                                                         udp_src_port=4789)), with_vni)):
+            vni = enc.tunnel.vni if isinstance(enc.tunnel, Vxlan) else 0
+            cycle = field_cycle(variations, 0, 0, vni)
+            self.assertEqual([(s, d) for s, d, _ in cycle],
+                             [(5000, 6000), (5002, 5998), (5000, 5996),
+                              (5002, 6000), (5000, 5998), (5002, 5996)])
+            first_src, first_dst, first_vni = cycle[0]
+            if isinstance(enc.tunnel, Vxlan):
+                enc = replace(enc, tunnel=replace(enc.tunnel, vni=first_vni))
+            addresses = StreamAddresses(udp_src_port=first_src, l4_dst_port=first_dst)
             spec = FrameSpec(stream_id=stream_id, frame_size=size_for(enc), encapsulation=enc,
                              addresses=addresses, varies_ports=True)
-            _template, frames = self.run_encap(stream_id, spec, budget=8, pairs=pairs)
+            _template, frames = self.run_encap(stream_id, spec, budget=8, cycle=cycle)
             at = offset_of_tester_header(enc)
             self.assertEqual([l4_ports(f, enc) for f in frames],
-                             [pairs[i % 6] for i in range(8)], enc.describe())
-            for frame in frames:
+                             [cycle[i % 6][:2] for i in range(8)], enc.describe())
+            for index, frame in enumerate(frames):
                 header = TesterHeader.unpack(frame[at:])
                 src, dst = l4_ports(frame, enc)
                 self.assertEqual(header.dut_qdelay,
                                  stamp_compensation(header.seq, header.tx_ts, src, dst,
                                                     widths=(32, 32, 16, 16)))
+                if isinstance(enc.tunnel, Vxlan):
+                    packet = Ether(frame)
+                    self.assertEqual(packet[VXLAN].vni, cycle[index % 6][2])
+                    self.assertEqual(packet[UDP].sport, enc.tunnel.udp_src_port)
+                    # The outer UDP (the first) and the inner TCP: each recomputed by
+                    # scapy equals what the switch sent.
+                    for layer in (UDP, TCP):
+                        if layer in packet:
+                            checked = packet[layer]
+                            stored = checked.chksum
+                            del checked.chksum
+                            self.assertEqual(Ether(bytes(packet))[layer].chksum, stored,
+                                             f"{enc.describe()} frame {index} {layer.__name__}")
+                            checked.chksum = stored
 
 
 class ChecksBehindEveryEncapsulation(CheckerTest):

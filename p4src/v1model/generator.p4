@@ -97,9 +97,29 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
         size = MAX_STREAMS;
     }
 
-    action set_ports(bit<16> src_port, bit<16> dst_port) {
+    bit<24> vary_vni = 0;
+
+    /* The VNI applies to VxLAN streams only (the template's VNI when it does not vary). */
+    action set_ports(bit<16> src_port, bit<16> dst_port, bit<24> vni) {
         meta.vary_src_port = src_port;
         meta.vary_dst_port = dst_port;
+        vary_vni = vni;
+    }
+
+    /* A new VNI changes what the outer UDP checksum covers, and nothing the inner
+     * one does: the outer checksum is updated incrementally (RFC 1624, eqn. 3) for
+     * the two 16-bit words the VNI spans; a zero (absent) IPv4 checksum stays zero. */
+    action write_vni() {
+        bit<32> sum = (bit<32>) ~hdr.udp.checksum
+                      + (bit<32>) ~hdr.vxlan.vni[23:8]
+                      + (bit<32>) ~(hdr.vxlan.vni[7:0] ++ hdr.vxlan.reserved2)
+                      + (bit<32>) vary_vni[23:8]
+                      + (bit<32>) (vary_vni[7:0] ++ hdr.vxlan.reserved2);
+        sum = (bit<32>) sum[15:0] + (bit<32>) sum[31:16];
+        sum = (bit<32>) sum[15:0] + (bit<32>) sum[31:16];
+        bit<16> updated = ~sum[15:0];
+        hdr.udp.checksum = updated == 0 ? 16w0xFFFF : updated;
+        hdr.vxlan.vni = vary_vni;
     }
 
     /* Controller writes: (stream, index 0..count-1) -> set_ports(...). */
@@ -156,6 +176,13 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
                                 meta.vary_index + 1 >= vary_count ? 16w0 : meta.vary_index + 1);
                 if (tx_vary_ports.apply().hit) {
                     write_ports();
+                    if (hdr.vxlan.isValid()) {
+                        if (hdr.udp.checksum != 0) {
+                            write_vni();
+                        } else {
+                            hdr.vxlan.vni = vary_vni;
+                        }
+                    }
                 }
             }
         }

@@ -46,11 +46,12 @@ from p4tester.streams.frame_sizes import (
 )
 from p4tester.streams.imix import SIMPLE_IMIX, ImixError, ImixProfile
 from p4tester.streams.rates import l1_frame_bits
-from p4tester.streams.tunnels import Tunnel
+from p4tester.streams.tunnels import Tunnel, Vxlan
 from p4tester.streams.variation import (
     MAX_VARY_ENTRIES,
     FieldVariation,
     VariationError,
+    field_cycle,
     port_pairs,
 )
 
@@ -91,8 +92,21 @@ class StreamConfig:
     def port_pairs(self) -> tuple[tuple[int, int], ...]:
         """The (source, destination) L4 ports frame 0, 1, ... carry; () when fixed."""
         dst = self.addresses.l4_dst_port
-        return port_pairs(self.vary, self.addresses.udp_src_port,
+        return port_pairs(tuple(v for v in self.vary if v.field != "vni"),
+                          self.addresses.udp_src_port,
                           TESTER_UDP_DST_PORT if dst is None else dst)
+
+    @property
+    def field_cycle(self) -> tuple[tuple[int, int, int], ...]:
+        """(source port, destination port, VNI) of frame 0, 1, ...; () when fixed:
+        what the data plane's variation table holds (streams.variation)."""
+        dst = self.addresses.l4_dst_port
+        if any(v.field == "vni" for v in self.vary) and not isinstance(self.tunnel, Vxlan):
+            raise VariationError("vary: vni varies the VxLAN tunnel's VNI: give the stream "
+                                 "a tunnel: {vxlan: {...}}")
+        return field_cycle(self.vary, self.addresses.udp_src_port,
+                           TESTER_UDP_DST_PORT if dst is None else dst,
+                           self.tunnel.vni if isinstance(self.tunnel, Vxlan) else 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +223,7 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
                        else _imix_streams(fields, imix, here))
             for stream in members:
                 stream.encapsulation  # noqa: B018 (validates the headers)
-                stream.port_pairs  # noqa: B018 (validates the variation)
+                stream.field_cycle  # noqa: B018 (validates the variation)
         except (EncapsulationError, VariationError) as exc:
             raise ConfigError(f"{here}: {exc}") from exc
         for stream in members:
@@ -224,7 +238,7 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
                 except FrameSizeError as exc:
                     raise ConfigError(f"{here}: stream {stream.id}: {exc}") from exc
         streams.extend(members)
-    pairs = sum(len(s.port_pairs) for s in streams)
+    pairs = sum(len(s.field_cycle) for s in streams)
     if pairs > MAX_VARY_ENTRIES:
         raise ConfigError(f"{where}: the streams' port variations take {pairs} entries, more "
                           f"than the data plane's {MAX_VARY_ENTRIES} for all streams together; "

@@ -14,7 +14,7 @@ from typing import Any
 from p4tester.config.errors import ConfigError
 from p4tester.config.yaml_io import require_keys
 from p4tester.streams.tunnels import GtpU, Srv6, Tunnel, TunnelError, Vxlan
-from p4tester.streams.variation import FieldVariation, VariationError, stepped
+from p4tester.streams.variation import FIELD_LIMITS, FieldVariation, VariationError, stepped
 
 _TUNNELS: dict[str, Any] = {"vxlan": Vxlan, "gtpu": GtpU, "srv6": Srv6}
 
@@ -39,7 +39,7 @@ def parse_tunnel(data: object, where: str) -> Tunnel:
     for key in ("src_ip", "dst_ip"):
         if key in values:
             values[key] = str(values[key])
-    for key in ("vni", "teid", "qfi"):
+    for key in ("vni", "teid", "qfi", "udp_src_port"):
         value = values.get(key)
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
             raise ConfigError(f"{where}: {kind}: {key} must be a whole number, got {value!r}")
@@ -51,8 +51,8 @@ def parse_tunnel(data: object, where: str) -> Tunnel:
 
 
 _DEFAULTED: dict[str, tuple[str, ...]] = {
-    "vxlan": ("inner_src_mac", "inner_dst_mac"),
-    "gtpu": ("qfi",),
+    "vxlan": ("inner_src_mac", "inner_dst_mac", "udp_src_port"),
+    "gtpu": ("qfi", "udp_src_port"),
     "srv6": (),
 }
 
@@ -77,7 +77,9 @@ def parse_vary(data: object, where: str) -> tuple[FieldVariation, ...]:
         if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
             raise ConfigError(f"{field_here}: expected whole numbers, got {numbers}")
         try:
-            values = stepped(*numbers) if isinstance(spec, Mapping) else tuple(numbers)
+            values = (stepped(numbers[0], numbers[1], numbers[2],
+                              limit=FIELD_LIMITS.get(str(name), 0xFFFF))
+                      if isinstance(spec, Mapping) else tuple(numbers))
             variations.append(FieldVariation(str(name), values))
         except VariationError as exc:
             # The variation's own messages start with "vary:".

@@ -197,27 +197,26 @@ class TesterDataplane:
             if not _only_code(exc, "NOT_FOUND"):
                 raise
 
-    def set_port_variation(self, stream_id: int, pairs: Sequence[tuple[int, int]]) -> None:
-        """Frame i of the stream leaves with the L4 ports pairs[i mod len(pairs)]
-        (streams.variation.port_pairs); () for the template's ports. The cycle
-        restarts at clear_stream."""
+    def set_port_variation(self, stream_id: int,
+                           cycle: Sequence[tuple[int, int, int]]) -> None:
+        """Frame i of the stream leaves with the L4 ports and VxLAN VNI of
+        cycle[i mod len(cycle)] (StreamConfig.field_cycle); () for the template's.
+        The cycle restarts at clear_stream."""
         check_stream_id(stream_id)
         count_entry = build_table_entry(self.schema, names.TX_VARY,
                                         {"stream": Exact(stream_id)}, names.VARY,
-                                        {"count": len(pairs)})
-        if not pairs:
+                                        {"count": len(cycle)})
+        if not cycle:
             self._delete_if_present(count_entry)
             return
-        # Pairs first, the count last: the data plane never indexes a pair that is
-        # not there. Pairs beyond a shorter new cycle stay, never indexed.
-        for index, (src, dst) in enumerate(pairs):
-            self._upsert(self._pair_entry(stream_id, index, src, dst))
+        # The cycle's entries first, the count last: the data plane never indexes an
+        # entry that is not there. Entries beyond a shorter new cycle stay, unused.
+        for index, (src, dst, vni) in enumerate(cycle):
+            self._upsert(build_table_entry(
+                self.schema, names.TX_VARY_PORTS,
+                {"stream": Exact(stream_id), "index": Exact(index)},
+                names.SET_PORTS, {"src_port": src, "dst_port": dst, "vni": vni}))
         self._upsert(count_entry)
-
-    def _pair_entry(self, stream_id: int, index: int, src: int, dst: int) -> object:
-        return build_table_entry(self.schema, names.TX_VARY_PORTS,
-                                 {"stream": Exact(stream_id), "index": Exact(index)},
-                                 names.SET_PORTS, {"src_port": src, "dst_port": dst})
 
     def _delete_if_present(self, entry: object) -> None:
         try:

@@ -219,7 +219,7 @@ def _flow(raw: object, index: int, ports: list[MappedPort], topology: Topology,
     except (TypeError, ValueError, ConfigError) as exc:
         raise validation(f"{where}.packet: {exc}") from exc
     try:
-        stream.port_pairs  # noqa: B018 - checks the pairs fit the data plane's table
+        stream.field_cycle  # noqa: B018 - checks the pairs fit the data plane's table
     except VariationError as exc:
         raise validation(f"{where}.packet: {exc}") from exc
     line_bps = topology.port(tx.number).line_rate_bps

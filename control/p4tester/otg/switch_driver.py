@@ -141,7 +141,7 @@ class SwitchDriver:
                 for flow in flows:
                     dataplane.start_stream(flow.stream_id, flow.budget or MAX_BUDGET, epoch)
                 for flow in flows:
-                    dataplane.set_port_variation(flow.stream_id, flow.stream.port_pairs)
+                    dataplane.set_port_variation(flow.stream_id, flow.stream.field_cycle)
                 run = _Run(flows, before, time.time(), epoch=epoch)
                 for flow in flows:
                     template = build_template(frame_spec(flow.stream, flow.frame_size, epoch))

@@ -33,7 +33,6 @@ from p4tester.streams.frame_sizes import (
 )
 from p4tester.streams.tunnels import (
     GTPU_UDP_PORT,
-    TUNNEL_UDP_SRC_PORT,
     VXLAN_UDP_PORT,
     GtpU,
     Srv6,
@@ -166,7 +165,7 @@ def _in_tunnel(tunnel: Tunnel, ip_packet: bytes, inner_ipv6: bool,
     else:
         carried = _gtpu_header(tunnel, len(ip_packet)) + ip_packet
         dport = GTPU_UDP_PORT
-    udp = UDP(sport=TUNNEL_UDP_SRC_PORT, dport=dport)
+    udp = UDP(sport=tunnel.udp_src_port, dport=dport)
     outer: Packet
     if tunnel.outer_ipv6:
         outer = IPv6(src=tunnel.src_ip, dst=tunnel.dst_ip, hlim=address.ttl)

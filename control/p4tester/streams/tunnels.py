@@ -43,10 +43,13 @@ class Vxlan:
     dst_ip: str
     inner_src_mac: str = VXLAN_INNER_SRC_MAC
     inner_dst_mac: str = VXLAN_INNER_DST_MAC
+    udp_src_port: int = TUNNEL_UDP_SRC_PORT
 
     def __post_init__(self) -> None:
         if not 0 <= self.vni < 1 << 24:
             raise TunnelError(f"vxlan: vni {self.vni} is outside 0..16777215")
+        if not 0 <= self.udp_src_port <= 0xFFFF:
+            raise TunnelError(f"vxlan: udp_src_port {self.udp_src_port} is not a port")
         _check_pair(self.src_ip, self.dst_ip, "vxlan")
 
     @property
@@ -68,10 +71,13 @@ class GtpU:
     src_ip: str
     dst_ip: str
     qfi: int | None = None
+    udp_src_port: int = TUNNEL_UDP_SRC_PORT
 
     def __post_init__(self) -> None:
         if not 0 <= self.teid < 1 << 32:
             raise TunnelError(f"gtpu: teid {self.teid} is outside 0..4294967295")
+        if not 0 <= self.udp_src_port <= 0xFFFF:
+            raise TunnelError(f"gtpu: udp_src_port {self.udp_src_port} is not a port")
         if self.qfi is not None and not 0 <= self.qfi < 64:
             raise TunnelError(f"gtpu: qfi {self.qfi} is outside 0..63")
         _check_pair(self.src_ip, self.dst_ip, "gtpu")

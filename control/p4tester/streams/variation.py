@@ -12,7 +12,9 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
-VARIABLE_FIELDS: Final = ("src_port", "dst_port")
+VARIABLE_FIELDS: Final = ("src_port", "dst_port", "vni")
+# The largest value of each field (a VxLAN VNI has 24 bits).
+FIELD_LIMITS: Final = {"src_port": 0xFFFF, "dst_port": 0xFFFF, "vni": 0xFFFFFF}
 # tx_vary_ports entries of all streams together (p4src/common/constants.p4).
 MAX_VARY_ENTRIES: Final = 4096
 
@@ -32,21 +34,23 @@ class FieldVariation:
                                  f"{', '.join(VARIABLE_FIELDS)}")
         if not self.values:
             raise VariationError(f"vary: {self.field}: give at least one value")
+        limit = FIELD_LIMITS[self.field]
         for value in self.values:
-            if not 0 <= value <= 0xFFFF:
-                raise VariationError(f"vary: {self.field}: {value} is not a port (0..65535)")
+            if not 0 <= value <= limit:
+                what = "a VNI" if self.field == "vni" else "a port"
+                raise VariationError(f"vary: {self.field}: {value} is not {what} (0..{limit})")
 
 
-def stepped(start: int, step: int, count: int) -> tuple[int, ...]:
+def stepped(start: int, step: int, count: int, limit: int = 0xFFFF) -> tuple[int, ...]:
     """start, start+step, ... (count values; a negative step decrements), as
     OTG's increment/decrement and the profiles' {start, step, count} mean."""
     if count < 1:
         raise VariationError(f"vary: count {count} must be at least 1")
     values = tuple(start + i * step for i in range(count))
-    bad = [v for v in values if not 0 <= v <= 0xFFFF]
+    bad = [v for v in values if not 0 <= v <= limit]
     if bad:
         raise VariationError(f"vary: start {start}, step {step}, count {count} reaches "
-                             f"{bad[0]}, outside 0..65535")
+                             f"{bad[0]}, outside 0..{limit}")
     return values
 
 
@@ -69,3 +73,27 @@ def port_pairs(variations: tuple[FieldVariation, ...], src_port: int,
             "choose counts where one divides the other")
     return tuple((sources[i % len(sources)], destinations[i % len(destinations)])
                  for i in range(cycle))
+
+
+def field_cycle(variations: tuple[FieldVariation, ...], src_port: int, dst_port: int,
+                vni: int) -> tuple[tuple[int, int, int], ...]:
+    """The (source port, destination port, VNI) frame 0, 1, ... carry, one cycle;
+    () when nothing varies. What the data plane's tx_vary_ports entries hold: a
+    field that does not vary keeps the template's value (vni: the tunnel's, 0
+    without VxLAN)."""
+    if not variations:
+        return ()
+    by_field = {v.field: v.values for v in variations}
+    if len(by_field) != len(variations):
+        raise VariationError("vary: a field is listed twice")
+    columns = (by_field.get("src_port", (src_port,)), by_field.get("dst_port", (dst_port,)),
+               by_field.get("vni", (vni,)))
+    cycle = math.lcm(*(len(c) for c in columns))
+    if cycle > MAX_VARY_ENTRIES:
+        vnis = f" x {len(columns[2])} VNIs" if len(columns[2]) > 1 else ""
+        raise VariationError(
+            f"vary: {len(columns[0])} source x {len(columns[1])} destination ports{vnis} "
+            f"repeat every {cycle} frames, more than the data plane's {MAX_VARY_ENTRIES} "
+            "entries; choose counts where one divides the others")
+    return tuple((columns[0][i % len(columns[0])], columns[1][i % len(columns[1])],
+                  columns[2][i % len(columns[2])]) for i in range(cycle))

@@ -40,6 +40,7 @@ from p4tester.results.model import Histogram, StreamStats, TrialResult
 from p4tester.streams.frame_sizes import FCS_BYTES
 from p4tester.streams.rates import line_rate_pps
 from p4tester.streams.template import FrameSpec, build_template
+from p4tester.streams.tunnels import Vxlan
 from p4tester.targets.base import TargetDriver
 from p4tester.targets.bmv2 import Bmv2Target
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
@@ -196,7 +197,7 @@ class SwitchTrialRunner:
         for plan in plans:
             dataplane.start_stream(plan.stream.id, plan.budget, epoch)
         for plan in plans:
-            dataplane.set_port_variation(plan.stream.id, plan.stream.port_pairs)
+            dataplane.set_port_variation(plan.stream.id, plan.stream.field_cycle)
         for plan in plans:
             template = build_template(
                 _frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch))
@@ -327,10 +328,14 @@ def frame_spec(stream: StreamConfig, frame_size: int, epoch: int) -> FrameSpec:
     """The stream's template at this size and epoch; a varying stream's template
     carries its first port pair (the data plane rewrites them frame by frame)."""
     addresses = stream.addresses
-    pairs = stream.port_pairs
-    if pairs:
-        addresses = replace(addresses, udp_src_port=pairs[0][0], l4_dst_port=pairs[0][1])
+    encapsulation = stream.encapsulation
+    cycle = stream.field_cycle
+    if cycle:
+        src, dst, vni = cycle[0]
+        addresses = replace(addresses, udp_src_port=src, l4_dst_port=dst)
+        if isinstance(encapsulation.tunnel, Vxlan):
+            encapsulation = replace(encapsulation, tunnel=replace(encapsulation.tunnel, vni=vni))
     return FrameSpec(
         stream_id=stream.id, frame_size=frame_size, addresses=addresses, epoch=epoch,
-        encapsulation=stream.encapsulation, varies_ports=bool(pairs),
+        encapsulation=encapsulation, varies_ports=bool(cycle),
     )
