@@ -14,6 +14,7 @@ from p4tester.dataplane import names
 from p4tester.dataplane.constants import TESTER_FLAG_DUT_STAMPED
 from p4tester.dataplane.headers import TesterHeader
 from p4tester.lab.dut_impairments import DutImpairments, impairment_entities
+from p4tester.lab.dut_mpls import mpls_entities
 from p4tester.p4rt import Exact, build_table_entry
 
 from tester_base import PORT_A, PORT_B, PORT_C, TesterBaseTest
@@ -156,3 +157,32 @@ class CountsFramesInAndOutPerPort(DutTest):
         self.assertEqual({p: c.packets for p, c in rx.items() if c.packets},
                          {PORT_A: 2, PORT_C: 1})
         self.assertEqual({p: c.packets for p, c in tx.items() if c.packets}, {PORT_B: 2})
+
+
+class MplsEdgePushesAndPops(DutTest):
+    """Port A's IP frames leave with label 1000 pushed (EtherType 0x8847, bottom of
+    stack, TTL 64); port C's one-label frames leave without it, EtherType by their
+    IP version. Frames with no entry pass unchanged."""
+
+    def runTest(self) -> None:
+        self.client.insert(build_table_entry(
+            self.schema, names.DUT_PORT_FORWARD, {"ingress_port": Exact(PORT_C)},
+            names.DUT_FORWARD, {"port": PORT_B}))
+        self.client.insert(*mpls_entities(self.schema, {"mpls_push": f"{PORT_A}:1000",
+                                                         "mpls_pop": str(PORT_C)}, "test"))
+        plain = self.tester_frame(TesterHeader(stream_id=1, seq=0), 128)
+        tu.send_packet(self, PORT_A, plain)
+        (pushed,) = self.receive_frames(PORT_B, 1)
+        frame = bytes(plain)
+        # The DUT also stamps the tester header (bytes 42..59 of the plain frame):
+        # everything else is compared exactly.
+        header, end = 42, 60
+        expected = frame[:12] + b"\x88\x47" + bytes.fromhex("003e8140") + frame[14:]
+        self.assertEqual((pushed[:header + 4], pushed[end + 4:]),
+                         (expected[:header + 4], expected[end + 4:]))
+        self.assertEqual(self.header_of(pushed[:12] + pushed[16:]).seq, 0)
+        labelled = frame[:12] + b"\x88\x47" + bytes.fromhex("007d0140") + frame[14:]
+        tu.send_packet(self, PORT_C, labelled)
+        (popped,) = self.receive_frames(PORT_B, 1)
+        self.assertEqual((popped[:header], popped[end:]), (frame[:header], frame[end:]))
+        self.assert_no_more_frames(PORT_B)

@@ -3,7 +3,8 @@
  * set_queue_rate). When a frame carries the tester header, the DUT writes its
  * own egress queue depth (packets at enqueue) and queue delay (us) into it, so
  * the tester can plot latency against the DUT's queue. It can also drop, reorder
- * and duplicate tester frames in a known pattern (impairments.p4). */
+ * and duplicate tester frames in a known pattern (impairments.p4), and act as an
+ * MPLS edge: push a label on what a port brings in, or pop the one it carries. */
 #include <core.p4>
 #include <v1model.p4>
 
@@ -48,6 +49,34 @@ control DutIngress(inout headers_t hdr, inout dut_metadata_t meta,
         mark_to_drop(smeta);
     }
 
+    action push_label(bit<20> label) {
+        hdr.mpls.push_front(1);
+        hdr.mpls[0].setValid();
+        hdr.mpls[0].label = label;
+        hdr.mpls[0].tc = 0;
+        hdr.mpls[0].bos = 1;
+        hdr.mpls[0].ttl = 64;
+        hdr.ethernet.ether_type = ETHERTYPE_MPLS;
+    }
+
+    /* The payload's IP version (parsed behind the label) gives the new EtherType. */
+    action pop_label() {
+        hdr.mpls.pop_front(1);
+        hdr.ethernet.ether_type = hdr.ipv4.isValid() ? ETHERTYPE_IPV4 : ETHERTYPE_IPV6;
+    }
+
+    /* Controller (the lab) writes: (ingress port, labelled false) -> push_label(label),
+     * (ingress port, labelled true) -> pop_label(); no entry: neither. IP frames only. */
+    table mpls_edge {
+        key = {
+            smeta.ingress_port     : exact @name("ingress_port");
+            hdr.mpls[0].isValid()  : exact @name("labelled");
+        }
+        actions = { push_label; pop_label; NoAction; }
+        default_action = NoAction();
+        size = 64;
+    }
+
     /* Controller (the lab) writes: ingress port -> forward(egress port). */
     table port_forward {
         key = { smeta.ingress_port : exact @name("ingress_port"); }
@@ -63,6 +92,9 @@ control DutIngress(inout headers_t hdr, inout dut_metadata_t meta,
         if (!impair) {
             dut_rx_port.count((bit<32>) smeta.ingress_port);
             impair = port_forward.apply().hit && is_stream_template(hdr);
+            if (hdr.ipv4.isValid() || hdr.ipv6.isValid()) {
+                mpls_edge.apply();
+            }
         }
         if (impair) {
             impairments.apply(meta.hold, smeta);

@@ -72,6 +72,9 @@ ALL_COUNTERS: Final = (
 # Reference DUT program
 DUT_PORT_FORWARD: Final = "DutIngress.port_forward"
 DUT_FORWARD: Final = "DutIngress.forward"
+DUT_MPLS_EDGE: Final = "DutIngress.mpls_edge"
+DUT_PUSH_LABEL: Final = "DutIngress.push_label"
+DUT_POP_LABEL: Final = "DutIngress.pop_label"
 DUT_IMPAIRMENTS: Final = "DutIngress.impairments.impairments"
 DUT_IMPAIR: Final = "DutIngress.impairments.impair"
 DUT_IMPAIRED: Final = "DutIngress.impairments.dut_impaired"

@@ -8,6 +8,7 @@ from pathlib import Path
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.lab.dut_impairments import impairment_entities, parse_impairments
+from p4tester.lab.dut_mpls import mpls_entities
 from p4tester.lab.ifaces import dut_iface
 from p4tester.lab.netdev import LabError
 from p4tester.lab.processes import start_switch, stop_process
@@ -51,6 +52,9 @@ def start_bmv2_dut(topology: Topology, rundir: Path, *, log: bool = False) -> in
             ])
             if impairments.any:
                 client.insert(*impairment_entities(schema, impairments, forward))
+            edge = mpls_entities(schema, settings, where)
+            if edge:
+                client.insert(*edge)
         configure_dut_queues(Bmv2Thrift(thrift_port), settings, forward)
     except BaseException:
         stop_process(pid)
