@@ -9,7 +9,8 @@ from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.neighbors.resolve import check_resolvable
 from p4tester.results.tables import Column, render_table
-from p4tester.streams.rates import describe_frame_size, format_bitrate, line_rate_pps
+from p4tester.streams.frame_sizes import FCS_BYTES
+from p4tester.streams.rates import format_bitrate, line_rate_pps
 
 
 def describe(topology: Topology, profile: Profile) -> tuple[dict[str, Any], str]:
@@ -20,24 +21,27 @@ def describe(topology: Topology, profile: Profile) -> tuple[dict[str, Any], str]
         sizes = profile.frame_sizes if stream.frame_size is None else (stream.frame_size,)
         for size in sizes:
             pps = line_rate_pps(port.line_rate_bps, size) * stream.share
-            breakdown = describe_frame_size(size)
+            # Bytes after the stream's own (innermost) UDP/TCP header: the tester
+            # header and the padding, whatever the encapsulation.
+            payload = size - FCS_BYTES - stream.encapsulation.header_bytes
             rows.append({
                 "stream": stream.id,
                 "tx_port": stream.tx_port,
                 "rx_port": stream.rx_port,
                 "encapsulation": stream.encapsulation.describe(),
                 "frame_size": size,
-                "ipv4_total_length": breakdown.ipv4_total_length,
-                "udp_payload": breakdown.udp_payload,
+                "l4_payload": payload,
+                "udp_payload": payload if stream.encapsulation.l4 == "udp" else None,
                 "pps_at_100pct": round(pps, 1),
                 "l1_bps_at_100pct": port.line_rate_bps * stream.share,
                 "l2_bps_at_100pct": pps * size * 8,
             })
     columns = [Column("stream", left=True), Column("port"), Column("frame B"),
-               Column("IPv4 len"), Column("UDP payload"), Column("frames/s @100%")]
+               Column("L4 payload B"), Column("frames/s @100%"),
+               Column("headers", left=True)]
     table = render_table(columns, [
-        [str(r["stream"]), str(r["tx_port"]), str(r["frame_size"]), str(r["ipv4_total_length"]),
-         str(r["udp_payload"]), f"{r['pps_at_100pct']:.1f}"] for r in rows
+        [str(r["stream"]), str(r["tx_port"]), str(r["frame_size"]), str(r["l4_payload"]),
+         f"{r['pps_at_100pct']:.1f}", r["encapsulation"]] for r in rows
     ])
     lines = [
         f"topology {topology.name} ({topology.source}): target {topology.switch.target}, "
