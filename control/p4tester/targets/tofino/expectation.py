@@ -10,18 +10,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from p4tester.dataplane.constants import IP_VERSION_4, IP_VERSION_6, TESTER_FLAG_EPOCH_MASK
-from p4tester.streams.frame_sizes import Encapsulation
-from p4tester.streams.template import offset_of_tester_header
+from p4tester.dataplane.constants import (
+    IP_VERSION_4,
+    IP_VERSION_6,
+    TESTER_FLAG_EPOCH_MASK,
+    TESTER_SIGNATURE,
+)
 from p4tester.targets.tofino import names
 from p4tester.targets.tofino.bfrt import BfrtClient
 
 ETHERTYPE_OFFSET = 12
 ETHERTYPE_VLAN = 0x8100
+ETHERTYPE_QINQ = 0x88A8
+ETHERTYPE_MPLS = 0x8847
+MPLS_LABEL_BYTES = 4
+MPLS_BOTTOM_OF_STACK = 0x01  # in the label's third byte
 ETHERTYPE_IPV4 = 0x0800
 ETHERTYPE_IPV6 = 0x86DD
 VLAN_TAG_BYTES = 4
-VLAN_ID_MASK = 0x0FFF
 FLAGS_OFFSET_IN_HEADER = 3  # after the 3-byte signature
 
 
@@ -35,21 +41,31 @@ class Expectation:
 
 
 def template_expectation(template: bytes, rx_dev_port: int) -> Expectation:
-    """The epoch bits and IP version a template fixes, for frames arriving on rx_dev_port."""
+    """The epoch bits and IP version a template fixes, for frames arriving on rx_dev_port.
+
+    The template is walked as the switch's parser walks it (p4src/common/frame_parser.p4,
+    without the tunnels Tofino 1 leaves out): VLAN and QinQ tags, MPLS labels, then IPv4
+    or IPv6; the tester header is the one after the L4 header, found by its signature."""
     offset = ETHERTYPE_OFFSET
     ethertype = int.from_bytes(template[offset:offset + 2], "big")
-    vlan_id = None
-    if ethertype == ETHERTYPE_VLAN:
-        vlan_id = int.from_bytes(template[offset + 2:offset + 4], "big") & VLAN_ID_MASK
+    while ethertype in (ETHERTYPE_VLAN, ETHERTYPE_QINQ):
         offset += VLAN_TAG_BYTES
         ethertype = int.from_bytes(template[offset:offset + 2], "big")
+    l3 = offset + 2
+    if ethertype == ETHERTYPE_MPLS:
+        while not template[l3 + 2] & MPLS_BOTTOM_OF_STACK:
+            l3 += MPLS_LABEL_BYTES
+        l3 += MPLS_LABEL_BYTES
+        version = template[l3] >> 4
+        ethertype = {4: ETHERTYPE_IPV4, 6: ETHERTYPE_IPV6}.get(version, 0)
     if ethertype not in (ETHERTYPE_IPV4, ETHERTYPE_IPV6):
         raise ValueError(f"template ethertype {ethertype:#06x}: a stream sends IPv4 or IPv6")
-    ipv6 = ethertype == ETHERTYPE_IPV6
-    header = offset_of_tester_header(Encapsulation(ipv6=ipv6, vlan_id=vlan_id))
+    header = template.find(TESTER_SIGNATURE.to_bytes(3, "big"), l3)
+    if header < 0:
+        raise ValueError("template has no tester header")
     flags = template[header + FLAGS_OFFSET_IN_HEADER]
     return Expectation(flags & TESTER_FLAG_EPOCH_MASK, rx_dev_port,
-                       IP_VERSION_6 if ipv6 else IP_VERSION_4)
+                       IP_VERSION_6 if ethertype == ETHERTYPE_IPV6 else IP_VERSION_4)
 
 
 def write_expectations(client: BfrtClient, expectations: Mapping[int, Expectation],

@@ -54,15 +54,14 @@ def target_from_config(client: BfrtClient, topology: Topology, profile: Profile)
     for stream in profile.streams:
         # Tofino 1's parse depth leaves tunnels out (p4src/common/constants.p4), and
         # p4src/tna has no port-variation tables: such frames would leave unstamped.
-        # The driver's expectation reads the IP version behind one VLAN tag at most
-        # (targets/tofino/expectation.py): QinQ, MPLS and TCP wait for it.
+        # Tofino 1's parse depth leaves tunnels out (p4src/common/constants.p4), and
+        # p4src/tna has no variation tables: such frames would leave unstamped.
         unsupported = [what for what, used in (
-            ("a tunnel", stream.tunnel is not None), ("port variation (vary)", bool(stream.vary)),
-            ("QinQ (outer_vlan_id)", stream.outer_vlan_id is not None),
-            ("MPLS labels", bool(stream.mpls_labels)), ("TCP", stream.l4 == "tcp")) if used]
+            ("a tunnel", stream.tunnel is not None),
+            ("per-frame variation (vary)", bool(stream.vary))) if used]
         if unsupported:
             raise ConfigError(f"{profile.source}: stream {stream.id}: {', '.join(unsupported)} "
-                              "not supported by the Tofino 1 driver yet (BMv2 supports it); "
+                              "not supported on Tofino 1 (BMv2 supports it); "
                               "drop it from the stream")
     streams = [StreamPorts(s.id, s.tx_port, s.rx_port) for s in profile.streams]
     return TofinoTarget(client, streams, {p.number: p.front_panel for p in topology.ports})
