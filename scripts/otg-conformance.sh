@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The OTG conformance suite's data-plane back-to-back tests (udp, tcp) against a
+# The OTG conformance suite's data-plane back-to-back tests (udp, tcp, vxlan) against a
 # running `p4tester otg`:
 #
 #   OTG_HOST=http://127.0.0.1:8443 scripts/otg-conformance.sh [PYTEST ARGS...]
@@ -19,7 +19,7 @@ MIRROR=/work/.mirror/open-traffic-generator+conformance/repo
 SUITE=$REPO/run/otg-conformance
 VENV=$REPO/run/otg-client/venv
 PYTHON_FOR_VENV=${PYTHON_FOR_VENV:-python3}
-TESTS=(feature/b2b/packet/udp feature/b2b/packet/tcp)
+TESTS=(feature/b2b/packet/udp feature/b2b/packet/tcp feature/b2b/packet/vxlan)
 # Only what those tests import (a partial mirror may lack other large blobs).
 PATHS=(feature/b2b/packet helpers/otg helpers/plot helpers/table helpers/testconfig)
 

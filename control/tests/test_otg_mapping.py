@@ -14,6 +14,8 @@ from p4tester.dataplane.constants import TESTER_UDP_DST_PORT
 from p4tester.otg.errors import OtgError
 from p4tester.otg.mapping import MappedConfig, map_config
 from p4tester.streams.addresses import StreamAddresses
+from p4tester.streams.tunnels import TUNNEL_UDP_SRC_PORT, GtpU, Vxlan
+from p4tester.streams.variation import FieldVariation
 
 LOOPBACK = Path(__file__).resolve().parents[2] / "topologies" / "loopback.yaml"
 
@@ -318,15 +320,69 @@ def test_vxlan_tunnel(topology: Topology) -> None:
     assert stream.encapsulation.min_frame_size == 146
 
 
-def test_vxlan_vni_list_and_outer_source_port_refused(topology: Topology) -> None:
-    packet = vxlan_packet({"choice": "values", "values": [1000, 1001]})
+def test_vxlan_vni_values_and_outer_source_port(topology: Topology) -> None:
+    """The conformance suite's vxlan flows: VNI values 1000..1004, outer UDP 4789
+    to 4789; frame i carries VNI values[i mod 5] with the inner TCP ports."""
+    packet = vxlan_packet({"choice": "values", "values": [1000, 1001, 1002, 1003, 1004]})
+    packet[2]["udp"]["src_port"] = {"choice": "value", "value": 4789}
+    stream: Any = map_config(config(packet=packet, size={"choice": "fixed", "fixed": 256}),
+                             topology).flows[0].stream
+    assert stream.tunnel == Vxlan(vni=1000, src_ip="::1", dst_ip="::2",
+                                  inner_src_mac="00:00:01:01:01:03",
+                                  inner_dst_mac="00:00:01:01:01:04", udp_src_port=4789)
+    assert stream.vary == (FieldVariation("vni", (1000, 1001, 1002, 1003, 1004)),)
+    assert stream.field_cycle == ((80, 80, 1000), (80, 80, 1001), (80, 80, 1002),
+                                  (80, 80, 1003), (80, 80, 1004))
+
+
+@pytest.mark.parametrize(("vni", "values"), [
+    ({"choice": "value", "value": 7}, None),
+    ({"choice": "increment", "increment": {"start": 100, "step": 3, "count": 3}},
+     (100, 103, 106)),
+    ({"choice": "decrement", "decrement": {"start": 1, "step": 1, "count": 3}},
+     (1, 0, 0xFFFFFF)),
+])
+def test_vxlan_vni_patterns(topology: Topology, vni: dict[str, Any],
+                            values: tuple[int, ...] | None) -> None:
+    stream: Any = map_config(config(packet=vxlan_packet(vni),
+                                    size={"choice": "fixed", "fixed": 256}),
+                             topology).flows[0].stream
+    assert stream.tunnel.vni == (7 if values is None else values[0])
+    assert stream.tunnel.udp_src_port == TUNNEL_UDP_SRC_PORT
+    assert stream.vary == (() if values is None else (FieldVariation("vni", values),))
+
+
+def test_vxlan_vni_with_inner_ports_cycle(topology: Topology) -> None:
+    packet = vxlan_packet({"choice": "values", "values": [5, 6]})
+    packet[6]["tcp"]["src_port"] = {"choice": "values", "values": [1, 2, 3, 4]}
+    stream: Any = map_config(config(packet=packet, size={"choice": "fixed", "fixed": 256}),
+                             topology).flows[0].stream
+    assert stream.vary == (FieldVariation("vni", (5, 6)),
+                           FieldVariation("src_port", (1, 2, 3, 4)))
+    assert stream.field_cycle == ((1, 80, 5), (2, 80, 6), (3, 80, 5), (4, 80, 6))
+
+
+def test_vxlan_refusals(topology: Topology) -> None:
+    packet = vxlan_packet({"choice": "values", "values": [1, 1 << 24]})
+    packet[2]["udp"]["src_port"] = {"choice": "values", "values": [4789, 4790]}
+    packet[2]["udp"]["dst_port"] = {"choice": "value", "value": 4790}
+    assert errors_of(config(packet=packet, size={"choice": "fixed", "fixed": 256}),
+                     topology) == [
+        "flows[0].packet[2].udp.src_port: [4789, 4790]: the tester sends one outer source "
+        "port in every frame of a stream; give one value",
+        "flows[0].packet[3].vxlan.vni: value 16777216 (position 1) is outside 0..16777215"]
     packet[2]["udp"]["src_port"] = {"choice": "value", "value": 4789}
     assert errors_of(config(packet=packet, size={"choice": "fixed", "fixed": 256}),
                      topology) == [
-        "flows[0].packet[2].udp.src_port: 4789: the tester's vxlan frames carry 49152; "
-        "leave it unset",
-        "flows[0].packet[3].vxlan.vni: choice 'values' is not supported for this field (only "
-        "'value'): the tester sends it unchanged in every frame"]
+        "flows[0].packet[2].udp.dst_port: 4790: the tester's vxlan frames carry 4789; leave "
+        "it unset",
+        "flows[0].packet[3].vxlan.vni: value 16777216 (position 1) is outside 0..16777215"]
+    packet = vxlan_packet({"choice": "values", "values": list(range(4097))})
+    assert errors_of(config(packet=packet, size={"choice": "fixed", "fixed": 256}),
+                     topology) == [
+        "flows[0].packet: vary: 1 source x 1 destination ports x 4097 VNIs repeat every "
+        "4097 frames, more than the data plane's 4096 entries; choose counts where one "
+        "divides the others"]
 
 
 def test_gtpu_tunnel(topology: Topology) -> None:
@@ -342,8 +398,11 @@ def test_gtpu_tunnel(topology: Topology) -> None:
         {"choice": "udp", "udp": {}},
     ]
     stream: Any = map_config(config(packet=packet), topology).flows[0].stream
-    assert (stream.tunnel.teid, stream.tunnel.src_ip, stream.tunnel.dst_ip,
-            stream.tunnel.qfi) == (0x1234, "10.0.0.1", "10.0.0.2", None)
+    assert stream.tunnel == GtpU(teid=0x1234, src_ip="10.0.0.1", dst_ip="10.0.0.2")
+    packet[2]["udp"]["src_port"] = value(2152)
+    stream = map_config(config(packet=packet), topology).flows[0].stream
+    assert stream.tunnel == GtpU(teid=0x1234, src_ip="10.0.0.1", dst_ip="10.0.0.2",
+                                 udp_src_port=2152)
     assert (stream.ipv6, stream.l4) == (True, "udp")
     packet[3]["gtpv1"]["e_flag"] = value(1)
     packet[2]["udp"]["dst_port"] = value(4789)

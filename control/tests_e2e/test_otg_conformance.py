@@ -1,8 +1,8 @@
-"""The OTG conformance suite's data-plane back-to-back tests (udp and tcp, pinned
+"""The OTG conformance suite's data-plane back-to-back tests (udp, tcp and vxlan, pinned
 commit, scripts/otg-conformance.sh) against `p4tester otg` on the BMv2 loopback
 lab: tester ports 1 and 2 are cabled to each other, which is what b2b means.
 Every test must pass, with the suite's capture checks off (flow metrics only) and
-on (every captured frame's size, addresses and per-frame ports too)."""
+on (every captured frame's size, addresses, lengths and per-frame ports and VNIs too)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from test_otg_snappi import OtgServer, client_python
 
 from conftest import REPO
 
-# feature/b2b/packet/udp: 4 tests, feature/b2b/packet/tcp: 3 tests at b6d8068.
-SUITE_TESTS = 7
+# feature/b2b/packet/udp: 4 tests, tcp: 3, vxlan: 2 at b6d8068.
+SUITE_TESTS = 9
 SUITE_S = 900
 
 
 @pytest.mark.parametrize("capture_check", ["false", "true"])
 @pytest.mark.topology("loopback.yaml")
-def test_conformance_udp_tcp(lab: Path, tmp_path: Path, capture_check: str) -> None:
+def test_conformance_b2b_packet(lab: Path, tmp_path: Path, capture_check: str) -> None:
     client_python()
     server = OtgServer(lab, tmp_path / "otg.log")
     try:

@@ -18,7 +18,6 @@ from typing import Any, Final
 from p4tester.streams.addresses import StreamAddresses
 from p4tester.streams.tunnels import (
     GTPU_UDP_PORT,
-    TUNNEL_UDP_SRC_PORT,
     VXLAN_UDP_PORT,
     GtpU,
     TunnelError,
@@ -83,6 +82,7 @@ def packet_fields(data: object, where: str, errors: list[str]) -> dict[str, Any]
     tunnel_fields: dict[str, Any] = {}
     address: dict[str, Any] = {}
     fields: dict[str, Any] = {}
+    variations: list[FieldVariation] = []
     tags = shape.count("vlan")
     labels: list[int] = []
     before = len(errors)
@@ -95,7 +95,7 @@ def packet_fields(data: object, where: str, errors: list[str]) -> dict[str, Any]
         try:
             if position in tunnel:
                 assert tunnel_at is not None
-                _tunnel_part(kind, header, here, tunnel_fields, tunnel_at[1])
+                _tunnel_part(kind, header, here, tunnel_fields, tunnel_at[1], variations)
             elif kind == "ethernet":
                 _ethernet(header, here, address)
             elif kind == "vlan":
@@ -110,13 +110,15 @@ def packet_fields(data: object, where: str, errors: list[str]) -> dict[str, Any]
                 _ipv6(header, here, address)
                 fields["ipv6"] = True
             else:
-                _l4(kind, header, here, address, fields)
+                _l4(kind, header, here, address, fields, variations)
         except OtgError as exc:
             collect(errors, exc)
     if len(errors) != before:
         return None
     if labels:
         fields["mpls_labels"] = tuple(labels)
+    if variations:
+        fields["vary"] = tuple(variations)
     if tunnel_at is not None:
         try:
             fields["tunnel"] = (Vxlan if tunnel_at[1] == "vxlan" else GtpU)(**tunnel_fields)
@@ -129,10 +131,11 @@ def packet_fields(data: object, where: str, errors: list[str]) -> dict[str, Any]
 
 
 def _tunnel_part(kind: str, header: Mapping[str, Any], where: str, tunnel: dict[str, Any],
-                 tunnel_kind: str) -> None:
-    """A tunnel's outer IP (src, dst), UDP (the tester's fixed source port to the
-    tunnel's port), and VxLAN (vni) with its inner Ethernet (src, dst), or the
-    GTP-U header (teid)."""
+                 tunnel_kind: str, variations: list[FieldVariation]) -> None:
+    """A tunnel's outer IP (src, dst), UDP (one source port, unset: the tester's
+    49152; destination the tunnel's port), and VxLAN (vni: one value, or values /
+    increment / decrement frame i takes values[i mod len] of) with its inner
+    Ethernet (src, dst), or the GTP-U header (teid)."""
     if kind in _IPS:
         reject_extra(header, ("src", "dst"), where)
         for key in ("src", "dst"):
@@ -143,17 +146,24 @@ def _tunnel_part(kind: str, header: Mapping[str, Any], where: str, tunnel: dict[
     elif kind == "udp":
         reject_extra(header, ("src_port", "dst_port"), where)
         dst = VXLAN_UDP_PORT if tunnel_kind == "vxlan" else GTPU_UDP_PORT
-        for key, port in (("src_port", TUNNEL_UDP_SRC_PORT), ("dst_port", dst)):
-            value = int_values(header.get(key), f"{where}.{key}", 16)
-            if value is not None and value != (port,):
-                shown = value[0] if len(value) == 1 else value
-                raise validation(f"{where}.{key}: {shown}: the tester's {tunnel_kind} frames "
-                                 f"carry {port}; leave it unset")
+        source = int_values(header.get("src_port"), f"{where}.src_port", 16)
+        if source is not None:
+            if len(source) > 1:
+                raise validation(f"{where}.src_port: {list(source)}: the tester sends one "
+                                 "outer source port in every frame of a stream; give one value")
+            tunnel["udp_src_port"] = source[0]
+        value = int_values(header.get("dst_port"), f"{where}.dst_port", 16)
+        if value is not None and value != (dst,):
+            shown = value[0] if len(value) == 1 else value
+            raise validation(f"{where}.dst_port: {shown}: the tester's {tunnel_kind} frames "
+                             f"carry {dst}; leave it unset")
     elif kind == "vxlan":
         reject_extra(header, ("vni", "flags", "reserved0", "reserved1"), where)
         _unset(header, ("flags", "reserved0", "reserved1"), where)
-        vni = fixed_value(header.get("vni"), f"{where}.vni")
-        tunnel["vni"] = int(vni) if vni is not None else 0
+        vnis = int_values(header.get("vni"), f"{where}.vni", 24)
+        tunnel["vni"] = vnis[0] if vnis is not None else 0
+        if vnis is not None and len(vnis) > 1:
+            variations.append(FieldVariation(field="vni", values=vnis))
     elif kind == "gtpv1":
         reject_extra(header, ("teid", *_GTP_TESTER_FIELDS), where)
         _unset(header, _GTP_TESTER_FIELDS, where)
@@ -293,12 +303,11 @@ def _dscp(priority: object, where: str, address: dict[str, Any]) -> None:
 
 
 def _l4(kind: str, header: Mapping[str, Any], where: str, address: dict[str, Any],
-        fields: dict[str, Any]) -> None:
+        fields: dict[str, Any], variations: list[FieldVariation]) -> None:
     """UDP or TCP source and destination ports: one value each, or lists frame i
     takes values[i mod len] from (the data plane's per-stream port pairs)."""
     reject_extra(header, ("src_port", "dst_port"), where)
     fields["l4"] = kind
-    variations = []
     for key in ("src_port", "dst_port"):
         values = int_values(header.get(key), f"{where}.{key}", 16)
         if values is None:
@@ -309,5 +318,3 @@ def _l4(kind: str, header: Mapping[str, Any], where: str, address: dict[str, Any
             except VariationError as exc:
                 raise validation(f"{where}.{key}: {exc}") from exc
         address["udp_src_port" if key == "src_port" else "l4_dst_port"] = values[0]
-    if variations:
-        fields["vary"] = tuple(variations)

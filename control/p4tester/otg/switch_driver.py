@@ -32,6 +32,7 @@ from p4tester.tester.snapshot import CounterSnapshot, bytes_between, packets_bet
 
 from .capture import PortCaptures
 from .errors import internal, validation
+from .frames import ixia_layout
 from .mapping import MAX_BUDGET, MappedConfig, MappedFlow, MappedPort
 from .readings import FlowCounters, Latency, PortCounters, Reading
 
@@ -144,7 +145,9 @@ class SwitchDriver:
                     dataplane.set_port_variation(flow.stream_id, flow.stream.field_cycle)
                 run = _Run(flows, before, time.time(), epoch=epoch)
                 for flow in flows:
-                    template = build_template(frame_spec(flow.stream, flow.frame_size, epoch))
+                    template = ixia_layout(
+                        build_template(frame_spec(flow.stream, flow.frame_size, epoch)),
+                        flow.stream.encapsulation)
                     run.templates[flow.stream_id] = template
                     dataplane.seed_stream(flow.stream_id, template, seeds_for_rate(flow.rate_pps))
             except Exception as exc:
