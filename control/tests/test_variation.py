@@ -127,7 +127,8 @@ def test_a_field_listed_twice_is_refused() -> None:
 @pytest.mark.parametrize(
     ("field", "values", "message"),
     [
-        ("ttl", (1, 2), r"^vary: field 'ttl' cannot vary; the tester varies src_port, dst_port, vni$"),
+        ("ttl", (1, 2),
+         r"^vary: field 'ttl' cannot vary; the tester varies src_port, dst_port, vni$"),
         ("src_port", (), r"^vary: src_port: give at least one value$"),
         ("dst_port", (5, 65536), r"^vary: dst_port: 65536 is not a port \(0\.\.65535\)$"),
         ("src_port", (-1,), r"^vary: src_port: -1 is not a port \(0\.\.65535\)$"),
