@@ -37,6 +37,7 @@ from p4tester.dataplane.constants import (
     MAX_STREAMS,
     RX_KIND_BAD_SIGNATURE,
     RX_KIND_BAD_STREAM,
+    RX_KIND_CONTROL,
     RX_KIND_COUNT,
     RX_KIND_FOREIGN,
     RX_KIND_MISMATCHED,
@@ -93,11 +94,10 @@ def injected_into_port_2(rng: random.Random) -> dict[int, list[Packet]]:
     """rx kind -> the frames of that kind sent to port 2 (stream 0's RX port)."""
     foreign = [Ether(src=MAC_A, dst=MAC_B, type=0x88B5) / Raw(rng.randbytes(rng.randint(46, 200)))
                for _ in range(EACH)]
-    # ARP replies: a request for an address the host owns would be answered by the
-    # kernel, out of the tester's interface, and add frames nobody injected.
-    foreign += [Ether(src=MAC_A, dst=MAC_B) / ARP(op=2, hwsrc=MAC_A, psrc="203.0.113.1",
-                                                  hwdst=MAC_B, pdst="203.0.113.2")
-                for _ in range(EACH)]
+    # ARP replies are the network's control frames: counted as such, never foreign.
+    control = [Ether(src=MAC_A, dst=MAC_B) / ARP(op=2, hwsrc=MAC_A, psrc="203.0.113.1",
+                                                 hwdst=MAC_B, pdst="203.0.113.2")
+               for _ in range(EACH)]
     cut = [Ether(src=MAC_A, dst=MAC_B) / IP() / UDP(dport=TESTER_UDP_DST_PORT, chksum=0)
            / Raw(TesterHeader(stream_id=0, seq=s).pack()[:10]) for s in range(EACH)]
     bad_signature = [crafted_frame(TesterHeader(stream_id=0, seq=s, signature=0x503455))
@@ -110,7 +110,7 @@ def injected_into_port_2(rng: random.Random) -> dict[int, list[Packet]]:
               for s in range(FEW)]
     look_alike = [crafted_frame(TesterHeader(stream_id=0, seq=5), ipv6=True)
                   for _ in range(EACH)]
-    return {RX_KIND_FOREIGN: foreign, RX_KIND_TRUNCATED: cut,
+    return {RX_KIND_FOREIGN: foreign, RX_KIND_CONTROL: control, RX_KIND_TRUNCATED: cut,
             RX_KIND_BAD_SIGNATURE: bad_signature, RX_KIND_BAD_STREAM: bad_stream,
             RX_KIND_STALE: stale, RX_KIND_MISMATCHED: look_alike}
 
@@ -169,10 +169,11 @@ def test_lookalike_and_stale_frames_leave_the_stream_exact(lab: Path) -> None:
     counted = [kinds[k].packets if k in kinds else 0 for k in range(RX_KIND_COUNT)]
     assert counted[RX_KIND_STREAM] == stream.rx_frames
     assert {k: counted[k] for k in by_kind} == {
-        RX_KIND_FOREIGN: 2 * EACH, RX_KIND_TRUNCATED: EACH, RX_KIND_BAD_SIGNATURE: EACH,
+        RX_KIND_FOREIGN: EACH, RX_KIND_CONTROL: EACH, RX_KIND_TRUNCATED: EACH,
+        RX_KIND_BAD_SIGNATURE: EACH,
         RX_KIND_BAD_STREAM: EACH, RX_KIND_STALE: 2 * FEW, RX_KIND_MISMATCHED: EACH + FEW}
     assert (trial.rx_foreign, trial.rx_stale, trial.rx_mismatched) == (
-        2 * EACH, 2 * FEW, EACH + FEW)
+        EACH, 2 * FEW, EACH + FEW)
     # Per stream: stream 7 (in no trial) and stream 0's other-epoch frames are stale;
     # stream 0's IPv6 look-alikes and wrong-port frames are mismatched.
     assert {s: c.packets for s, c in stale.items() if c.packets} == {0: FEW, 7: FEW}
