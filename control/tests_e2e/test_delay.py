@@ -29,6 +29,7 @@ DELAY_US = 2000  # topologies/bmv2-delay.yaml
 RESOLUTION_US = 1.0  # BMv2's clock
 DUT_SCHEMA = "p4src/build/dut.p4info.txt"
 DELAYED, DELAY_PASSES = 5, 6  # cells of the DUT's impairment counter
+MAX_ATTEMPTS = 3
 
 
 def set_dut_delay(grpc: str, delay_us: int) -> None:
@@ -59,8 +60,14 @@ def test_latency_is_the_delay_plus_the_base_latency(lab: Path) -> None:
         runner = SwitchTrialRunner(session)
         for index, delay in enumerate((DELAY_US, 0)):
             set_dut_delay(grpc, delay)
-            trial = runner.run_trial(TrialSpec("delay", index, 64,
-                                               RATE_PPS / LINE_RATE_64B_PPS, DURATION_S))
+            # A trial the tester or the lab DUT cannot vouch for (a busy host starved
+            # one of the BMv2s: issue 10's self-check) is run again, at most 3 times.
+            for attempt in range(MAX_ATTEMPTS):
+                trial = runner.run_trial(TrialSpec("delay", 10 * index + attempt, 64,
+                                                   RATE_PPS / LINE_RATE_64B_PPS, DURATION_S))
+                if trial.valid:
+                    break
+            assert trial.valid, trial.error
             (stream,) = trial.streams
             assert stream.rx_frames == stream.tx_frames == RATE_PPS * DURATION_S
             assert stream.latency is not None
