@@ -200,7 +200,7 @@ class SwitchTrialRunner:
             dataplane.set_port_variation(plan.stream.id, plan.stream.field_cycle)
         for plan in plans:
             template = build_template(
-                _frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch))
+                frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch))
             dataplane.seed_stream(plan.stream.id, template, seeds_for_rate(plan.rate_pps))
         try:
             self._wait_until_sent(plans)
@@ -318,10 +318,6 @@ def _program_ports(snapshot: CounterSnapshot) -> ProgramPortCounts:
         rx={port: cell.packets for port, cell in snapshot.cells[names.RX_PORT].items()},
         tx={port: cell.packets for port, cell in snapshot.cells[names.TX_PORT].items()},
     )
-
-
-def _frame_spec(stream: StreamConfig, frame_size: int, epoch: int) -> FrameSpec:
-    return frame_spec(stream, frame_size, epoch)
 
 
 def frame_spec(stream: StreamConfig, frame_size: int, epoch: int) -> FrameSpec:
