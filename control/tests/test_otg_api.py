@@ -13,6 +13,7 @@ from p4tester.config.topology import load_topology
 from p4tester.dataplane.constants import TESTER_UDP_DST_PORT
 from p4tester.otg.app import create_app
 from p4tester.otg.mapping import MappedConfig, MappedFlow, MappedPort
+from p4tester.otg.metrics import flow_metric
 from p4tester.otg.readings import FlowCounters, Latency, PortCounters, Reading
 from p4tester.otg.state import OtgState
 from p4tester.otg.version import API_SPEC_VERSION
@@ -172,6 +173,16 @@ def test_start_metrics_stop(driver: FakeDriver) -> None:
         {"name": "p2", "location": "2", "link": "up", "capture": "stopped", "frames_tx": 0,
          "frames_rx": 99, "bytes_tx": 0, "bytes_rx": 12672, "transmit": "stopped"}]}
     assert driver.calls == ["apply", "start", "stop"]
+
+
+def test_flow_loss_is_never_negative(driver: FakeDriver) -> None:
+    """A flow that got duplicates back (RX > TX) lost nothing: 0 %, not -10 %."""
+    client_for(driver).post("/config", json=CONFIG)
+    assert driver.config is not None
+    [flow] = driver.config.flows
+    assert flow_metric(flow, FlowCounters(frames_tx=100, frames_rx=110))["loss"] == 0.0
+    assert flow_metric(flow, FlowCounters(frames_tx=100, frames_rx=90))["loss"] == 10.0
+    assert flow_metric(flow, FlowCounters())["loss"] == 0.0
 
 
 def test_pause_resume(driver: FakeDriver) -> None:

@@ -10,7 +10,13 @@ from typing import Any
 import pytest
 
 from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
-from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
+from p4tester.results.model import (
+    Histogram,
+    LatencyStats,
+    StreamLoss,
+    StreamStats,
+    TrialResult,
+)
 from p4tester.results.serialize import (
     SCHEMA_VERSION,
     SerializeError,
@@ -102,7 +108,7 @@ def test_non_finite_floats_are_strict_json_strings() -> None:
 def test_dict_shape() -> None:
     data = as_json(full_trial())
     assert next(iter(data)) == "schema_version"
-    assert data["schema_version"] == SCHEMA_VERSION == 3
+    assert data["schema_version"] == SCHEMA_VERSION == 4
     assert (data["rx_foreign"], data["rx_stale"], data["rx_mismatched"]) == (7, 4, 60)
     assert data["labels"] == [["buffer_pct", "40"], ["dut", "bmv2 \u00e9"]]
     assert data["streams"][1]["latency"] is None
@@ -114,12 +120,15 @@ def test_dict_shape() -> None:
         "interface_rx_dropped": 0, "interface_tx_dropped": 0, "program_rx": 818,
         "program_tx": 0}
     assert data["host_load"] == {"load_1m": 3.25, "cpus": 2, "steal_fraction": None}
+    # Worst first: stream 8 lost all its 10 frames, stream 7 only 8 of 1000.
+    assert data["losing_streams"] == [{"stream_id": 8, "lost": 10}, {"stream_id": 7, "lost": 8}]
 
 
 def test_version_1_records_load_without_checks() -> None:
     """Logs written before the self-check (issue 10) still resume and report."""
     data = _mutated(("schema_version",), 1)
-    for key in ("self_check", "dut_check", "host_load", "rx_stale", "rx_mismatched"):
+    for key in ("self_check", "dut_check", "host_load", "rx_stale", "rx_mismatched",
+                "losing_streams"):
         del data[key]
     loaded = trial_from_dict(data)
     assert loaded == dataclasses.replace(full_trial(), self_check=None, dut_check=None,
@@ -132,12 +141,33 @@ def test_version_1_records_load_without_checks() -> None:
 def test_version_2_records_load_with_no_stale_or_mismatched_frames() -> None:
     """Logs written before the checker told stale and look-alike frames apart."""
     data = _mutated(("schema_version",), 2)
-    del data["rx_stale"], data["rx_mismatched"]
+    del data["rx_stale"], data["rx_mismatched"], data["losing_streams"]
     assert trial_from_dict(data) == dataclasses.replace(full_trial(), rx_stale=0,
                                                         rx_mismatched=0)
     data["rx_stale"] = 4
     with pytest.raises(SerializeError, match=r"^trial: unknown rx_stale \(schema version 2"):
         trial_from_dict(data)
+
+
+def test_version_3_records_load_without_losing_streams() -> None:
+    """Logs written before losing_streams (issue 21) load: it is derived from the streams."""
+    data = _mutated(("schema_version",), 3)
+    del data["losing_streams"]
+    loaded = trial_from_dict(data)
+    assert loaded == full_trial()
+    assert loaded.losing_streams == (StreamLoss(8, 10), StreamLoss(7, 8))
+    data["losing_streams"] = []
+    with pytest.raises(SerializeError, match=r"^trial: unknown losing_streams \(schema version 3"):
+        trial_from_dict(data)
+
+
+def test_losing_streams_are_derived_not_read() -> None:
+    """The figures come from the streams; the written list is for readers of the file,
+    and a record without it loads the same."""
+    data = _mutated(("losing_streams",), [])
+    assert trial_from_dict(data).losing_streams == (StreamLoss(8, 10), StreamLoss(7, 8))
+    del data["losing_streams"]
+    assert trial_from_dict(data) == full_trial()
 
 
 def test_every_model_field_is_written() -> None:
@@ -153,7 +183,7 @@ def test_every_model_field_is_written() -> None:
     for cls, written in pairs:
         expected = {f.name for f in dataclasses.fields(cls)}
         if cls is TrialResult:
-            expected.add("schema_version")
+            expected |= {"schema_version", "losing_streams"}  # the latter derived
         assert set(written) == expected, cls.__name__
 
 
@@ -168,9 +198,9 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
 
 def test_unknown_version_is_rejected() -> None:
     with pytest.raises(SerializeError) as caught:
-        trial_from_dict(_mutated(("schema_version",), 4))
+        trial_from_dict(_mutated(("schema_version",), 5))
     assert str(caught.value) == (
-        "trial: unknown schema version 4; this p4tester reads versions 1, 2, 3 "
+        "trial: unknown schema version 5; this p4tester reads versions 1, 2, 3, 4 "
         "(written by a newer p4tester: upgrade p4tester to read it)"
     )
     with pytest.raises(SerializeError, match=r"unknown schema version '1'"):
@@ -201,7 +231,7 @@ def test_errors_name_the_exact_place() -> None:
 
 def test_unknown_and_missing_keys_are_rejected() -> None:
     data = _mutated(("colour",), "blue")
-    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 3 has"):
+    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 4 has"):
         trial_from_dict(data)
     data = _mutated(("streams", 0, "latency"), {"samples": 1})
     with pytest.raises(SerializeError, match=r"latency: missing min_us, max_us"):

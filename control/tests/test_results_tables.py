@@ -181,7 +181,7 @@ def test_trials_table() -> None:
     assert lines[0].split("  ")[0] == "#"
     assert lines[0].split()[-3:] == ["host", "load", "status"]
     assert lines[2].split() == [
-        "3", "64", "50.00", "1000", "2000", "1990", "10", "0.5000",
+        "3", "64", "50.00", "1000", "2000", "1990", "10", "0.5000", "1:10",
         "2.0", "4.0", "10.0", "9.0", "-", "ok",
     ]  # fmt: skip
     assert lines[3].endswith("-  invalid: switch died, restarted")

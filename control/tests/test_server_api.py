@@ -22,10 +22,11 @@ from p4tester.config.profile import load_profile
 from p4tester.config.topology import load_topology
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.results.jsonl import ResultLog
-from p4tester.results.model import TrialResult
+from p4tester.results.model import StreamLoss, TrialResult
 from p4tester.server.app import create_app
 from p4tester.server.backend import BackendUnavailableError
-from p4tester.server.progress import TrialPoint, bounds_of
+from p4tester.server.metrics import exposition
+from p4tester.server.progress import ProgressTracker, TrialPoint, bounds_of
 from p4tester.server.readings import LiveReading
 from p4tester.server.runs import STOPPED_BY_USER
 from p4tester.server.settings import (
@@ -311,6 +312,10 @@ def test_run_files_and_listing(finished_run: tuple[TestClient, str], tmp_path: P
     logged = ResultLog(tmp_path / run_id / "trials.jsonl").load()
     assert [(t["trial_index"], t["offered_fraction"], t["loss_ratio"]) for t in trials] == [
         (t.trial_index, t.offered_fraction, t.loss_ratio) for t in logged]
+    # Above the DUT's 55 % its one stream loses: named in each such trial.
+    assert [t["losing_streams"] for t in trials] == [
+        [{"stream_id": 0, "lost": t.lost}] if t.lost else [] for t in logged]
+    assert any(t.lost for t in logged)
     page = client.get(f"/runs/{run_id}")
     assert page.status_code == 200
     assert f'src="/api/runs/{run_id}/files/throughput.png"' in page.text
@@ -391,6 +396,8 @@ def test_metrics_are_the_switch_counters(finished_run: tuple[TestClient, str],
     assert samples[("p4tester_build_info", (("simulated", "true"), ("target", "bmv2"),
                                             ("version", _version())))] == 1
     assert samples[("p4tester_experiment_trials", ())] == len(trials)
+    assert samples[("p4tester_experiment_trial_lost_frames", (("stream", "0"),))] == (
+        trials[-1].lost)
     running = {labels[0][1]: v for (name, labels), v in samples.items()
                if name == "p4tester_experiment_running"}
     assert running == dict.fromkeys(EXPERIMENTS, 0.0)
@@ -402,11 +409,28 @@ def _version() -> str:
     return tool_version()
 
 
+def test_metrics_give_each_streams_loss_in_the_last_valid_trial() -> None:
+    """Per stream, never netted: stream 1's duplicates leave stream 0's 100 lost frames
+    standing; the invalid trial after it changes nothing."""
+    tracker = ProgressTracker("run", "throughput", 0.005)
+    assert tracker.snapshot().stream_losses == ()
+    tracker.trial_ended(TrialPoint(0, 64, 0.5, 0.05, True), (StreamLoss(0, 100),
+                                                             StreamLoss(1, 0)))
+    tracker.trial_ended(TrialPoint(1, 64, 0.5, 0.0, False), (StreamLoss(0, 7),))
+    text = exposition(None, tracker.snapshot(), "bmv2", simulated=True).decode()
+    [family] = [f for f in text_string_to_metric_families(text)
+                if f.name == "p4tester_experiment_trial_lost_frames"]
+    assert family.type == "gauge"
+    assert [(s.labels, s.value) for s in family.samples] == [({"stream": "0"}, 100.0),
+                                                             ({"stream": "1"}, 0.0)]
+
+
 def test_metrics_before_any_run_are_zero(tmp_path: Path) -> None:
     with make_client(tmp_path) as client:
         samples = _metrics(client)
     assert samples[("p4tester_stream_tx_frames_total", (("port", "1"), ("stream", "0")))] == 0
     assert samples[("p4tester_experiment_trials", ())] == 0
+    assert not [key for key in samples if key[0] == "p4tester_experiment_trial_lost_frames"]
 
 
 def test_stats_and_live_stream(finished_run: tuple[TestClient, str], tmp_path: Path) -> None:

@@ -35,7 +35,12 @@ from p4tester.experiments.queue_sweep import (
 from p4tester.experiments.ramp_soak import RampConfig, SoakConfig, run_ramp, run_soak
 from p4tester.experiments.recording import Recorder
 from p4tester.experiments.runner import TrialRunner, TrialSpec
-from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_throughput
+from p4tester.experiments.throughput import (
+    SearchMethod,
+    ThroughputConfig,
+    ThroughputResult,
+    run_throughput,
+)
 from p4tester.lab.bmv2_dut import dut_settings, forwarding
 from p4tester.results.checks import TRIAL_ERROR
 from p4tester.results.confidence import RunConfidence
@@ -49,7 +54,7 @@ from p4tester.results.plots import (
     plot_loss_vs_frame_size,
     plot_throughput,
 )
-from p4tester.results.tables import throughput_table, trials_table
+from p4tester.results.tables import losing_streams_text, throughput_table, trials_table
 from p4tester.search.goals import SearchGoal
 from p4tester.streams.rates import Rate, RateError
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
@@ -122,7 +127,16 @@ def throughput_body(args: argparse.Namespace, topology: Topology, profile: Profi
                               method=method, ndr=ndr, pdr=pdr)
     result = run_throughput(config, recorder)
     _plot(lambda: plot_throughput(result.points(), output / "throughput.png"))
-    return result, throughput_table(result.points())
+    return result, "\n".join([throughput_table(result.points()), *losing_stream_lines(result)])
+
+
+def losing_stream_lines(result: ThroughputResult) -> list[str]:
+    """A line per goal and frame size naming the streams that lost frames at the lowest
+    failing load: with many streams, where to look first."""
+    return [f"{size.frame_size} B {bounds.goal}: lowest failing load {bounds.upper.percent:.2f} "
+            f"%, frames lost per stream (stream:lost) {losing_streams_text(bounds.losing_streams)}"
+            for size in result.sizes for bounds in (size.ndr, size.pdr)
+            if bounds.upper is not None and bounds.losing_streams]
 
 
 def latency_body(args: argparse.Namespace, topology: Topology, profile: Profile,
@@ -300,9 +314,14 @@ class ProgressRunner:
         sys.stderr.write(
             f"[{elapsed:7.1f} s] {spec.experiment} trial {spec.trial_index}: {spec.frame_size} B "
             f"at {spec.offered_fraction:.2%} for {spec.duration_s:g} s: TX {result.tx_frames} "
-            f"RX {result.rx_frames} loss {result.loss_ratio:.4%}"
+            f"RX {result.rx_frames} loss {result.loss_ratio:.4%}{_losing(result)}"
             f"{'' if result.valid else f' [not counted: {result.error}]'}\n")
         return result
+
+
+def _losing(result: TrialResult) -> str:
+    losing = result.losing_streams
+    return f" (stream:lost {losing_streams_text(losing)})" if losing else ""
 
 
 def _plot(draw: Callable[[], Path]) -> None:

@@ -128,7 +128,9 @@ def corrected_buffer_time_s(average_burst: float, line_pps: float, throughput_pp
 
 
 def _passes(trial: TrialResult) -> bool:
-    return trial.lost <= 0  # every frame of the burst came back (RFC 2544 26.4)
+    # Every frame of every stream's burst came back (RFC 2544 26.4): per stream, so
+    # one stream's duplicates cannot pass another stream's lost frames.
+    return trial.lost == 0
 
 
 def _longest_burst(

@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from p4tester.results.model import Histogram, TrialResult
+from p4tester.results.model import Histogram, TrialResult, loss_ratio_of
 
 
 def median(values: Sequence[float]) -> float:
@@ -52,13 +52,13 @@ class TrialCounts:
 
     tx_frames: int
     rx_frames: int
-    lost: int  # TX - RX after the drain (negative: duplicates outnumber losses)
+    lost: int  # each stream's TX - RX after the drain, never negative, added up
     reordered: int
     duplicates: int
 
     @property
     def loss_ratio(self) -> float:
-        return max(self.lost, 0) / self.tx_frames if self.tx_frames else 0.0
+        return loss_ratio_of(self.lost, self.tx_frames)
 
 
 def trial_counts(trial: TrialResult) -> TrialCounts:

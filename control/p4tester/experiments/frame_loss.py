@@ -133,7 +133,7 @@ def _curve(config: FrameLossConfig, recorder: Recorder, frame_size: int) -> Fram
                 trial_index=trial.trial_index,
             )
         )
-        clean_in_a_row = clean_in_a_row + 1 if trial.lost <= 0 else 0
+        clean_in_a_row = clean_in_a_row + 1 if trial.lost == 0 else 0
         if clean_in_a_row >= config.clean_trials_to_stop:
             return FrameLossCurve(frame_size, tuple(points), True, tuple(not_measured))
     return FrameLossCurve(frame_size, tuple(points), False, tuple(not_measured))

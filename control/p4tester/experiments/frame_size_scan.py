@@ -159,8 +159,7 @@ def run_frame_size_scan(config: FrameSizeScanConfig, recorder: Recorder) -> Fram
             attempts=config.attempts,
             fails_above=config.loss_ratio_threshold,  # only "lossy or not" is asked
         )
-        loss = (trial.loss_ratio if trial.valid
-                else trial.dut_loss_floor / trial.tx_frames if trial.tx_frames else 0.0)
+        loss = trial.loss_ratio if trial.valid else trial.dut_loss_floor_ratio
         points.append(
             ScanPoint(
                 frame_size=size,

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
-from p4tester.results.model import TrialResult
+from p4tester.results.model import TrialResult, loss_ratio_of
 from p4tester.results.tables import trial_latency
 
 from .figures import trial_counts
@@ -206,7 +206,7 @@ class SoakTotals:
     invalid_intervals: int
     tx_frames: int
     rx_frames: int
-    lost: int
+    lost: int  # each interval's per-stream losses added up: never netted by duplicates
     reordered: int
     duplicates: int
     intervals_with_loss: int
@@ -216,7 +216,7 @@ class SoakTotals:
 
     @property
     def loss_ratio(self) -> float:
-        return max(self.lost, 0) / self.tx_frames if self.tx_frames else 0.0
+        return loss_ratio_of(self.lost, self.tx_frames)
 
 
 @dataclass(frozen=True, slots=True)

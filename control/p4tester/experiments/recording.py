@@ -165,8 +165,7 @@ class Recorder:
             if result.valid:
                 return result
             if result.host_limited:
-                if (fails_above is not None and result.tx_frames
-                        and result.dut_loss_floor / result.tx_frames > fails_above):
+                if fails_above is not None and result.dut_loss_floor_ratio > fails_above:
                     return result
                 unvouched.append(f"trial {result.trial_index}: {result.error}")
                 if len(unvouched) >= TESTER_LIMITED_ATTEMPTS:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
+from p4tester.results.model import StreamLoss
 from p4tester.results.tables import ThroughputPoint
 from p4tester.search import NDR, PDR, SearchGoal, SearchResult, binary_search, mlr_search
 from p4tester.search.goals import DEFAULT_MIN_FRACTION
@@ -81,13 +82,15 @@ class RateBounds:
     highest load that met the goal (None: not even the minimum load did), `upper` the
     lowest that failed (None: line rate met it). `tester_limited`: `upper` is where the
     tester itself gave out on this host (search.trials), not a load the DUT failed:
-    the DUT's limit is at least `lower` and may be higher."""
+    the DUT's limit is at least `lower` and may be higher. `losing_streams`: the
+    streams that lost frames at `upper`, worst first (SearchResult.losing_streams)."""
 
     goal: str
     loss_ratio: float
     lower: ResolvedRate | None
     upper: ResolvedRate | None
     tester_limited: bool = False
+    losing_streams: tuple[StreamLoss, ...] = ()
 
     @property
     def lower_fraction(self) -> float | None:
@@ -161,6 +164,7 @@ def _bounds(result: SearchResult, frame_size: int, line_rate_bps: float) -> Rate
         lower=_resolve(result.lower_bound_fraction, frame_size, line_rate_bps),
         upper=_resolve(result.upper_bound_fraction, frame_size, line_rate_bps),
         tester_limited=result.upper_bound_is_tester_limit,
+        losing_streams=result.losing_streams,
     )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from p4tester.results.model import frames_lost, loss_ratio_of
+
 from .mapping import MappedConfig, MappedFlow
 from .readings import FlowCounters, PortCounters, Reading
 
@@ -14,7 +16,8 @@ PAUSED = "paused"
 
 def flow_metric(flow: MappedFlow, counters: FlowCounters) -> dict[str, Any]:
     """Rates: frames/s averaged since the flow started, while it transmits; 0 once
-    stopped or paused. loss: percent of the frames sent that were not received."""
+    stopped or paused. loss: percent of the frames sent that were not received, never
+    negative: a flow's duplicates are not a gain (results.model.frames_lost)."""
     sending = counters.started and not counters.paused
     elapsed = counters.elapsed_s if sending and counters.elapsed_s > 0 else 0.0
     metric: dict[str, Any] = {
@@ -28,8 +31,8 @@ def flow_metric(flow: MappedFlow, counters: FlowCounters) -> dict[str, Any]:
         "bytes_rx": counters.bytes_rx,
         "frames_tx_rate": counters.frames_tx / elapsed if elapsed else 0.0,
         "frames_rx_rate": counters.frames_rx / elapsed if elapsed else 0.0,
-        "loss": (100.0 * (counters.frames_tx - counters.frames_rx) / counters.frames_tx
-                 if counters.frames_tx else 0.0),
+        "loss": 100.0 * loss_ratio_of(frames_lost(counters.frames_tx, counters.frames_rx),
+                                      counters.frames_tx),
     }
     if counters.latency is not None:
         metric["latency"] = {"minimum_ns": counters.latency.minimum_ns,

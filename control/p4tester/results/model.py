@@ -2,6 +2,12 @@
 
 Units are in the names: *_us for microseconds (BMv2 clock), *_pps for frames per
 second, frame sizes in bytes including FCS (RFC 2544).
+
+Loss is judged per stream (design.md section 4, issue 21): a stream's loss is its
+TX - RX after the drain, never below zero (RX above TX means duplicates, which do not
+undo a loss), and a trial's loss is the sum of its streams' losses. Never the
+trial's total TX - total RX: one stream's duplicates would cancel another stream's
+loss, and a DUT losing frames would pass NDR.
 """
 
 from __future__ import annotations
@@ -9,6 +15,30 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, TRIAL_ERROR, HostLoad, SelfCheck
+
+
+def frames_lost(tx_frames: int, rx_frames: int) -> int:
+    """One stream's authoritative loss: TX - RX after the drain, 0 when RX is above TX
+    (the DUT duplicated frames; duplicates are counted apart and never a negative loss)."""
+    return max(tx_frames - rx_frames, 0)
+
+
+def loss_ratio_of(lost: int, tx_frames: int) -> float:
+    """`lost` over the frames sent; 0.0 when nothing was sent (nothing could be lost)."""
+    return lost / tx_frames if tx_frames else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class StreamLoss:
+    """Frames one stream lost in a trial (StreamStats.lost), for naming the streams
+    that failed a trial without carrying all their figures along."""
+
+    stream_id: int
+    lost: int
+
+    @classmethod
+    def of(cls, stream: StreamStats) -> StreamLoss:
+        return cls(stream.stream_id, stream.lost)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +94,12 @@ class StreamStats:
 
     @property
     def lost(self) -> int:
-        """Authoritative loss: TX - RX after the trial drained (negative = duplicates)."""
-        return self.tx_frames - self.rx_frames
+        """Authoritative loss: TX - RX after the trial drained, never negative."""
+        return frames_lost(self.tx_frames, self.rx_frames)
 
     @property
     def loss_ratio(self) -> float:
-        return self.lost / self.tx_frames if self.tx_frames else 0.0
+        return loss_ratio_of(self.lost, self.tx_frames)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,10 +162,17 @@ class TrialResult:
     @property
     def dut_loss_floor(self) -> int:
         """Loss the DUT caused at the least: the trial's loss minus every frame the host
-        lost itself. Each such frame is inside TX - RX (TX is counted where the tester
-        program sent it, RX where it received it), so what is left was lost elsewhere:
-        by the DUT. A floor: frames counted as host drops may belong to no stream."""
+        lost itself. Each such frame is inside some stream's TX - RX (TX is counted where
+        the tester program sent it, RX where it received it) and so lowers that stream's
+        loss by at most one, so what is left was lost elsewhere: by the DUT. A floor:
+        frames counted as host drops may belong to no stream."""
         return max(self.lost - self.host_dropped, 0)
+
+    @property
+    def dut_loss_floor_ratio(self) -> float:
+        """`dut_loss_floor` over all frames sent: a host-limited trial above a goal's
+        loss ratio by this alone fails the goal on the DUT's own loss."""
+        return loss_ratio_of(self.dut_loss_floor, self.tx_frames)
 
     @property
     def invalid_reason(self) -> str | None:
@@ -158,9 +195,31 @@ class TrialResult:
 
     @property
     def lost(self) -> int:
-        return self.tx_frames - self.rx_frames
+        """The streams' losses added up (StreamStats.lost), never total TX - total RX:
+        one stream's duplicates must not hide another stream's loss."""
+        return sum(s.lost for s in self.streams)
 
     @property
     def loss_ratio(self) -> float:
-        tx = self.tx_frames
-        return max(self.lost, 0) / tx if tx else 0.0
+        """`lost` over all frames sent: the figure NDR and PDR goals judge."""
+        return loss_ratio_of(self.lost, self.tx_frames)
+
+    @property
+    def stream_losses(self) -> tuple[StreamLoss, ...]:
+        """Every stream's loss, in the trial's stream order (0 for a clean stream)."""
+        return tuple(StreamLoss.of(s) for s in self.streams)
+
+    @property
+    def losing_streams(self) -> tuple[StreamLoss, ...]:
+        """The streams that lost frames, worst first: highest loss ratio, then most
+        frames lost, then the lower stream id (so the order is stable)."""
+        losing = sorted((s for s in self.streams if s.lost > 0),
+                        key=lambda s: (-s.loss_ratio, -s.lost, s.stream_id))
+        return tuple(StreamLoss.of(s) for s in losing)
+
+    @property
+    def worst_stream_loss_ratio(self) -> float:
+        """The highest loss ratio of any one stream (0.0 when none lost a frame): with
+        streams of different rates a small stream can lose all its frames while the
+        trial's ratio stays small."""
+        return max((s.loss_ratio for s in self.streams), default=0.0)

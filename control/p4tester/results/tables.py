@@ -19,7 +19,7 @@ from typing import Final
 
 from p4tester.results.checks import CHECK_OK, DUT_LIMITED, TESTER_LIMITED
 from p4tester.results.latency import merge_latency
-from p4tester.results.model import LatencyStats, StreamStats, TrialResult
+from p4tester.results.model import LatencyStats, StreamLoss, StreamStats, TrialResult
 from p4tester.streams.rates import (
     Rate,
     ResolvedRate,
@@ -391,8 +391,23 @@ def _marked(cells: list[str], tester_limited: bool) -> list[str]:
     return [cells[0] + TESTER_LIMIT_MARK, *cells[1:]]
 
 
+# Streams named in a cell; more would widen the table without helping to find them.
+LOSING_STREAMS_SHOWN: Final = 3
+
+
+def losing_streams_text(losses: Sequence[StreamLoss]) -> str:
+    """'0:100,3:7': stream id:frames lost, in the given order (worst first), the first
+    LOSING_STREAMS_SHOWN and '+N' for the rest; '-' when no stream lost a frame."""
+    if not losses:
+        return _MISSING
+    shown = [f"{loss.stream_id}:{loss.lost}" for loss in losses[:LOSING_STREAMS_SHOWN]]
+    rest = len(losses) - LOSING_STREAMS_SHOWN
+    return ",".join(shown + ([f"+{rest}"] if rest > 0 else []))
+
+
 def trials_table(trials: Iterable[TrialResult]) -> str:
-    """One line per trial: load, counts, loss, merged latency and whether it is valid."""
+    """One line per trial: load, counts, loss and the streams that lost (per stream,
+    results.model), merged latency and whether it is valid."""
     columns = [
         Column("#"),
         Column("frame B"),
@@ -402,6 +417,7 @@ def trials_table(trials: Iterable[TrialResult]) -> str:
         Column("rx frames"),
         Column("lost"),
         Column("loss %"),
+        Column("stream:lost", left=True),
         Column("lat min us"),
         Column("lat avg us"),
         Column("lat max us"),
@@ -422,6 +438,7 @@ def trials_table(trials: Iterable[TrialResult]) -> str:
                 str(trial.rx_frames),
                 str(trial.lost),
                 f"{trial.loss_ratio * 100.0:.4f}",
+                losing_streams_text(trial.losing_streams),
                 _fixed(latency.min_us if latency else None, 1),
                 _fixed(latency.avg_us if latency else None, 1),
                 _fixed(latency.max_us if latency else None, 1),

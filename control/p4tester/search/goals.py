@@ -3,13 +3,15 @@
 Loads are fractions of the TX ports' line rate, in (0, 1]; durations are seconds.
 Definitions follow design.md section 4: NDR is the highest load with zero loss, PDR
 the highest load with a loss ratio at or below a set ratio; RFC 2544 trials last 60 s.
+A trial's loss is judged stream by stream (results.model): NDR fails when any stream
+lost a frame, whatever another stream duplicated.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from p4tester.results.model import TrialResult
+from p4tester.results.model import StreamLoss, TrialResult
 
 # RFC 2544 section 24: a throughput trial lasts at least 60 s.
 RFC2544_TRIAL_DURATION_S = 60.0
@@ -107,8 +109,17 @@ class SearchGoal:
         return self.duration_sum_s
 
     def is_met_by(self, trial: TrialResult) -> bool:
-        """Whether one (valid) trial meets the goal's loss ratio."""
+        """Whether one (valid) trial meets the goal's loss ratio: the streams' losses
+        added up over all frames sent (TrialResult.loss_ratio)."""
         return trial.loss_ratio <= self.loss_ratio
+
+    def is_failed_by_dut(self, trial: TrialResult) -> bool:
+        """Whether the trial fails the goal on loss the DUT caused: a valid trial over
+        the goal's ratio, or a host-limited one whose DUT loss floor alone is over it
+        (the trials a search counts as failures, search.trials)."""
+        if trial.valid:
+            return not self.is_met_by(trial)
+        return trial.host_limited and trial.dut_loss_floor_ratio > self.loss_ratio
 
     @classmethod
     def ndr(
@@ -196,6 +207,26 @@ class SearchResult:
         frames: the DUT's limit may lie anywhere above the lower bound."""
         ceiling, upper = self.tester_ceiling_fraction, self.upper_bound_fraction
         return ceiling is not None and upper is not None and upper >= ceiling
+
+    @property
+    def failing_trial(self) -> TrialResult | None:
+        """The trial that failed the goal at the upper bound (the lowest failing load):
+        the longest there (MLRsearch may have run short and final trials at it), the
+        latest of equals. None without an upper bound, or when it is the tester's
+        ceiling (no trial there failed on the DUT's loss)."""
+        upper = self.upper_bound_fraction
+        if upper is None or self.upper_bound_is_tester_limit:
+            return None
+        failed = [t for t in self.trials
+                  if t.offered_fraction == upper and self.goal.is_failed_by_dut(t)]
+        return max(reversed(failed), key=lambda t: t.duration_s, default=None)
+
+    @property
+    def losing_streams(self) -> tuple[StreamLoss, ...]:
+        """The streams that lost frames at the lowest failing load, worst first
+        (TrialResult.losing_streams of `failing_trial`); () when none is known."""
+        trial = self.failing_trial
+        return () if trial is None else trial.losing_streams
 
     @property
     def within_goal_width(self) -> bool:

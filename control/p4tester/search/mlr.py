@@ -50,14 +50,15 @@ class _RecordingMeasurer(AbstractMeasurer):  # type: ignore[misc]  # MLRsearch h
                 loss_count=1,
                 offered_duration=intended_duration,
             )
-        # Our loss ratio clamps duplicates (rx > tx) to zero loss; MLRsearch would count
-        # them as loss (it takes |loss|), so hand it the clamped count to agree with
-        # SearchGoal.is_met_by.
+        # The loss is counted per stream and added up (results.model), never offered
+        # minus received: MLRsearch would take |offered - received|, so a stream's
+        # duplicates would count as loss and hide another stream's. Handing it our
+        # count keeps it agreeing with SearchGoal.is_met_by.
         return MeasurementResult(
             intended_duration=intended_duration,
             intended_load=intended_load,
             offered_count=trial.tx_frames,
-            loss_count=max(trial.lost, 0),
+            loss_count=trial.lost,
             offered_duration=trial.duration_s,
         )
 

@@ -81,7 +81,7 @@ class TrialRecorder:
             if trial.valid:
                 return trial
             if trial.host_limited:
-                if trial.tx_frames and trial.dut_loss_floor / trial.tx_frames > self._fail_above:
+                if trial.dut_loss_floor_ratio > self._fail_above:
                     return trial  # the DUT lost more than any goal allows by itself
                 limited += 1
                 if limited >= TESTER_LIMITED_ATTEMPTS:

@@ -162,8 +162,10 @@ def create_app(settings: ServerSettings, topology: Topology, profile: Profile,
 
     @app.get("/api/runs/{run_id}/trials", tags=["runs"])
     def trials(run_id: str) -> list[dict[str, Any]]:
-        """The run's trials.jsonl as a JSON list (loss_ratio added to each trial)."""
-        return [{**to_jsonable(t), "loss_ratio": t.loss_ratio, "lost": t.lost}
+        """The run's trials.jsonl as a JSON list, each trial with its loss (summed per
+        stream), loss_ratio and the streams that lost frames, worst first."""
+        return [{**to_jsonable(t), "loss_ratio": t.loss_ratio, "lost": t.lost,
+                 "losing_streams": to_jsonable(t.losing_streams)}
                 for t in run_trials(settings.results_dir, run_id)]
 
     @app.get("/api/runs/{run_id}/files/{name}", tags=["runs"])

@@ -93,6 +93,13 @@ class TesterCollector(Collector):
         current = progress.current if progress is not None else None
         load.add_metric([], current.offered_fraction if current is not None else 0.0)
         yield load
+        lost = GaugeMetricFamily("p4tester_experiment_trial_lost_frames",
+                                 "frames each stream lost in the run's last valid trial: its "
+                                 "TX - RX after the drain, never negative (one stream's "
+                                 "duplicates never offset another's loss)", labels=["stream"])
+        for loss in progress.stream_losses if progress is not None else ():
+            lost.add_metric([str(loss.stream_id)], float(loss.lost))
+        yield lost
 
     def _streams(self, reading: LiveReading) -> Iterator[CounterMetricFamily
                                                          | HistogramMetricFamily

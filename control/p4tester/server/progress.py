@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from p4tester.experiments.runner import TrialRunner, TrialSpec
-from p4tester.results.model import TrialResult
+from p4tester.results.model import StreamLoss, TrialResult
 
 
 class StopRequested(BaseException):
@@ -76,6 +76,9 @@ class Progress:
     bounds: tuple[Bounds, ...]
     message: str = ""
     ended_at: float | None = None
+    # Each stream's loss in the last valid trial (an invalid one's figures are not the
+    # DUT's): per stream, as the searches judge it (results.model).
+    stream_losses: tuple[StreamLoss, ...] = ()
 
 
 def _bound(points: list[TrialPoint], lower: bool, limit: float) -> float | None:
@@ -115,12 +118,16 @@ class ProgressTracker:
                 spec.trial_index, spec.frame_size, spec.offered_fraction, offered_pps,
                 spec.duration_s, time.time()))
 
-    def trial_ended(self, point: TrialPoint) -> None:
+    def trial_ended(self, point: TrialPoint, stream_losses: tuple[StreamLoss, ...] = ()) -> None:
+        """`stream_losses`: the trial's (TrialResult.stream_losses); kept only when the
+        trial is valid."""
         with self._lock:
             points = (*self._progress.points, point)
+            losses = stream_losses if point.valid else self._progress.stream_losses
             self._progress = replace(self._progress, current=None, points=points,
                                      trials_done=len(points),
-                                     bounds=bounds_of(points, self._pdr))
+                                     bounds=bounds_of(points, self._pdr),
+                                     stream_losses=losses)
 
     def request_stop(self) -> None:
         with self._lock:
@@ -157,5 +164,5 @@ class ObservedRunner:
             raise
         self._tracker.trial_ended(TrialPoint(spec.trial_index, spec.frame_size,
                                              spec.offered_fraction, result.loss_ratio,
-                                             result.valid))
+                                             result.valid), result.stream_losses)
         return result
