@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install-p4-toolchain.sh bmv2|tofino: makes the P4 toolchain of scripts/toolchain/versions.sh
+# install-p4-toolchain.sh bmv2|bmv2-perf|tofino: makes the P4 toolchain of scripts/toolchain/versions.sh
 # present, the cheapest way that works:
 #   1. already installed at the pinned versions: nothing to do;
 #   2. P4_TOOLCHAIN_DIR names a directory of prebuilt archives: install from there;
@@ -10,10 +10,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/scripts/toolchain/versions.sh"
 source "$here/scripts/toolchain/installed.sh"
-component=${1:?usage: install-p4-toolchain.sh bmv2|tofino}
+component=${1:?usage: install-p4-toolchain.sh bmv2|bmv2-perf|tofino}
 case "$component" in
-  bmv2 | tofino) ;;
-  *) echo "install-p4-toolchain: unknown component '$component' (bmv2 or tofino)" >&2; exit 2 ;;
+  bmv2 | bmv2-perf | tofino) ;;
+  *) echo "install-p4-toolchain: unknown component '$component' (bmv2, bmv2-perf or tofino)" >&2; exit 2 ;;
 esac
 
 say() { echo "p4-toolchain ($component): $*"; }
@@ -25,7 +25,7 @@ fi
 say "$reason"
 
 if [ "$(id -u)" -ne 0 ]; then
-  say "installing needs root (it writes /usr/local or $TOFINO_PREFIX): run 'sudo make setup'" >&2
+  say "installing needs root (it writes /usr/local, $BMV2_PERF_PREFIX or $TOFINO_PREFIX): run 'sudo make setup'" >&2
   exit 1
 fi
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# `make bench`, data-plane part: first the tester's own capacity on this host
-# (p4tester calibrate on the loopback lab), then BMv2 with two veth pairs; prints
-# measured ratios, the generator's rate error and, next to it, the loopback NDR.
+# `make bench`, data-plane part, on BMv2:
+# 1. capacity (p4tester.bench.capacity): the tester's loopback loss-free rate at 64/512/1518 B
+#    with each BMv2 build and lab set-up, and plain forwarding's and the checker's processing
+#    rate with each build, side by side in this run, with the ratios;
+# 2. with the measurement build (what the labs run): checker vs plain forwarding, the
+#    generator's rate error, and the tester's capacity from step 1 next to it.
 set -euo pipefail
 venv=${1:-.venv}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,20 +14,17 @@ if ! command -v p4c-bm2-ss >/dev/null 2>&1 || ! command -v simple_switch_grpc >/
   exit 0
 fi
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (veth pairs, raw sockets)" >&2; exit 1; }
+capacity=$here/run/bench-capacity
 rundir=$here/run/bench
-calrun=$here/run/bench-calibrate
-calibration=$rundir/calibration.json
 cleanup() {
-  "$venv/bin/python" -m p4tester.lab --rundir "$calrun" down >/dev/null
+  "$venv/bin/python" -m p4tester.lab --rundir "$capacity/lab" down >/dev/null
   "$venv/bin/python" -m p4tester.lab --rundir "$rundir" down >/dev/null
 }
 trap cleanup EXIT
-# The loopback lab and the bench lab share interface names: one at a time.
-"$venv/bin/python" -m p4tester.lab --rundir "$calrun" up topologies/loopback.yaml
-rm -rf "$calrun/out"
-"$venv/bin/python" -m p4tester.cli.main calibrate -t topologies/loopback.yaml \
-  -o "$calrun/out" --store "$calibration" --repetitions 3 --frame-sizes 64,512,1518
-"$venv/bin/python" -m p4tester.lab --rundir "$calrun" down >/dev/null
+rm -rf "$capacity"
+# The capacity legs bring their labs up and down one at a time (they share interface names).
+"$venv/bin/python" -m p4tester.bench.capacity --rundir "$capacity" --repetitions 3
 "$venv/bin/python" -m p4tester.lab --rundir "$rundir" up topologies/bench.yaml
 "$venv/bin/python" -m p4tester.bench.dataplane --grpc 127.0.0.1:59561 \
-  --thrift-port 59091 --iface-in p4lh1 --iface-out p4lh2 --calibration "$calibration" "${@:2}"
+  --thrift-port 59091 --iface-in p4lh1 --iface-out p4lh2 \
+  --calibration "$capacity/calibrate-measurement/stored.json" "${@:2}"

@@ -44,7 +44,8 @@ fi
 "$venv/bin/pip" install -q --disable-pip-version-check --no-deps -e .
 echo "setup: Python dependencies installed ($venv)"
 
-components=(bmv2)
+# bmv2-perf: the BMv2 build the labs measure with (scripts/toolchain/versions.sh).
+components=(bmv2 bmv2-perf)
 if [ -n "${P4_TOOLCHAIN_DIR:-}" ] && compgen -G "$P4_TOOLCHAIN_DIR/$TOFINO_ARCHIVE.tar.xz*" >/dev/null; then
   components+=(tofino)
 fi

@@ -61,6 +61,34 @@ def lab(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
         down(rundir)
 
 
+# The labs the suite runs, whose needs the host must meet before any of them runs.
+CHECKED_LABS = ("loopback", "bmv2-dut", "bmv2-impaired", "bmv2-delay", "congestion-2to1",
+                "linux-router", "mininet-bmv2-dut", "mininet-congestion-2to1",
+                "mininet-linux-router")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def host_carries_the_labs(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Before any lab runs: the tester's capacity on this host (p4tester calibrate, 64 B,
+    median of 3) against what each lab needs (twice its DUT's limit, its ports' line
+    rate). A host too slow says so, with both figures, instead of failing lab by lab."""
+    if missing_prerequisite() is not None:
+        return
+    rundir = tmp_path_factory.mktemp("capacity")
+    os.chdir(REPO)
+    up(load_topology(REPO / "topologies/loopback.yaml"), rundir / "lab")
+    try:
+        done = p4tester("calibrate", "-t", "topologies/loopback.yaml", "-o", str(rundir / "out"),
+                        "--store", str(rundir / "calibration.json"), "--frame-sizes", "64",
+                        "--repetitions", "3", "--push-pipeline", "--require-for",
+                        *(f"topologies/{name}.yaml" for name in CHECKED_LABS))
+    finally:
+        down(rundir / "lab")
+    print(f"\nhost capacity before the labs:\n{done.stdout}")
+    if done.returncode != 0:
+        pytest.exit(f"E2E suite FAILED before any lab ran: {done.stderr.strip()}", returncode=1)
+
+
 def p4tester(*args: str) -> subprocess.CompletedProcess[str]:
     """The CLI as a user runs it, bounded in time."""
     return subprocess.run([sys.executable, "-m", "p4tester.cli.main", *args], cwd=REPO,

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# build-from-source.sh bmv2|tofino [STEP ...]: builds p4lang's toolchain from its sources at the
+# build-from-source.sh bmv2|bmv2-perf|tofino [STEP ...]: builds p4lang's toolchain from its sources at the
 # versions pinned in versions.sh, as root, on Debian 12.
 #
 #   bmv2:   PI -> BMv2 (simple_switch_grpc with thrift) -> p4c (p4c-bm2-ss, p4test), into /usr/local.
 #           ~45 min on 2 cores under load, ~25 min idle.
+#   bmv2-perf: BMv2 again, built for measurement (-O3, no logging macros, no event logger) into
+#           /opt/bmv2-perf, against the PI of `bmv2` (built first). ~20 min on 2 cores.
 #   tofino: Z3 -> p4c with its Tofino backend (bf-p4c), into /opt/p4tofino. ~100 min on 2 cores.
 #
 # Sources are cloned from P4LANG_GIT (default https://github.com/p4lang): a URL base under which
@@ -20,7 +22,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 source "$here/scripts/toolchain/versions.sh"
 
-component=${1:?usage: build-from-source.sh bmv2|tofino [STEP ...]}
+component=${1:?usage: build-from-source.sh bmv2|bmv2-perf|tofino [STEP ...]}
 shift
 P4LANG_GIT=${P4LANG_GIT:-https://github.com/p4lang}
 OTHER_GIT=${OTHER_GIT:-https://github.com}
@@ -34,8 +36,9 @@ mkdir -p "$build/logs" "$build/stamps" "$src"
 
 case "$component" in
   bmv2) all_steps=(reach deps-bmv2 sources-bmv2 pi bmv2 p4c) ;;
+  bmv2-perf) all_steps=(reach deps-bmv2 sources-bmv2-perf bmv2-perf) ;;
   tofino) all_steps=(reach deps-tofino sources-tofino z3 p4c-tofino) ;;
-  *) echo "build-from-source: unknown component '$component' (bmv2 or tofino)" >&2; exit 2 ;;
+  *) echo "build-from-source: unknown component '$component' (bmv2, bmv2-perf or tofino)" >&2; exit 2 ;;
 esac
 steps=("$@")
 ((${#steps[@]})) || steps=("${all_steps[@]}")
@@ -175,6 +178,26 @@ step_bmv2() {
   for cli in simple_switch_CLI simple_switch_grpc_CLI bm_CLI; do
     [ -f "/usr/local/bin/$cli" ] && sed -i "1s|^#!/usr/bin/env python3\$|#!$system_python|" "/usr/local/bin/$cli"
   done
+}
+
+# A tree of its own: configuring the /usr/local build's tree again would rebuild that one.
+step_sources-bmv2-perf() {
+  checkout p4lang behavioral-model "$src/bmv2-perf" "$BMV2_REF"
+}
+
+# As BMv2's docs/performance.md advises: the logging macros and the event logger compiled out,
+# -O3. PI comes from /usr/local (the bmv2 component), so P4Runtime works as with the other build.
+step_bmv2-perf() {
+  [ -f /usr/local/lib/libpi.so ] ||
+    { echo "PI is not installed under /usr/local: install the bmv2 component first" >&2; return 1; }
+  cd "$src/bmv2-perf"
+  [ -x configure ] || ./autogen.sh
+  ./configure --prefix="$BMV2_PERF_PREFIX" --with-pi --with-thrift --disable-static \
+    --disable-logging-macros --disable-elogger 'CXXFLAGS=-O3 -DNDEBUG' PYTHON=$system_python \
+    CPPFLAGS=-I/usr/local/include LDFLAGS=-L/usr/local/lib
+  make -j"$jobs"
+  make install
+  ldconfig
 }
 
 step_p4c() {

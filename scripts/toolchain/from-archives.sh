@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# from-archives.sh bmv2|tofino DIR: installs a prebuilt toolchain from a directory of archives
+# from-archives.sh bmv2|bmv2-perf|tofino DIR: installs a prebuilt toolchain from a directory of archives
 # (Debian 12 amd64, built from p4lang's sources at the versions of versions.sh), as root.
 # A directory that brings its own installer (install-p4-toolchain.sh, as the project's CI
 # archive directory does) knows its archives best: it is used. Otherwise the archive
@@ -23,6 +23,7 @@ fi
 
 case "$component" in
   bmv2) name=$BMV2_ARCHIVE ;;
+  bmv2-perf) name=$BMV2_PERF_ARCHIVE ;;
   tofino) name=$TOFINO_ARCHIVE ;;
 esac
 parts=("$dir/$name".tar.xz*)

@@ -1,10 +1,11 @@
-# toolchain_missing bmv2|tofino: prints why the component is not usable at the pinned version
+# toolchain_missing bmv2|bmv2-perf|tofino: prints why the component is not usable at the pinned version
 # and returns 0; returns 1 (printing nothing) when it is installed and works. Sourced after
 # versions.sh.
 
 toolchain_missing() {
   case "$1" in
     bmv2) _bmv2_missing ;;
+    bmv2-perf) _bmv2_perf_missing ;;
     tofino) _tofino_missing ;;
   esac
 }
@@ -22,6 +23,14 @@ _bmv2_missing() {
   # The CLI is a Python script: it fails at start when its interpreter lacks the thrift module.
   simple_switch_CLI --help >/dev/null 2>&1 ||
     { echo "simple_switch_CLI does not start (its Python lacks the thrift module?)"; return 0; }
+  return 1
+}
+
+_bmv2_perf_missing() {
+  local switch=$BMV2_PERF_PREFIX/bin/simple_switch_grpc version
+  [ -x "$switch" ] || { echo "$switch is not installed"; return 0; }
+  version=$("$switch" --version 2>&1 || true)
+  [[ $version == "$BMV2_VERSION"* ]] || { echo "$switch is '$version', not $BMV2_VERSION"; return 0; }
   return 1
 }
 

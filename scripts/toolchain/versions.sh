@@ -10,6 +10,12 @@ BMV2_REF=1.15.5             # BMv2 release tag
 BMV2_VERSION=1.15.5         # what `simple_switch_grpc --version` starts with
 PI_REF=f96af95e0906         # PI has no release tags; BMv2's own CI builds PI's main branch
 
+# BMv2 built for measurement (under /opt/bmv2-perf): the same BMv2 release configured as BMv2's
+# docs/performance.md advises (-O3, no logging macros, no event logger), against the PI above.
+# Labs, the demo, the bench and the e2e tests run it; the /usr/local build stays for PTF and
+# `lab up --log` (this one writes no per-primitive log lines).
+BMV2_PERF_PREFIX=/opt/bmv2-perf
+
 # p4c's Tofino backend (bf-p4c, under /opt/p4tofino): p4c main with -DENABLE_TOFINO=ON, which
 # wants Z3 4.8.14..4.11 and fetches abseil/protobuf/spdlog at the versions below.
 TOFINO_P4C_REF=34b86e9bac   # what `bf-p4c --version` prints as SHA
@@ -21,4 +27,5 @@ SPDLOG_REF=v1.8.3
 
 # The archive names of prebuilt toolchains (a directory of them: P4_TOOLCHAIN_DIR).
 BMV2_ARCHIVE=p4lang-bmv2-$BMV2_VERSION-p4c-$P4C_VERSION-debian12-amd64
+BMV2_PERF_ARCHIVE=p4lang-bmv2-$BMV2_VERSION-perf-debian12-amd64
 TOFINO_ARCHIVE=p4c-tofino-${TOFINO_P4C_REF:0:7}-debian12-amd64

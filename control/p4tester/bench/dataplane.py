@@ -143,10 +143,11 @@ def processing_rate(setup: Setup, pcap: Path, count: Callable[[], int]) -> float
 @dataclass(frozen=True, slots=True)
 class PathRates:
     processing_pps: float
-    loss_free_pps: int
+    loss_free_pps: int  # 0: not searched
 
 
-def measure_forwarding(client: P4RuntimeClient, setup: Setup, pcap: Path) -> PathRates:
+def measure_forwarding(client: P4RuntimeClient, setup: Setup, pcap: Path, *,
+                       search: bool = True) -> PathRates:
     schema = push(client, setup.build, "forward")
     client.insert(build_table_entry(schema, "BaselineIngress.port_forward",
                                     {"ingress_port": Exact(SWITCH_PORT_IN)},
@@ -155,10 +156,16 @@ def measure_forwarding(client: P4RuntimeClient, setup: Setup, pcap: Path) -> Pat
     def count() -> int:
         return kernel_rx_packets(setup.iface_out)
 
-    return PathRates(processing_rate(setup, pcap, count), loss_free_rate(setup, pcap, count))
+    return _path_rates(setup, pcap, count, search)
 
 
-def measure_checker(client: P4RuntimeClient, setup: Setup, pcap: Path) -> PathRates:
+def _path_rates(setup: Setup, pcap: Path, count: Callable[[], int], search: bool) -> PathRates:
+    processing = processing_rate(setup, pcap, count)
+    return PathRates(processing, loss_free_rate(setup, pcap, count) if search else 0)
+
+
+def measure_checker(client: P4RuntimeClient, setup: Setup, pcap: Path, *,
+                    search: bool = True) -> PathRates:
     schema = push(client, setup.build, "tester")
     tester = TesterDataplane(client, schema)
     tester.clear_stream(0)
@@ -168,7 +175,7 @@ def measure_checker(client: P4RuntimeClient, setup: Setup, pcap: Path) -> PathRa
     def count() -> int:
         return tester.read_counter(names.RX_KIND)[RX_KIND_STREAM].packets
 
-    return PathRates(processing_rate(setup, pcap, count), loss_free_rate(setup, pcap, count))
+    return _path_rates(setup, pcap, count, search)
 
 
 @dataclass(frozen=True, slots=True)

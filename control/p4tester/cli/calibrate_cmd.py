@@ -15,12 +15,14 @@ from p4tester.cli import exit_codes
 from p4tester.cli.output import emit
 from p4tester.cli.run_output import open_log, write_outputs
 from p4tester.cli.trial_runners import open_trial_runner
+from p4tester.config.dut_limits import lab_need
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, load_profile
 from p4tester.config.topology import Topology, load_topology
 from p4tester.experiments.calibration import (
     Calibration,
     CalibrationConfig,
+    capacity_shortfall,
     load_calibration,
     load_warning,
     run_calibration,
@@ -51,6 +53,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sub.add_argument("--duration", type=float, default=1.0, help="trial seconds")
     sub.add_argument("--json", action="store_true")
     sub.add_argument("--push-pipeline", action="store_true")
+    sub.add_argument("--require-for", type=Path, nargs="+", default=[], metavar="TOPOLOGY",
+                     help="then check that this host carries these labs: their DUT limits "
+                     "at most half the capacity at 64 B, and their ports' line rate; exit 1 "
+                     "naming what was measured and what each lab needs when it does not")
 
 
 def calibrate(args: argparse.Namespace) -> int:
@@ -78,7 +84,20 @@ def calibrate(args: argparse.Namespace) -> int:
     document["stored"] = str(args.store)
     emit(document, f"{calibration_table(calibration)}\nstored in {args.store} (and "
          f"{output}/)", args.json)
-    return exit_codes.OK
+    return _check_labs(calibration, args.require_for)
+
+
+def _check_labs(calibration: Calibration, topologies: list[Path]) -> int:
+    """Says, before a lab runs, when this host cannot carry it (issue 20)."""
+    short = []
+    for path in topologies:
+        need = lab_need(load_topology(path))
+        shortfall = capacity_shortfall(calibration, need.frames_per_s, need.reason)
+        if shortfall is not None:
+            short.append(f"{path}: {shortfall}")
+    for line in short:
+        sys.stderr.write(f"p4tester calibrate: {line}\n")
+    return exit_codes.INVALID_TRIALS if short else exit_codes.OK
 
 
 def calibration_table(calibration: Calibration) -> str:

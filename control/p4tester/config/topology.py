@@ -13,6 +13,12 @@ A topology file (YAML) describes what is cabled, not what to run:
       2: {line_rate: 10Mbps, peer: dut:2}
     dut: {kind: loopback}        # loopback | bmv2 | linux | external
     lab: veth                    # veth (default) | mininet: see config.network
+    link_mtu: 1500               # veth labs: the links' MTU (jumbo frames: 9500)
+
+A veth lab's links carry frames up to link_mtu + 22 B (FCS and one 802.1Q tag beyond the MTU:
+1522 B at the default 1500, RFC 2544's sizes). A larger MTU costs capacity: BMv2 reads each link
+through a ring of MTU-sized slots (lab.netdev.ring_slots_by_mtu), so at 9500 it holds a sixth
+of the frames, and a host hiccup that the default ring absorbs loses frames.
 
 A port's line rate is what "100 % load" means for it (L1 bit/s). BMv2 moves tens of
 thousands of frames per second, so lab ports are given small nominal rates.
@@ -51,6 +57,13 @@ DUT_KINDS = ("loopback", "bmv2", "linux", "external")
 LAB_KINDS = ("veth", "mininet")
 # DUT kinds a Mininet lab builds itself, as node "dut".
 MININET_DUT_KINDS = ("bmv2", "linux", "external")
+# A veth lab's link MTU: Ethernet's, which carries RFC 2544's sizes (see the docstring).
+DEFAULT_LINK_MTU: Final = 1500
+MIN_LINK_MTU: Final = 1280
+MAX_LINK_MTU: Final = 9500  # frames up to 9216 B and beyond
+# A link carries frames up to its MTU plus the Ethernet header, one 802.1Q tag (the kernel
+# allows it beyond the MTU) and the FCS, which the frame sizes include.
+LINK_FRAME_OVERHEAD: Final = 14 + 4 + 4
 MAX_PORT = 255  # front-panel ports on BMv2; higher numbers are pacing and CPU ports
 # A Tofino front-panel port: "<connector>/<channel>", e.g. "1/0" (breakouts: "1/1"...).
 FRONT_PANEL_PATTERN: Final = re.compile(r"^\d+/\d+$")
@@ -117,6 +130,13 @@ class Topology:
     # lab: mininet only: the network, and which node port each tester port is cabled to.
     network: NetworkSpec | None = None
     cables: tuple[tuple[int, Endpoint], ...] = ()
+    # lab: veth only: the MTU of every link the lab makes.
+    link_mtu: int = DEFAULT_LINK_MTU
+
+    @property
+    def max_lab_frame(self) -> int:
+        """The largest frame (incl. FCS) a veth lab's links carry."""
+        return self.link_mtu + LINK_FRAME_OVERHEAD
 
     def port(self, number: int) -> PortConfig:
         for port in self.ports:
@@ -136,15 +156,20 @@ def load_topology(path: str | Path) -> Topology:
 
 def topology_from_dict(data: Mapping[str, Any], source: str) -> Topology:
     require_keys(data, source, required=("name", "ports"),
-                 optional=("switch", "dut", "lab", "network"))
+                 optional=("switch", "dut", "lab", "network", "link_mtu"))
     switch = _switch(data.get("switch", {}), f"{source}: switch")
     ports = _ports(data["ports"], f"{source}: ports")
     _check_front_panel(ports, switch.target, f"{source}: ports")
     dut = _dut(data.get("dut", {"kind": "loopback"}), f"{source}: dut")
-    topology = Topology(str(data["name"]), switch, ports, dut, source)
     lab = str(data.get("lab", "veth"))
     if lab not in LAB_KINDS:
         raise ConfigError(f"{source}: lab {lab!r} unknown; use one of {LAB_KINDS}")
+    if "link_mtu" in data and lab != "veth":
+        raise ConfigError(f"{source}: link_mtu is for lab: veth (a Mininet lab's links keep "
+                          "Mininet's 1500); drop it")
+    topology = Topology(str(data["name"]), switch, ports, dut, source,
+                        link_mtu=_link_mtu(data.get("link_mtu", DEFAULT_LINK_MTU),
+                                           f"{source}: link_mtu"))
     _check_neighbours(dut, lab, f"{source}: dut")
     if lab == "veth":
         if "network" in data:
@@ -214,6 +239,16 @@ def _check_cables(cables: list[tuple[int, Endpoint]], network: NetworkSpec, dut_
         used.add(end)
     if dut_kind in ("bmv2", "linux") and not any(end.node == "dut" for _p, end in cables):
         raise ConfigError(f"{source}: dut kind {dut_kind} but no tester port peer is dut:N")
+
+
+def _link_mtu(value: object, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) \
+            or not MIN_LINK_MTU <= value <= MAX_LINK_MTU:
+        raise ConfigError(f"{where}: {value!r} is not an MTU in {MIN_LINK_MTU}..{MAX_LINK_MTU}; "
+                          f"use {DEFAULT_LINK_MTU} (frames up to "
+                          f"{DEFAULT_LINK_MTU + LINK_FRAME_OVERHEAD} B) or {MAX_LINK_MTU} "
+                          "(jumbo frames)")
+    return value
 
 
 def _switch(data: object, where: str) -> SwitchConfig:

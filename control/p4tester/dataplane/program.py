@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Final
 
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import (
@@ -66,6 +67,27 @@ CONTROL_BACKLOG = 1024
 
 class DataplaneError(RuntimeError):
     """The data plane did not answer as the program promises."""
+
+
+class SwitchUnansweredError(DataplaneError):
+    """An in-band request (a PacketOut the program answers with a PacketIn) got no answer
+    in time. Once a session has loaded and checked the program, this is a fact about the
+    switch's load, not its configuration: on BMv2 a request waits behind every frame in
+    the switch's input queue, and recirculated frames (the generator's) are served first,
+    so a generator offered more than the switch processes, or a host that starves the
+    switch, delays it for seconds."""
+
+    def __init__(self, operation: str, stream_id: int, timeout_s: float) -> None:
+        super().__init__(
+            f"the switch did not answer the in-band {operation} of stream {stream_id} within "
+            f"{timeout_s:g} s: it is busy (a load above what it processes, or a host that "
+            "starves it), or, before a session checked it, the tester program is not loaded "
+            "or --cpu-port is not set")
+        self.operation = operation
+        self.timeout_s = timeout_s
+
+
+_OPERATION_NAMES: Final = {CTRL_OP_CLEAR: "clear", CTRL_OP_READ: "register read"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,10 +396,8 @@ class TesterDataplane:
             if opcode == CTRL_OP_READ and int.from_bytes(received.payload[:2], "big") != stream_id:
                 continue  # a late reply to an earlier read
             return received.payload
-        raise DataplaneError(
-            f"no reply from the switch to opcode {opcode} for stream {stream_id} within "
-            f"{timeout_s} s: is the tester program loaded and --cpu-port set?"
-        )
+        raise SwitchUnansweredError(_OPERATION_NAMES.get(opcode, f"opcode {opcode}"), stream_id,
+                                    timeout_s)
 
     # ---- histograms ------------------------------------------------------
     def set_latency_bins(self, edges: Sequence[int], stream_id: int | None = None) -> None:

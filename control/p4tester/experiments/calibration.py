@@ -107,7 +107,7 @@ def _bisect(config: CalibrationConfig, recorder: Recorder, frame_size: int,
     while True:
         trial = recorder.trial(config.experiment, frame_size, load, config.trial_duration_s,
                                labels=labels)
-        if trial.valid and trial.lost <= 0 and trial.tx_frames > 0:
+        if trial.valid and trial.lost == 0 and trial.tx_frames > 0:
             lower = load
         else:
             upper = load
@@ -126,6 +126,20 @@ def run_calibration(config: CalibrationConfig, recorder: Recorder, topology: str
         sizes.append(SizeCapacity(size, config.line_rate_bps, fractions))
     return Calibration(host=socket.gethostname(), topology=topology, measured_at=time.time(),
                        sizes=tuple(sizes))
+
+
+def capacity_shortfall(calibration: Calibration, need_pps: float, reason: str,
+                       frame_size: int = 64) -> str | None:
+    """Why this host cannot carry a lab that needs `need_pps` at `frame_size`, or None
+    when it can. A capacity measured at the port's line rate is a lower bound: it
+    carries the need when the need is at most that."""
+    capacity = calibration.capacity_pps(frame_size)
+    if capacity.pps >= need_pps:
+        return None
+    bound = " (the calibration port's line rate)" if capacity.at_line_rate else ""
+    return (f"this host is too slow for the lab: the tester carries {capacity.pps:.0f} "
+            f"frames/s loss-free at {capacity.frame_size} B here{bound}, and the lab needs "
+            f"{need_pps:.0f} ({reason}); run it on a less loaded host or with lower DUT limits")
 
 
 # ---- stored calibration ------------------------------------------------------------

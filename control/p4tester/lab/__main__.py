@@ -18,7 +18,11 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     bring_up = commands.add_parser("up", help="make links, start the DUT and the tester switch")
     bring_up.add_argument("topology", type=Path)
-    bring_up.add_argument("--log", action="store_true", help="BMv2 trace logs in the run dir")
+    bring_up.add_argument("--log", action="store_true", help="BMv2 trace logs in the run dir "
+                          "(runs the logging build of BMv2, at lower capacity)")
+    bring_up.add_argument("--keep-offloads", action="store_true",
+                          help="benchmarks only: leave the links' offloads on, so BMv2's "
+                          "capture rings hold 31 frames, as labs had them before")
     commands.add_parser("down", help="stop everything the lab started, remove its links")
     parser.add_argument("--rundir", type=Path, default=DEFAULT_RUNDIR)
     args = parser.parse_args(argv)
@@ -27,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.command == "up":
-            state = up(load_topology(args.topology), args.rundir, log=args.log)
+            state = up(load_topology(args.topology), args.rundir, log=args.log,
+                       keep_offloads=args.keep_offloads)
             print(f"lab {state.topology} up: links {state.links}, namespaces {state.netns}, "
                   f"processes {state.pids}")
         else:

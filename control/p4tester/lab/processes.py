@@ -8,8 +8,9 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Final
 
 from p4tester.lab.netdev import LabError
 
@@ -18,6 +19,34 @@ from p4tester.lab.netdev import LabError
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0
 CPU_PORT = 510
+
+# Two builds of the same BMv2 release (scripts/toolchain/versions.sh). The measurement build
+# (-O3, logging macros and event logger compiled out) processes about 2.5x as many frames
+# through the checker: the labs measure with it. The logging build is the only one that
+# writes BMv2's per-primitive trace, so `--log` runs it; P4TESTER_BMV2_BUILD picks one for
+# the bench's side-by-side runs.
+BUILD_ENV: Final = "P4TESTER_BMV2_BUILD"
+MEASUREMENT: Final = "measurement"
+LOGGING: Final = "logging"
+SWITCH_BINARIES: Final[Mapping[str, str]] = {
+    MEASUREMENT: "/opt/bmv2-perf/bin/simple_switch_grpc",
+    LOGGING: "simple_switch_grpc",
+}
+
+
+def switch_binary(*, log: bool) -> str:
+    """The simple_switch_grpc a lab runs: the measurement build unless a trace is wanted or
+    P4TESTER_BMV2_BUILD says otherwise. A missing measurement build is an error naming the
+    install command, never a silent fall-back to the build that measures half as much."""
+    build = LOGGING if log else os.environ.get(BUILD_ENV, MEASUREMENT)
+    if build not in SWITCH_BINARIES:
+        raise LabError(f"{BUILD_ENV}={build!r}: use {' or '.join(SWITCH_BINARIES)}")
+    binary = SWITCH_BINARIES[build]
+    if build == MEASUREMENT and not os.access(binary, os.X_OK):
+        raise LabError(f"the measurement build of BMv2 ({binary}) is not installed: run "
+                       "'make setup' (P4_TOOLCHAIN_DIR=... for prebuilt archives), or set "
+                       f"{BUILD_ENV}={LOGGING} to run the logging build at lower capacity")
+    return binary
 
 
 def start_switch(name: str, ports: Sequence[tuple[int, str]], grpc_port: int, thrift_port: int,
@@ -29,7 +58,7 @@ def start_switch(name: str, ports: Sequence[tuple[int, str]], grpc_port: int, th
     # unless asked for, or it spends most of its time on logs.
     logging = (["--log-level", "trace", "--log-file", str(rundir / name), "--log-flush"]
                if log else ["--log-level", "off"])
-    command = ["simple_switch_grpc", "--device-id", "0", *interfaces, "--thrift-port",
+    command = [switch_binary(log=log), "--device-id", "0", *interfaces, "--thrift-port",
                str(thrift_port), *logging, "--no-p4", "--", "--grpc-server-addr",
                f"127.0.0.1:{grpc_port}", "--cpu-port", str(CPU_PORT)]
     output = open(rundir / f"{name}.out", "w")  # noqa: SIM115 - the switch owns it

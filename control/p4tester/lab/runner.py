@@ -25,14 +25,16 @@ DEFAULT_RUNDIR = Path("run/lab")
 __all__ = ["DEFAULT_RUNDIR", "LabState", "down", "dut_iface", "host_iface", "tester_iface", "up"]
 
 
-def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False) -> LabState:
-    """Make the links, start the DUT and the tester switch. On failure, undo."""
+def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False,
+       keep_offloads: bool = False) -> LabState:
+    """Make the links, start the DUT and the tester switch. On failure, undo.
+    keep_offloads: see netdev.add_veth (veth labs)."""
     down(rundir)
     if topology.lab != "veth":
         return lab_kind(topology.lab).up(topology, rundir, log)
     state = LabState(topology.source or topology.name)
     try:
-        _cable(topology, state)
+        _cable(topology, state, keep_offloads)
         state.save(rundir)
         started = dut_kind(topology.dut.kind)(topology, rundir, log)
         state.pids.extend(started.pids)
@@ -49,7 +51,7 @@ def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False) 
     return state
 
 
-def _cable(topology: Topology, state: LabState) -> None:
+def _cable(topology: Topology, state: LabState, keep_offloads: bool) -> None:
     done: set[int] = set()
     for port in topology.ports:
         if port.number in done:
@@ -73,7 +75,7 @@ def _cable(topology: Topology, state: LabState) -> None:
                 f"{topology.source}: port {port.number} peer {peer!r}: use another tester "
                 "port number (loopback cable), dut:N or host"
             )
-        netdev.add_veth(a, b)
+        netdev.add_veth(a, b, topology.link_mtu, keep_offloads=keep_offloads)
         # The tester's side, and PTF's (host): not a DUT's, which must resolve.
         for name in (a, b) if peer == "host" or peer.isdigit() else (a,):
             netdev.arp_off(name)

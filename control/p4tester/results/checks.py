@@ -72,13 +72,19 @@ class PortCheck:
 
 @dataclass(frozen=True, slots=True)
 class SelfCheck:
-    """The per-port checks of one side (the tester, or a lab DUT) over one trial."""
+    """The per-port checks of one side (the tester, or a lab DUT) over one trial.
+
+    unanswered: why the side could not be checked at all, e.g. the tester's switch did
+    not answer an in-band request in time (a load above what it processes, or a starved
+    host): its figures are then unknown, and the trial is as little the DUT's as one
+    whose ports dropped frames. Empty when the side answered."""
 
     ports: tuple[PortCheck, ...]
+    unanswered: str = ""
 
     @property
     def ok(self) -> bool:
-        return all(port.ok for port in self.ports)
+        return not self.unanswered and all(port.ok for port in self.ports)
 
     @property
     def rx_dropped(self) -> int:
@@ -98,6 +104,8 @@ class SelfCheck:
     def describe(self) -> str:
         """The ports that failed, one clause each ('ok' when none did)."""
         failed = [port.describe() for port in self.ports if not port.ok]
+        if self.unanswered:
+            failed.insert(0, self.unanswered)
         return "; ".join(failed) if failed else CHECK_OK
 
 

@@ -10,7 +10,10 @@ Bump SCHEMA_VERSION when a field changes meaning or is added/removed; the loader
 refuses other versions rather than guess. Version 1 records (before the self-check,
 issue 10) still load: their trials have no self_check, dut_check or host_load.
 Version 2 records (before the checker told a stream's frames from stale and look-alike
-ones) load with rx_stale and rx_mismatched 0.
+ones) load with rx_stale and rx_mismatched 0. Version 4 added losing_streams, derived
+from the streams (issue 21: loss is judged per stream) and written for readers of the
+file: optional on read and ignored (the streams say it), so version 3 records load
+exactly as before.
 """
 
 from __future__ import annotations
@@ -21,9 +24,9 @@ from typing import Final, TypeAlias
 from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
 from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 # Versions the loader reads; what a version lacks is None in the TrialResult.
-READABLE_VERSIONS: Final = (1, 2, 3)
+READABLE_VERSIONS: Final = (1, 2, 3, 4)
 _V1_KEYS: Final = (
     "schema_version",
     "experiment",
@@ -41,7 +44,9 @@ _V1_KEYS: Final = (
 )
 _V2_KEYS: Final = (*_V1_KEYS, "self_check", "dut_check", "host_load")
 _V3_KEYS: Final = (*_V2_KEYS, "rx_stale", "rx_mismatched")
-_KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS}
+_KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS}
+# Derived keys a record may carry from this version on; the loader does not need them.
+_DERIVED_KEYS_SINCE: Final = {"losing_streams": 4}
 _PORT_CHECK_KEYS: Final = (
     "port",
     "interface",
@@ -137,8 +142,11 @@ def _self_check_out(check: SelfCheck | None) -> JsonObject | None:
         for p in check.ports
     ]
     # The verdict and drop figures are derived, written for readers of the file (jq).
-    return {"ok": check.ok, "rx_dropped": check.rx_dropped, "tx_dropped": check.tx_dropped,
-            "ports": ports}
+    out: JsonObject = {"ok": check.ok, "rx_dropped": check.rx_dropped,
+                       "tx_dropped": check.tx_dropped, "ports": ports}
+    if check.unanswered:  # only then: files of every earlier version lack the key
+        out["unanswered"] = check.unanswered
+    return out
 
 
 def _host_load_out(load: HostLoad | None) -> JsonObject | None:
@@ -169,6 +177,9 @@ def trial_to_dict(trial: TrialResult) -> JsonObject:
         "host_load": _host_load_out(trial.host_load),
         "rx_stale": trial.rx_stale,
         "rx_mismatched": trial.rx_mismatched,
+        # Derived, for readers of the file (jq): which streams lost frames, worst first.
+        "losing_streams": [{"stream_id": loss.stream_id, "lost": loss.lost}
+                           for loss in trial.losing_streams],
     }
 
 
@@ -349,7 +360,10 @@ def _stream_in(value: object, where: str) -> StreamStats:
 def _self_check_in(value: object, where: str) -> SelfCheck | None:
     if value is None:
         return None
-    fields = _Fields(value, where, ("ok", "rx_dropped", "tx_dropped", "ports"))
+    keys: tuple[str, ...] = ("ok", "rx_dropped", "tx_dropped", "ports")
+    if isinstance(value, dict) and "unanswered" in value:
+        keys = (*keys, "unanswered")
+    fields = _Fields(value, where, keys)
     ports = []
     for i, item in enumerate(fields.items("ports")):
         port = _Fields(item, f"{where}.ports[{i}]", _PORT_CHECK_KEYS)
@@ -363,7 +377,8 @@ def _self_check_in(value: object, where: str) -> SelfCheck | None:
             program_rx=port.integer("program_rx"),
             program_tx=port.integer("program_tx"),
         ))
-    return SelfCheck(tuple(ports))
+    unanswered = fields.text("unanswered") if "unanswered" in keys else ""
+    return SelfCheck(tuple(ports), unanswered=unanswered)
 
 
 def _host_load_in(value: object, where: str) -> HostLoad | None:
@@ -410,7 +425,9 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
     check_schema_version(data, where)
     assert isinstance(data, dict)  # checked above
     version = data[VERSION_KEY]
-    fields = _Fields(data, where, _KEYS_OF_VERSION[version], version)
+    derived = tuple(key for key, since in _DERIVED_KEYS_SINCE.items()
+                    if version >= since and key in data)
+    fields = _Fields(data, where, (*_KEYS_OF_VERSION[version], *derived), version)
     streams = fields.items("streams")
     labels = fields.items("labels")
     return TrialResult(

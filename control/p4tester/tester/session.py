@@ -28,7 +28,7 @@ from p4tester.dataplane.constants import (
     RX_KIND_MISMATCHED,
     RX_KIND_STALE,
 )
-from p4tester.dataplane.program import TesterDataplane, seeds_for_rate
+from p4tester.dataplane.program import SwitchUnansweredError, TesterDataplane, seeds_for_rate
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab.dut_counters import DutCounterSource, dut_counters_for
 from p4tester.lab.ifaces import tester_iface
@@ -44,7 +44,8 @@ from p4tester.streams.tunnels import Vxlan
 from p4tester.targets.base import TargetDriver
 from p4tester.targets.bmv2 import Bmv2Target
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
-from p4tester.tester.host_load import host_load, read_cpu_times
+from p4tester.tester.host_load import CpuTimes, host_load, read_cpu_times
+from p4tester.tester.link_frames import check_frame_fits
 from p4tester.tester.port_counters import (
     InterfaceCounters,
     KernelInterfaceCounters,
@@ -74,6 +75,11 @@ SETTLE_S = 0.2
 
 class TrialFailed(RuntimeError):
     """The trial could not complete; its figures must not be used."""
+
+
+class GeneratorBehind(TrialFailed):
+    """The generator did not send its budget in the time its rate allows: the switch
+    could not carry the load it was asked to make (a fact about the tester)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +183,10 @@ class SwitchTrialRunner:
         session = self.session
         dataplane = session.dataplane
         plans = plan_streams(session.profile, session.topology, spec)
+        for plan in plans:
+            for port in {plan.stream.tx_port, plan.stream.rx_port}:
+                check_frame_fits(self.ports.interface(port), plan.stream.size_in(spec.frame_size),
+                                 f"stream {plan.stream.id}, port {port}")
         epoch = spec.trial_index % EPOCHS
         started = time.time()
         # Before the opening snapshot: only frames of this epoch, on the stream's RX
@@ -191,6 +201,17 @@ class SwitchTrialRunner:
         dut_program = self.dut.read_program() if self.dut else None
         edge_before = _Edge(self.ports.read(self.port_numbers),
                             self.dut.read_interfaces() if self.dut else None, dut_program)
+        try:
+            return self._run_streams(spec, plans, epoch, started, cpu_before, before,
+                                     edge_before)
+        except (SwitchUnansweredError, GeneratorBehind) as uncarried:
+            return self._uncarried_trial(spec, plans, started, cpu_before, str(uncarried))
+
+    def _run_streams(self, spec: TrialSpec, plans: tuple[StreamPlan, ...], epoch: int,
+                     started: float, cpu_before: CpuTimes | None, before: CounterSnapshot,
+                     edge_before: _Edge) -> TrialResult:
+        session = self.session
+        dataplane = session.dataplane
         for plan in plans:
             dataplane.clear_stream(plan.stream.id)
         session.target.set_stream_rates({p.stream.id: p.rate_pps for p in plans})
@@ -237,6 +258,25 @@ class SwitchTrialRunner:
             host_load=host_load(cpu_before, read_cpu_times()),
         )
 
+    def _uncarried_trial(self, spec: TrialSpec, plans: tuple[StreamPlan, ...], started: float,
+                         cpu_before: CpuTimes | None, what: str) -> TrialResult:
+        """A trial the tester's switch could not carry (it fell behind its generator, or
+        did not answer an in-band request): tester-limited, its figures unread, never the
+        DUT's loss; the host's load is named, as what most often starves a BMv2 switch."""
+        for plan in plans:  # P4Runtime writes: served while the data plane is flooded
+            self.session.dataplane.stop_stream(plan.stream.id)
+        time.sleep(self.session.profile.trial.drain_s)
+        load = host_load(cpu_before, read_cpu_times())
+        steal = "" if load.steal_fraction is None else f", CPU steal {load.steal_fraction:.0%}"
+        reason = f"{what} (host load {load.load_1m:.2f} on {load.cpus} CPUs{steal})"
+        return TrialResult(
+            experiment=spec.experiment, trial_index=spec.trial_index,
+            offered_fraction=spec.offered_fraction,
+            offered_pps=float(sum(p.rate_pps for p in plans)), duration_s=spec.duration_s,
+            frame_size=spec.frame_size, started_at=started, labels=spec.labels, valid=False,
+            error=f"{TESTER_LIMITED}: {reason}", self_check=SelfCheck((), unanswered=reason),
+            host_load=load)
+
     def _settled_snapshot(self, before: CounterSnapshot, edge: _Edge,
                           ) -> tuple[CounterSnapshot, SelfCheck | None, SelfCheck | None]:
         """The trial's closing snapshot, self-check and DUT check; re-read (bounded)
@@ -271,7 +311,7 @@ class SwitchTrialRunner:
         waiting = {p.stream.id: p.budget for p in plans}
         while waiting:
             if time.monotonic() > deadline:
-                raise TrialFailed(
+                raise GeneratorBehind(
                     f"streams {sorted(waiting)} did not send their budgets within "
                     f"{longest * SEND_SLACK + SEND_GRACE_S:.1f} s: the switch is too slow "
                     "for this rate, or stopped"

@@ -16,26 +16,30 @@ from typing import Any
 from mininet.link import Intf, TCIntf
 from mininet.node import Host, Switch
 
+from p4tester.lab.netdev import PCAP_SLOT_OFFLOADS
 from p4tester.lab.processes import stop_process
 
 
-class _Ipv6Off:
+class _LabLinkEnd:
     """IPv6 off on an interface before it comes up: its DAD and MLD frames would reach
-    the tester as frames no stream sent."""
+    the tester as frames no stream sent. Offloads off, so a BMv2 reading the interface
+    gets MTU-sized capture slots (lab.netdev.ring_slots_by_mtu)."""
 
     name: str
     node: Any
 
     def config(self, **params: Any) -> Any:
         self.node.cmd(f"sysctl -qw net.ipv6.conf.{self.name}.disable_ipv6=1")
+        offloads = " ".join(f"{feature} off" for feature in PCAP_SLOT_OFFLOADS)
+        self.node.cmd(f"ethtool -K {self.name} {offloads}")
         return super().config(**params)  # type: ignore[misc]
 
 
-class LabIntf(_Ipv6Off, Intf):  # type: ignore[misc]
+class LabIntf(_LabLinkEnd, Intf):  # type: ignore[misc]
     """A plain veth end."""
 
 
-class LabTCIntf(_Ipv6Off, TCIntf):  # type: ignore[misc]
+class LabTCIntf(_LabLinkEnd, TCIntf):  # type: ignore[misc]
     """A veth end shaped by htb (TCLink bw=); no netem on kernels without sch_netem."""
 
 
@@ -66,7 +70,7 @@ class ProcessSwitch(Switch):  # type: ignore[misc]
 
 
 class LabHost(Host):  # type: ignore[misc]
-    """A host or router in its own namespace, IPv6 off from the start (see _Ipv6Off)."""
+    """A host or router in its own namespace, IPv6 off from the start (see _LabLinkEnd)."""
 
     def __init__(self, name: str, **params: Any) -> None:
         params["inNamespace"] = True

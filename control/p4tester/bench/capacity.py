@@ -1,0 +1,173 @@
+"""`make bench`, capacity part (issue 20): the tester's own loss-free rate on this host with
+each BMv2 build and lab set-up, side by side in one run, next to what plain forwarding
+processes with the same build.
+
+Legs, each on a fresh lab:
+- tester loopback loss-free rate (`p4tester calibrate` on topologies/bench-loopback.yaml,
+  whose 100-Mbit/s ports leave the tester, not the port, as the bound) at 64/512/1518 B:
+  "before" (logging build, links with their offloads on: BMv2's capture rings of 31 frames,
+  as the labs ran until issue 20), "logging" (logging build, rings sized by the MTU) and
+  "measurement" (the build the labs run now, same rings);
+- processing rate of plain forwarding and of the checker under overload (bench.dataplane),
+  with each build, on topologies/bench.yaml.
+Then the ratios the issue sets targets for. Every figure is measured in this run; the host
+is shared and noisy, so compare ratios, and repeat the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from p4tester.bench.dataplane import (
+    SEARCH_HIGH_PPS,
+    TRIAL_S,
+    Setup,
+    checker_frames,
+    measure_checker,
+    measure_forwarding,
+    write_pcap,
+)
+from p4tester.experiments.calibration import load_calibration
+from p4tester.lab.processes import BUILD_ENV, LOGGING, MEASUREMENT
+from p4tester.p4rt import P4RuntimeClient
+
+LOOPBACK_TOPOLOGY: Final = Path("topologies/bench-loopback.yaml")
+FORWARDING_TOPOLOGY: Final = Path("topologies/bench.yaml")
+FORWARDING_GRPC: Final = "127.0.0.1:59561"
+FORWARDING_THRIFT: Final = 59091
+FRAME_SIZES: Final = (64, 512, 1518)
+# Pipeline passes the BMv2 generator spends per TX frame (p4src/v1model/generator.p4): the
+# recirculated pass through ingress, which replicates, and two egress passes (the pacing
+# copy that goes round again, the TX copy). Structural, not measured: said next to the
+# rates because it is what a generator redesign would cut.
+GENERATOR_PASSES_PER_TX_FRAME: Final = "1 ingress + 2 egress"
+TARGET_VS_BEFORE: Final = 2.5
+TARGET_VS_FORWARDING: Final = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class LabSetUp:
+    """One way of running the lab: which BMv2 build, and whether the links keep their
+    offloads (libpcap then sizes BMv2's capture slots for 64 KiB frames)."""
+
+    name: str
+    build: str
+    keep_offloads: bool
+
+
+SET_UPS: Final = (
+    LabSetUp("before", LOGGING, keep_offloads=True),
+    LabSetUp("logging", LOGGING, keep_offloads=False),
+    LabSetUp("measurement", MEASUREMENT, keep_offloads=False),
+)
+
+
+@contextmanager
+def lab(topology: Path, rundir: Path, build: str, *, keep_offloads: bool = False,
+        ) -> Iterator[None]:
+    """A lab brought up with `build`, always taken down again."""
+    python = sys.executable
+    env = {**os.environ, BUILD_ENV: build}
+    up = [python, "-m", "p4tester.lab", "--rundir", str(rundir), "up", str(topology)]
+    subprocess.run(up + (["--keep-offloads"] if keep_offloads else []), env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        subprocess.run([python, "-m", "p4tester.lab", "--rundir", str(rundir), "down"],
+                       check=False, stdout=subprocess.DEVNULL)
+
+
+def loopback_loss_free(set_up: LabSetUp, rundir: Path, repetitions: int,
+                       ) -> Mapping[int, float]:
+    """frame size -> the tester's loopback loss-free rate (median of repetitions)."""
+    out = rundir / f"calibrate-{set_up.name}"
+    with lab(LOOPBACK_TOPOLOGY, rundir / "lab", set_up.build,
+             keep_offloads=set_up.keep_offloads):
+        subprocess.run([sys.executable, "-m", "p4tester.cli.main", "calibrate",
+                        "-t", str(LOOPBACK_TOPOLOGY), "-o", str(out),
+                        "--store", str(out / "stored.json"),
+                        "--frame-sizes", ",".join(str(s) for s in FRAME_SIZES),
+                        "--repetitions", str(repetitions)], check=True,
+                       stdout=subprocess.DEVNULL)
+    calibration = load_calibration(out / "stored.json")
+    if calibration is None:
+        raise RuntimeError(f"calibrate wrote no readable {out / 'stored.json'}")
+    return {size.frame_size: size.pps for size in calibration.sizes}
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessingRates:
+    forwarding_pps: float
+    checker_pps: float
+
+
+def processing_rates(build: str, rundir: Path) -> ProcessingRates:
+    iface_in, iface_out = "p4lh1", "p4lh2"
+    with lab(FORWARDING_TOPOLOGY, rundir / "lab", build), \
+            tempfile.TemporaryDirectory() as scratch, \
+            P4RuntimeClient(FORWARDING_GRPC, timeout_s=10.0) as client:
+        setup = Setup(FORWARDING_GRPC, FORWARDING_THRIFT, Path("p4src/build"), iface_in,
+                      iface_out)
+        pcap = write_pcap(Path(scratch) / "frames.pcap", checker_frames(SEARCH_HIGH_PPS * TRIAL_S))
+        forwarding = measure_forwarding(client, setup, pcap, search=False)
+        checker = measure_checker(client, setup, pcap, search=False)
+    return ProcessingRates(forwarding.processing_pps, checker.processing_pps)
+
+
+def render(loopback: Mapping[str, Mapping[int, float]],
+           processing: Mapping[str, ProcessingRates]) -> str:
+    lines = ["tester loopback loss-free rate, frames/s (p4tester calibrate, median of its "
+             "repetitions)",
+             f"  {'set-up':<12}" + "".join(f"{size:>10} B" for size in FRAME_SIZES)]
+    for name, sizes in loopback.items():
+        lines.append(f"  {name:<12}" + "".join(f"{sizes[size]:>12.0f}" for size in FRAME_SIZES))
+    lines.append("processing rate under overload, 64 B, frames/s")
+    for build, rates in processing.items():
+        lines.append(f"  {build:<12} plain forwarding {rates.forwarding_pps:8.0f}  checker "
+                     f"{rates.checker_pps:8.0f}")
+    lines.append(f"generator passes per TX frame: {GENERATOR_PASSES_PER_TX_FRAME}")
+    if {"before", MEASUREMENT} <= loopback.keys():
+        ratio = loopback[MEASUREMENT][64] / loopback["before"][64]
+        lines.append(f"ratio, 64 B loopback loss-free rate, measurement / before: {ratio:.2f} "
+                     f"(target >= {TARGET_VS_BEFORE})")
+    if MEASUREMENT in loopback and MEASUREMENT in processing:
+        ratio = loopback[MEASUREMENT][64] / processing[MEASUREMENT].forwarding_pps
+        lines.append(f"ratio, 64 B loopback loss-free rate / plain forwarding processing "
+                     f"rate, measurement build: {ratio:.2f} (target >= {TARGET_VS_FORWARDING})")
+    return "\n".join(lines)
+
+
+def run(rundir: Path, repetitions: int, set_ups: Sequence[LabSetUp]) -> str:
+    loopback = {s.name: loopback_loss_free(s, rundir, repetitions) for s in set_ups}
+    builds = dict.fromkeys(s.build for s in set_ups)
+    processing = {build: processing_rates(build, rundir) for build in builds}
+    return render(loopback, processing)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rundir", type=Path, default=Path("run/bench-capacity"))
+    parser.add_argument("--repetitions", type=int, default=3)
+    parser.add_argument("--set-ups", default=",".join(s.name for s in SET_UPS),
+                        help="which of before, logging, measurement to run")
+    args = parser.parse_args(argv)
+    chosen = [s for s in SET_UPS if s.name in str(args.set_ups).split(",")]
+    if not chosen:
+        parser.error(f"--set-ups: none of {args.set_ups!r}; use some of "
+                     f"{', '.join(s.name for s in SET_UPS)}")
+    print(run(args.rundir, args.repetitions, chosen))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""A lab DUT's own forwarding limit, read from its topology (issue 20): what the tester must
+carry with room to spare, so that the DUT, not the host the tester shares, decides a lab's
+results.
+
+- bmv2: `queue_rate_pps`, the egress queue rate its bottleneck port is paced at;
+- linux: the `rate` of a tbf or htb qdisc, in bit/s at L2 (the kernel counts a frame
+  without its FCS), turned into 64-B frames/s.
+Other DUTs (loopback, external, a Mininet network's links) state no limit here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.topology import Topology
+from p4tester.streams.rates import line_rate_pps
+
+# A lab's DUT limit may be at most this share of the tester's calibrated capacity.
+CAPACITY_MARGIN: Final = 2.0
+# 64-B frames as a qdisc counts them: without the 4-byte FCS.
+_QDISC_FRAME_BITS: Final = (64 - 4) * 8
+_QDISC_RATE: Final = re.compile(r"\brate\s+(\S+)")
+# tc's rate units (tc(8)): SI prefixes; "bit" counts bits, "bps" counts bytes.
+_TC_RATE: Final = re.compile(r"^(\d+(?:\.\d+)?)([kmgt]?)(bit|bps)$", re.IGNORECASE)
+_TC_PREFIX: Final = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
+
+
+@dataclass(frozen=True, slots=True)
+class DutLimit:
+    """frames_per_s: the DUT's limit for 64-B frames; source: where it is set."""
+
+    frames_per_s: float
+    source: str
+
+    @property
+    def required_capacity_pps(self) -> float:
+        """The tester capacity (64 B) a lab with this DUT needs on the host."""
+        return CAPACITY_MARGIN * self.frames_per_s
+
+
+@dataclass(frozen=True, slots=True)
+class LabNeed:
+    """The tester capacity (64-B frames/s) a lab needs on this host, and why."""
+
+    frames_per_s: float
+    reason: str
+
+
+def lab_need(topology: Topology) -> LabNeed:
+    """Twice the DUT's limit (CAPACITY_MARGIN), and at least the busiest port's line rate
+    at 64 B, which experiments offer at 100 % load."""
+    where = topology.source or topology.name
+    port = max(topology.ports, key=lambda p: p.line_rate_bps)
+    need = LabNeed(line_rate_pps(port.line_rate_bps, 64),
+                   f"{where}: port {port.number}'s line rate at 64 B")
+    limit = dut_limit(topology)
+    if limit is not None and limit.required_capacity_pps > need.frames_per_s:
+        need = LabNeed(limit.required_capacity_pps,
+                       f"{CAPACITY_MARGIN:g} x the DUT's limit of {limit.frames_per_s:.0f} "
+                       f"frames/s ({limit.source})")
+    return need
+
+
+def dut_limit(topology: Topology) -> DutLimit | None:
+    settings = dict(topology.dut.settings)
+    where = topology.source or topology.name
+    if topology.dut.kind == "bmv2" and "queue_rate_pps" in settings:
+        return DutLimit(float(settings["queue_rate_pps"]), f"{where}: dut: queue_rate_pps")
+    if topology.dut.kind == "linux" and "qdisc" in settings:
+        match = _QDISC_RATE.search(settings["qdisc"])
+        if match is None:
+            return None
+        bits = tc_rate_bps(match.group(1), f"{where}: dut: qdisc")
+        return DutLimit(bits / _QDISC_FRAME_BITS, f"{where}: dut: qdisc {settings['qdisc']!r}")
+    return None
+
+
+def tc_rate_bps(text: str, where: str) -> float:
+    """A tc rate ('1mbit', '500kbit', '2mbps') in bit/s."""
+    match = _TC_RATE.match(text)
+    if match is None:
+        raise ConfigError(f"{where}: rate {text!r} is not a tc rate such as 1mbit or 500kbit")
+    value = float(match.group(1)) * _TC_PREFIX[match.group(2).lower()]
+    return value * 8 if match.group(3).lower() == "bps" else value
