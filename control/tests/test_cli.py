@@ -147,3 +147,40 @@ def test_a_load_above_the_calibration_is_warned(
     err = capsys.readouterr().err
     assert ("warning: 4464 frames/s at 64 B is above the tester's own loss-free rate on this "
             "host (3720 frames/s at 64 B") in err
+
+
+def test_a_search_that_cannot_go_on_ends_with_its_reason_not_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trial that stays invalid stops the search (InvalidTrialError): the run says why,
+    exits 1, and every trial it ran is in trials.jsonl (issue 21)."""
+    from collections.abc import Iterator
+    from contextlib import contextmanager
+
+    from p4tester.cli import experiment_cmds
+    from p4tester.experiments.runner import TrialSpec
+    from p4tester.results.model import TrialResult
+
+    class BrokenRunner:
+        def run_trial(self, spec: TrialSpec) -> TrialResult:
+            return TrialResult(experiment=spec.experiment, trial_index=spec.trial_index,
+                               offered_fraction=spec.offered_fraction, offered_pps=0.0,
+                               duration_s=spec.duration_s, frame_size=spec.frame_size,
+                               valid=False, error="read failed")
+
+    @contextmanager
+    def broken(*_args: object, **_kwargs: object) -> Iterator[BrokenRunner]:
+        yield BrokenRunner()
+
+    monkeypatch.setattr(experiment_cmds, "open_trial_runner", broken)
+    out = tmp_path / "out"
+    code = main(["throughput", "-t", str(TOPOLOGY), "-p", str(PROFILE), "-o", str(out),
+                 "--frame-sizes", "64", "--duration", "1"])
+    assert code == exit_codes.INVALID_TRIALS
+    err = capsys.readouterr().err
+    # MLRsearch's first trials are short (half the final duration).
+    assert "throughput stopped: trial at 1 of line rate for 0.5 s was invalid twice in a row: " \
+           "first read failed; then read failed" in err
+    assert "Traceback" not in err
+    trials = [json.loads(line) for line in (out / "trials.jsonl").read_text().splitlines()]
+    assert [t["trial"]["error"] for t in trials if "trial" in t] == ["read failed"] * 2

@@ -55,6 +55,7 @@ from p4tester.results.plots import (
     plot_throughput,
 )
 from p4tester.results.tables import losing_streams_text, throughput_table, trials_table
+from p4tester.search.errors import SearchError
 from p4tester.search.goals import SearchGoal
 from p4tester.streams.rates import Rate, RateError
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
@@ -437,9 +438,10 @@ def _handler(name: str, body: Body) -> Callable[[argparse.Namespace, Topology, P
             recorder = Recorder(ProgressRunner(runner), log)
             try:
                 result, text = body(args, topology, profile, recorder, output)
-            except ExperimentError as exc:
-                # The switch or DUT broke mid-run: every trial, the failed ones with
-                # their error, is already in trials.jsonl; say so and stop.
+            except (ExperimentError, SearchError) as exc:
+                # The switch or DUT broke mid-run, or a search could not go on (a trial
+                # that stayed invalid): every trial, the failed ones with their error, is
+                # already in trials.jsonl; say so and stop, never with a traceback.
                 write_outputs(output, {"stopped": str(exc)}, recorder.trials)
                 fail(f"{name} stopped: {exc} (finished trials are in {output}/trials.jsonl;"
                      " fix the lab, then rerun with --resume)", args.json)

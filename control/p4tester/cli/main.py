@@ -23,6 +23,7 @@ from p4tester.cli.output import emit, fail
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, load_profile
 from p4tester.config.topology import Topology, load_topology
+from p4tester.dataplane.program import DataplaneError
 from p4tester.p4rt import ArbitrationError, PipelineMismatchError, SwitchUnreachableError
 from p4tester.targets.tofino.bfrt import BfrtError
 from p4tester.targets.tofino.sde_client import SdeNotFoundError
@@ -129,7 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, ValueError) as exc:
         fail(str(exc), as_json)
         return exit_codes.BAD_INPUT
-    except (SwitchUnreachableError, ArbitrationError, PipelineMismatchError) as exc:
+    except (SwitchUnreachableError, ArbitrationError, PipelineMismatchError,
+            DataplaneError) as exc:
+        # DataplaneError: the program did not answer in-band while a session opened.
         fail(str(exc), as_json)
         return exit_codes.SWITCH_UNAVAILABLE
     except (SdeNotFoundError, BfrtError) as exc:

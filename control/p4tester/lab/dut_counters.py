@@ -36,8 +36,9 @@ DUT_TIMEOUT_S = 1.0
 
 class DutCounterSource(Protocol):
     """A lab DUT's ports: their interfaces' counters and what the DUT itself counted.
-    Either read gives None when the DUT cannot be read (then the trial has no DUT
-    check, and is not marked for it)."""
+    Either read gives None when the DUT cannot be read: the trial is then unchecked on
+    the DUT's side, which makes it as little the DUT's result as a dut-limited one
+    (issue 21: no check switches itself off)."""
 
     def interfaces(self) -> Mapping[int, str]: ...
 
@@ -50,12 +51,9 @@ class Bmv2DutCounters:
     """The reference DUT of a `bmv2` lab: interfaces p4ld<M> in the root namespace, its
     program's per-port counters over P4Runtime."""
 
-    __slots__ = ("_grpc", "_ports", "_schema", "_unreachable")
+    __slots__ = ("_grpc", "_ports", "_schema")
 
     def __init__(self, topology: Topology) -> None:
-        # Set at the first failed read: a DUT that died stays dead for the run, and
-        # each later trial would wait for its connection again.
-        self._unreachable = False
         settings = dut_settings(topology)
         forward = forwarding(settings, topology.source or topology.name)
         self._ports = tuple(sorted({p for pair in forward.items() for p in pair}))
@@ -69,15 +67,13 @@ class Bmv2DutCounters:
         return KernelInterfaceCounters(dut_iface).read(self._ports)
 
     def read_program(self) -> ProgramPortCounts | None:
-        if self._unreachable:
-            return None
+        # Asked again every trial: one slow read on a busy host must not switch the
+        # check off for the rest of the run (a dead DUT costs DUT_TIMEOUT_S a trial).
         try:
             with P4RuntimeClient(self._grpc, timeout_s=DUT_TIMEOUT_S) as client:
                 rx = client.read_counter(self._schema, names.DUT_RX_PORT)
                 tx = client.read_counter(self._schema, names.DUT_TX_PORT)
         except Exception:
-            # A DUT that died shows as loss, as before: nothing to check from now on.
-            self._unreachable = True
             return None
         return ProgramPortCounts(rx={p: c.packets for p, c in rx.items()},
                                  tx={p: c.packets for p, c in tx.items()})

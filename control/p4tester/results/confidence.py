@@ -19,6 +19,7 @@ class RunConfidence:
     dut_limited: int  # trials invalid because the lab DUT did not hold its behaviour
     failed: int  # trials invalid for an error (switch died, read failed)
     unchecked: int  # valid trials without a self-check (no port counters here)
+    unanswered: int  # trials whose tester or DUT check could not be made (not answered)
     tester_rx_dropped: int  # frames, over all trials
     tester_tx_dropped: int
     dut_rx_dropped: int
@@ -38,6 +39,9 @@ class RunConfidence:
             dut_limited=reasons.count(DUT_LIMITED),
             failed=reasons.count(TRIAL_ERROR),
             unchecked=sum(1 for t in trials if t.valid and t.self_check is None),
+            unanswered=sum(1 for t in trials
+                           if any(c is not None and c.unanswered
+                                  for c in (t.self_check, t.dut_check))),
             tester_rx_dropped=sum(t.self_check.rx_dropped for t in trials if t.self_check),
             tester_tx_dropped=sum(t.self_check.tx_dropped for t in trials if t.self_check),
             dut_rx_dropped=sum(t.dut_check.rx_dropped for t in trials if t.dut_check),
@@ -58,12 +62,17 @@ class RunConfidence:
     def describe(self) -> str:
         """One line for the end of a run."""
         repeated = []
+        tester_lost = self.tester_rx_dropped + self.tester_tx_dropped
         if self.tester_limited:
-            repeated.append(f"{self.tester_limited} tester-limited (the tester lost "
-                            f"{self.tester_rx_dropped + self.tester_tx_dropped} frames itself)")
+            repeated.append(f"{self.tester_limited} tester-limited" + (
+                f" (the tester lost {tester_lost} frames itself)" if tester_lost else ""))
         if self.dut_limited:
-            repeated.append(f"{self.dut_limited} dut-limited (the lab DUT missed "
-                            f"{self.dut_rx_dropped} frames its interfaces delivered)")
+            repeated.append(f"{self.dut_limited} dut-limited" + (
+                f" (the lab DUT missed {self.dut_rx_dropped} frames its interfaces delivered)"
+                if self.dut_rx_dropped else ""))
+        if self.unanswered:
+            repeated.append(f"{self.unanswered} of them unchecked (the switch or the lab DUT "
+                            "did not answer in time)")
         if self.failed:
             repeated.append(f"{self.failed} failed")
         head = (f"{sum((self.tester_limited, self.dut_limited, self.failed))} of {self.trials} "

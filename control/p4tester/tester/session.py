@@ -71,6 +71,10 @@ SEND_GRACE_S = 5.0
 # them dropped.
 SETTLE_READS = 3
 SETTLE_S = 0.2
+# A lab DUT whose counters could not be read at an edge of the trial: nothing vouches that
+# it held its configured behaviour, so the trial is not the DUT's result either.
+DUT_UNCHECKED = ("unchecked: the lab DUT's counters could not be read (it did not answer "
+                 "within 1 s: busy host, or the DUT stopped)")
 
 
 class TrialFailed(RuntimeError):
@@ -235,6 +239,8 @@ class SwitchTrialRunner:
         error = None
         if check is not None and not check.ok:
             error = f"{TESTER_LIMITED}: {check.describe()}"
+        elif dut_check is not None and dut_check.unanswered:
+            error = f"{DUT_LIMITED}: {dut_check.unanswered}"
         elif dut_check is not None and not dut_check.ok:
             error = f"{DUT_LIMITED}: the DUT did not hold its configured behaviour: " \
                     f"{dut_check.describe()}"
@@ -296,11 +302,13 @@ class SwitchTrialRunner:
                 check = build_self_check(
                     {n: self.ports.interface(n) for n in self.port_numbers}, edge.ports,
                     ports_after, _program_ports(before), _program_ports(after))
-            if (self.dut is not None and edge.dut_interfaces is not None
-                    and edge.dut_program is not None and dut_interfaces is not None
-                    and dut_program is not None):
-                dut_check = build_self_check(self.dut.interfaces(), edge.dut_interfaces,
-                                             dut_interfaces, edge.dut_program, dut_program)
+            if self.dut is not None:
+                if (edge.dut_interfaces is not None and edge.dut_program is not None
+                        and dut_interfaces is not None and dut_program is not None):
+                    dut_check = build_self_check(self.dut.interfaces(), edge.dut_interfaces,
+                                                 dut_interfaces, edge.dut_program, dut_program)
+                else:
+                    dut_check = SelfCheck((), unanswered=DUT_UNCHECKED)
             if (check is None or check.ok) and (dut_check is None or dut_check.ok):
                 break
         return after, check, dut_check
