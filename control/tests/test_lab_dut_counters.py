@@ -1,7 +1,12 @@
 """DUT check counters of a Linux lab DUT: `ip -s -j link` parsed exactly, and the
-kernel-as-program mapping that leaves just the interfaces' own drops."""
+kernel-as-program mapping that leaves just the interfaces' own drops; whether a BMv2 lab
+DUT is still there."""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
 
 from p4tester.lab.dut_counters import parse_ip_link_stats
 from p4tester.results.checks import PortCheck
@@ -16,6 +21,7 @@ def link(name: str, rx: int, tx: int, rx_dropped: int, tx_dropped: int) -> dict[
 
 
 NAMES = {1: "p4ld1", 2: "p4ld2"}
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_parse_ip_link_stats() -> None:
@@ -40,3 +46,28 @@ def test_linux_dut_check_shows_only_the_interfaces_own_drops() -> None:
     assert check.ports == (PortCheck(1, "p4ld1", 1000, 0, 0, 0, 1000, 0),
                            PortCheck(2, "p4ld2", 0, 990, 0, 4, 0, 994))
     assert (check.ok, check.rx_dropped, check.tx_dropped) == (False, 0, 4)
+
+
+def test_a_bmv2_dut_that_listens_is_running_and_one_that_refuses_is_gone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gone (nothing listens): its trials show the loss, unchecked no more; running but
+    not answering a read: the trial is unchecked (session)."""
+    import dataclasses
+    import socket
+
+    from p4tester.config.topology import load_topology
+    from p4tester.lab.dut_counters import Bmv2DutCounters
+
+    monkeypatch.chdir(REPO)
+    topology = load_topology(REPO / "topologies/bmv2-dut.yaml")
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        settings = tuple((k, f"127.0.0.1:{port}" if k == "grpc" else v)
+                         for k, v in topology.dut.settings)
+        dut = Bmv2DutCounters(dataclasses.replace(
+            topology, dut=dataclasses.replace(topology.dut, settings=settings)))
+        assert dut.running()
+    assert not dut.running()
+    assert dut.read_program() is None

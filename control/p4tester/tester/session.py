@@ -307,8 +307,10 @@ class SwitchTrialRunner:
                         and dut_interfaces is not None and dut_program is not None):
                     dut_check = build_self_check(self.dut.interfaces(), edge.dut_interfaces,
                                                  dut_interfaces, edge.dut_program, dut_program)
-                else:
+                elif self.dut.running():
                     dut_check = SelfCheck((), unanswered=DUT_UNCHECKED)
+                else:
+                    dut_check = None  # gone: no check; its trials show what it forwarded
             if (check is None or check.ok) and (dut_check is None or dut_check.ok):
                 break
         return after, check, dut_check
