@@ -152,8 +152,8 @@ def latency_body(args: argparse.Namespace, topology: Topology, profile: Profile,
     summary = result.summary
     text = trials_table(recorder.trials)
     if summary is not None:
-        text += (f"\ntypical latency (median of p50) {summary.typical_latency_us} us, "
-                 f"worst case (median of p99.9) {summary.worst_case_latency_us} us, "
+        text += (f"\ntypical latency (median of p50) {_us(summary.typical_latency_us)} us, "
+                 f"worst case (median of p99.9) {_us(summary.worst_case_latency_us)} us, "
                  f"min {summary.min_us} avg {summary.avg_us:.1f} max {summary.max_us} us")
     return result, text
 
@@ -410,6 +410,12 @@ def check_loads(args: argparse.Namespace, topology: Topology, profile: Profile) 
                 raise ConfigError(f"--{option} {rate} is {fraction:.2%} of line rate at "
                                   f"{args.frame_size} B: it must be in (0, 100] %")
 
+
+
+def _us(value: float | None) -> str:
+    """A percentile from histogram interpolation: a tenth of a microsecond is all the
+    BMv2 clock (1 us) supports; None (no samples, or beyond the last bin) said as such."""
+    return "n/a" if value is None else f"{value:.1f}"
 
 
 def warn_loads(args: argparse.Namespace, topology: Topology, profile: Profile) -> None:
