@@ -122,7 +122,7 @@ def unanswered_trial() -> TrialResult:
     return TrialResult(experiment="throughput", trial_index=4, offered_fraction=1.0,
                        offered_pps=148810.0, duration_s=1.0, frame_size=64, valid=False,
                        error=f"{TESTER_LIMITED}: {reason}",
-                       self_check=SelfCheck((), unanswered=reason))
+                       self_check=SelfCheck((), unvouched=reason))
 
 
 def test_a_switch_that_did_not_answer_makes_the_trial_tester_limited() -> None:
@@ -140,7 +140,7 @@ def test_an_unanswered_check_survives_the_results_file() -> None:
     trial = unanswered_trial()
     written = json.loads(json.dumps(trial_to_dict(trial)))
     assert written["self_check"]["ok"] is False
-    assert written["self_check"]["unanswered"] == trial.error.split(": ", 1)[1]  # type: ignore[union-attr]
+    assert written["self_check"]["unvouched"] == trial.error.split(": ", 1)[1]  # type: ignore[union-attr]
     assert trial_from_dict(written) == trial
 
 
@@ -149,7 +149,7 @@ def test_an_answered_check_is_written_as_before() -> None:
     trial = TrialResult(experiment="x", trial_index=0, offered_fraction=0.5, offered_pps=10.0,
                         duration_s=1.0, frame_size=64, self_check=SelfCheck((port,)))
     written = trial_to_dict(trial)
-    assert "unanswered" not in written["self_check"]  # type: ignore[operator]
+    assert "unvouched" not in written["self_check"]  # type: ignore[operator]
     assert trial_from_dict(json.loads(json.dumps(written))) == trial
 
 

@@ -35,7 +35,7 @@ def trials() -> list[TrialResult]:
 def test_counts_and_figures_exact() -> None:
     confidence = RunConfidence.of(trials())
     assert confidence == RunConfidence(
-        trials=6, tester_limited=2, dut_limited=1, failed=1, unchecked=1, unanswered=0,
+        trials=6, tester_limited=2, dut_limited=1, failed=1, unchecked=1, unvouched=0,
         tester_rx_dropped=20, tester_tx_dropped=5, dut_rx_dropped=20, max_load_1m=3.75,
         cpus=2, max_steal_fraction=0.02)
     assert confidence.verdict == "tester-limited"
@@ -49,7 +49,7 @@ def test_counts_and_figures_exact() -> None:
 def test_checks_that_were_not_answered_are_counted_and_said() -> None:
     """A tester switch or lab DUT that did not answer makes its trial unchecked: left out
     like a limited one, and the end of the run says how many (issue 21)."""
-    unanswered = SelfCheck((), unanswered="the switch did not answer")
+    unanswered = SelfCheck((), unvouched="the switch did not answer")
     confidence = RunConfidence.of([
         BASE,
         replace(BASE, trial_index=1, valid=False, error="tester-limited: ...",
@@ -57,11 +57,11 @@ def test_checks_that_were_not_answered_are_counted_and_said() -> None:
         replace(BASE, trial_index=2, valid=False, error="dut-limited: unchecked: ...",
                 dut_check=unanswered),
     ])
-    assert (confidence.tester_limited, confidence.dut_limited, confidence.unanswered) == (1, 1, 2)
+    assert (confidence.tester_limited, confidence.dut_limited, confidence.unvouched) == (1, 1, 2)
     assert confidence.describe() == (
         "2 of 3 trials repeated or left out, never counted as DUT loss: 1 tester-limited, "
-        "1 dut-limited, 2 of them unchecked (the switch or the lab DUT did not answer in "
-        "time); host load up to 1.00 on 2 CPUs")
+        "1 dut-limited, 2 of them not vouched for (the switch or the lab DUT did not answer "
+        "in time, or the generator fell behind); host load up to 1.00 on 2 CPUs")
 
 
 def test_a_clean_run_says_so() -> None:

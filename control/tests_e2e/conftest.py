@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from p4tester.config.topology import load_topology
+from p4tester.lab.processes import BUILD_ENV
 from p4tester.lab.runner import down, up
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,7 +55,11 @@ def lab(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
     path = REPO / "topologies" / marker.args[0]
     rundir = tmp_path / "lab"
     os.chdir(REPO)
-    up(load_topology(path), rundir)
+    build = request.node.get_closest_marker("bmv2_build")
+    with pytest.MonkeyPatch.context() as env:
+        if build is not None:
+            env.setenv(BUILD_ENV, build.args[0])
+        up(load_topology(path), rundir)
     try:
         yield path
     finally:
@@ -97,3 +102,5 @@ def p4tester(*args: str) -> subprocess.CompletedProcess[str]:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "topology(name): the lab topology file the test needs")
+    config.addinivalue_line("markers", "bmv2_build(name): the lab's BMv2 build (measurement or "
+                            "logging; default: measurement)")

@@ -28,6 +28,9 @@ TRIAL_S = 1.0
 TIME_LIMIT_S = 100.0
 
 
+# The logging build: on a quarter of a core the measurement build carries 90 % of the port
+# (6696 frames/s) cleanly now, and this test needs trials the tester cannot carry.
+@pytest.mark.bmv2_build("logging")
 @pytest.mark.topology("loopback.yaml")
 def test_busy_host_trials_are_exact_or_tester_limited(lab: Path, tmp_path: Path) -> None:
     assert len(LOADS) <= EPOCHS  # one capture tells the trials apart by epoch
@@ -48,6 +51,12 @@ def test_busy_host_trials_are_exact_or_tester_limited(lab: Path, tmp_path: Path)
     assert capture.dropped_by_capture == 0  # the independent count is complete
     arrived = stream_frames_by_epoch(pcap, stream_id=0)
     for trial in trials:
+        if not trial.streams:
+            # The switch did not answer in-band: nothing read, nothing blamed on a DUT.
+            assert trial.invalid_reason == TESTER_LIMITED, trial.error
+            assert trial.self_check is not None
+            assert "did not answer" in trial.self_check.unvouched
+            continue
         (stream,) = trial.streams
         wire = arrived.get(trial.trial_index, 0)
         # The cable carried every frame the tester sent: nothing is the "DUT's" loss.
@@ -56,9 +65,12 @@ def test_busy_host_trials_are_exact_or_tester_limited(lab: Path, tmp_path: Path)
         if trial.valid:
             assert stream.rx_frames == wire, trial  # no loss, exactly as captured
         else:
-            # Lost inside the tester, counted exactly, and said so.
+            # Lost inside the tester, counted exactly, and said so; or the generator
+            # fell behind its rate (a load the tester did not offer), said so too.
             assert trial.invalid_reason == TESTER_LIMITED, trial.error
-            assert trial.self_check.port(2).rx_dropped == wire - stream.rx_frames > 0
+            assert trial.self_check.port(2).rx_dropped == wire - stream.rx_frames
+            assert trial.self_check.port(2).rx_dropped > 0 or \
+                "did not send their budgets" in trial.self_check.unvouched
             assert trial.self_check.tx_dropped == 0
     # 90 % of the port is more than BMv2 carries on a quarter of a core.
     assert not trials[2].valid

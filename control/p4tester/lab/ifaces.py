@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from p4tester.lab.netdev import LINK_PREFIX
 
+# Every tester port's interface starts so (the ones the tester switch reads and writes).
+TESTER_PREFIX = f"{LINK_PREFIX}t"
+
 
 def tester_iface(port: int) -> str:
     """Tester port N's interface (the tester switch's -i N@p4lt<N>), in every lab kind."""
-    return f"{LINK_PREFIX}t{port}"
+    return f"{TESTER_PREFIX}{port}"
 
 
 def dut_iface(port: int) -> str:

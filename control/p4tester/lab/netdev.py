@@ -27,9 +27,7 @@ def run(args: Sequence[str], *, check: bool = True, netns: str | None = None) ->
     return done.stdout
 
 
-def add_veth(a: str, b: str, mtu: int, *, keep_offloads: bool = False) -> None:
-    """keep_offloads: the kernel's defaults, as labs had them before their rings were
-    sized (lab up --keep-offloads); only the capacity bench's "before" leg wants that."""
+def add_veth(a: str, b: str, mtu: int) -> None:
     for name in (a, b):
         if not name.startswith(LINK_PREFIX) or len(name) > 15:
             raise LabError(f"lab link name {name!r} must start with {LINK_PREFIX} (<= 15 chars)")
@@ -39,10 +37,7 @@ def add_veth(a: str, b: str, mtu: int, *, keep_offloads: bool = False) -> None:
         # IPv6 off while the link is still down: brought up first, the kernel sends its
         # DAD and MLD frames into the tester at once, and a test sees frames nobody sent.
         run(["sysctl", "-qw", f"net.ipv6.conf.{name}.disable_ipv6=1"], check=False)
-        run(["ip", "link", "set", name, "mtu", str(mtu)])
-        if not keep_offloads:
-            ring_slots_by_mtu(name)
-        run(["ip", "link", "set", name, "up"])
+        run(["ip", "link", "set", name, "mtu", str(mtu), "up"])
     wait_up((a, b))
 
 
@@ -54,7 +49,11 @@ def ring_slots_by_mtu(name: str) -> None:
     7440 frames/s, and a switch thread that is not scheduled for longer loses frames the
     kernel delivered. With MTU-sized slots (1500: about 1200 of them) such a stall costs
     latency instead. Measured: the tester's loopback loss-free rate at 64 B rose from
-    6757 to 12498 frames/s with this alone (README, 'Capacity')."""
+    6757 to 12498 frames/s with this alone (README, 'Capacity').
+
+    For the tester's own ports only: in front of a lab DUT, a deep ring is a buffer the
+    DUT was not configured with (a 64-frame DUT queue behind 1200 frames of ring, while
+    the host holds the DUT's switch up, looked like a 240-frame buffer)."""
     features = [arg for feature in PCAP_SLOT_OFFLOADS for arg in (feature, "off")]
     command = ["ethtool", "-K", name, *features]
     try:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from p4tester.config.topology import Topology
 from p4tester.lab import netdev
-from p4tester.lab.ifaces import dut_iface, host_iface, tester_iface
+from p4tester.lab.ifaces import TESTER_PREFIX, dut_iface, host_iface, tester_iface
 from p4tester.lab.kinds import dut_kind, lab_kind
 from p4tester.lab.processes import start_switch, stop_process
 from p4tester.lab.state import LabState
@@ -75,7 +75,11 @@ def _cable(topology: Topology, state: LabState, keep_offloads: bool) -> None:
                 f"{topology.source}: port {port.number} peer {peer!r}: use another tester "
                 "port number (loopback cable), dut:N or host"
             )
-        netdev.add_veth(a, b, topology.link_mtu, keep_offloads=keep_offloads)
+        netdev.add_veth(a, b, topology.link_mtu)
+        if not keep_offloads:
+            for name in (a, b):
+                if name.startswith(TESTER_PREFIX):
+                    netdev.ring_slots_by_mtu(name)
         # The tester's side, and PTF's (host): not a DUT's, which must resolve.
         for name in (a, b) if peer == "host" or peer.isdigit() else (a,):
             netdev.arp_off(name)

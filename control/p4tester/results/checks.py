@@ -74,17 +74,18 @@ class PortCheck:
 class SelfCheck:
     """The per-port checks of one side (the tester, or a lab DUT) over one trial.
 
-    unanswered: why the side could not be checked at all, e.g. the tester's switch did
-    not answer an in-band request in time (a load above what it processes, or a starved
-    host): its figures are then unknown, and the trial is as little the DUT's as one
-    whose ports dropped frames. Empty when the side answered."""
+    unvouched: why the side cannot vouch for the trial beyond its ports' counts: the
+    tester's switch did not answer an in-band request in time, or its generator fell
+    behind the rate it was set to (a load above what it processes, or a starved host);
+    a lab DUT whose counters could not be read. The trial is then as little the DUT's
+    as one whose ports dropped frames. Empty when the side vouches."""
 
     ports: tuple[PortCheck, ...]
-    unanswered: str = ""
+    unvouched: str = ""
 
     @property
     def ok(self) -> bool:
-        return not self.unanswered and all(port.ok for port in self.ports)
+        return not self.unvouched and all(port.ok for port in self.ports)
 
     @property
     def rx_dropped(self) -> int:
@@ -104,8 +105,8 @@ class SelfCheck:
     def describe(self) -> str:
         """The ports that failed, one clause each ('ok' when none did)."""
         failed = [port.describe() for port in self.ports if not port.ok]
-        if self.unanswered:
-            failed.insert(0, self.unanswered)
+        if self.unvouched:
+            failed.insert(0, self.unvouched)
         return "; ".join(failed) if failed else CHECK_OK
 
 

@@ -19,7 +19,7 @@ class RunConfidence:
     dut_limited: int  # trials invalid because the lab DUT did not hold its behaviour
     failed: int  # trials invalid for an error (switch died, read failed)
     unchecked: int  # valid trials without a self-check (no port counters here)
-    unanswered: int  # trials whose tester or DUT check could not be made (not answered)
+    unvouched: int  # trials a side could not vouch for beyond its ports' drop counts
     tester_rx_dropped: int  # frames, over all trials
     tester_tx_dropped: int
     dut_rx_dropped: int
@@ -39,8 +39,8 @@ class RunConfidence:
             dut_limited=reasons.count(DUT_LIMITED),
             failed=reasons.count(TRIAL_ERROR),
             unchecked=sum(1 for t in trials if t.valid and t.self_check is None),
-            unanswered=sum(1 for t in trials
-                           if any(c is not None and c.unanswered
+            unvouched=sum(1 for t in trials
+                           if any(c is not None and c.unvouched
                                   for c in (t.self_check, t.dut_check))),
             tester_rx_dropped=sum(t.self_check.rx_dropped for t in trials if t.self_check),
             tester_tx_dropped=sum(t.self_check.tx_dropped for t in trials if t.self_check),
@@ -70,9 +70,9 @@ class RunConfidence:
             repeated.append(f"{self.dut_limited} dut-limited" + (
                 f" (the lab DUT missed {self.dut_rx_dropped} frames its interfaces delivered)"
                 if self.dut_rx_dropped else ""))
-        if self.unanswered:
-            repeated.append(f"{self.unanswered} of them unchecked (the switch or the lab DUT "
-                            "did not answer in time)")
+        if self.unvouched:
+            repeated.append(f"{self.unvouched} of them not vouched for (the switch or the lab "
+                            "DUT did not answer in time, or the generator fell behind)")
         if self.failed:
             repeated.append(f"{self.failed} failed")
         head = (f"{sum((self.tester_limited, self.dut_limited, self.failed))} of {self.trials} "

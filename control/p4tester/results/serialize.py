@@ -144,8 +144,8 @@ def _self_check_out(check: SelfCheck | None) -> JsonObject | None:
     # The verdict and drop figures are derived, written for readers of the file (jq).
     out: JsonObject = {"ok": check.ok, "rx_dropped": check.rx_dropped,
                        "tx_dropped": check.tx_dropped, "ports": ports}
-    if check.unanswered:  # only then: files of every earlier version lack the key
-        out["unanswered"] = check.unanswered
+    if check.unvouched:  # only then: files of every earlier version lack the key
+        out["unvouched"] = check.unvouched
     return out
 
 
@@ -361,8 +361,8 @@ def _self_check_in(value: object, where: str) -> SelfCheck | None:
     if value is None:
         return None
     keys: tuple[str, ...] = ("ok", "rx_dropped", "tx_dropped", "ports")
-    if isinstance(value, dict) and "unanswered" in value:
-        keys = (*keys, "unanswered")
+    if isinstance(value, dict) and "unvouched" in value:
+        keys = (*keys, "unvouched")
     fields = _Fields(value, where, keys)
     ports = []
     for i, item in enumerate(fields.items("ports")):
@@ -377,8 +377,8 @@ def _self_check_in(value: object, where: str) -> SelfCheck | None:
             program_rx=port.integer("program_rx"),
             program_tx=port.integer("program_tx"),
         ))
-    unanswered = fields.text("unanswered") if "unanswered" in keys else ""
-    return SelfCheck(tuple(ports), unanswered=unanswered)
+    unvouched = fields.text("unvouched") if "unvouched" in keys else ""
+    return SelfCheck(tuple(ports), unvouched=unvouched)
 
 
 def _host_load_in(value: object, where: str) -> HostLoad | None:

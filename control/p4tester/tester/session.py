@@ -208,8 +208,8 @@ class SwitchTrialRunner:
         try:
             return self._run_streams(spec, plans, epoch, started, cpu_before, before,
                                      edge_before)
-        except (SwitchUnansweredError, GeneratorBehind) as uncarried:
-            return self._uncarried_trial(spec, plans, started, cpu_before, str(uncarried))
+        except SwitchUnansweredError as unanswered:
+            return self._unanswered_trial(spec, plans, started, cpu_before, str(unanswered))
 
     def _run_streams(self, spec: TrialSpec, plans: tuple[StreamPlan, ...], epoch: int,
                      started: float, cpu_before: CpuTimes | None, before: CounterSnapshot,
@@ -227,20 +227,27 @@ class SwitchTrialRunner:
             template = build_template(
                 frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch))
             dataplane.seed_stream(plan.stream.id, template, seeds_for_rate(plan.rate_pps))
+        behind = ""
         try:
             self._wait_until_sent(plans)
+        except GeneratorBehind as fell_behind:
+            # What was sent is still counted exactly: read it, but the trial did not
+            # offer the load it was asked for, so it is the tester's limit, not the DUT's.
+            behind = str(fell_behind)
         finally:
             for plan in plans:
                 dataplane.stop_stream(plan.stream.id)
         time.sleep(session.profile.trial.drain_s)
         after, check, dut_check = self._settled_snapshot(before, edge_before)
+        if behind:
+            check = replace(check or SelfCheck(()), unvouched=_with_host_load(behind, cpu_before))
         streams = tuple(self._stream_stats(plan, plan.stream.size_in(spec.frame_size), before,
                                            after) for plan in plans)
         error = None
         if check is not None and not check.ok:
             error = f"{TESTER_LIMITED}: {check.describe()}"
-        elif dut_check is not None and dut_check.unanswered:
-            error = f"{DUT_LIMITED}: {dut_check.unanswered}"
+        elif dut_check is not None and dut_check.unvouched:
+            error = f"{DUT_LIMITED}: {dut_check.unvouched}"
         elif dut_check is not None and not dut_check.ok:
             error = f"{DUT_LIMITED}: the DUT did not hold its configured behaviour: " \
                     f"{dut_check.describe()}"
@@ -264,24 +271,22 @@ class SwitchTrialRunner:
             host_load=host_load(cpu_before, read_cpu_times()),
         )
 
-    def _uncarried_trial(self, spec: TrialSpec, plans: tuple[StreamPlan, ...], started: float,
-                         cpu_before: CpuTimes | None, what: str) -> TrialResult:
-        """A trial the tester's switch could not carry (it fell behind its generator, or
-        did not answer an in-band request): tester-limited, its figures unread, never the
-        DUT's loss; the host's load is named, as what most often starves a BMv2 switch."""
+    def _unanswered_trial(self, spec: TrialSpec, plans: tuple[StreamPlan, ...],
+                          started: float, cpu_before: CpuTimes | None, what: str,
+                          ) -> TrialResult:
+        """A trial the tester's switch did not answer an in-band request in: its figures
+        cannot be read; tester-limited, never the DUT's loss."""
         for plan in plans:  # P4Runtime writes: served while the data plane is flooded
             self.session.dataplane.stop_stream(plan.stream.id)
         time.sleep(self.session.profile.trial.drain_s)
-        load = host_load(cpu_before, read_cpu_times())
-        steal = "" if load.steal_fraction is None else f", CPU steal {load.steal_fraction:.0%}"
-        reason = f"{what} (host load {load.load_1m:.2f} on {load.cpus} CPUs{steal})"
+        reason = _with_host_load(what, cpu_before)
         return TrialResult(
             experiment=spec.experiment, trial_index=spec.trial_index,
             offered_fraction=spec.offered_fraction,
             offered_pps=float(sum(p.rate_pps for p in plans)), duration_s=spec.duration_s,
             frame_size=spec.frame_size, started_at=started, labels=spec.labels, valid=False,
-            error=f"{TESTER_LIMITED}: {reason}", self_check=SelfCheck((), unanswered=reason),
-            host_load=load)
+            error=f"{TESTER_LIMITED}: {reason}", self_check=SelfCheck((), unvouched=reason),
+            host_load=host_load(cpu_before, read_cpu_times()))
 
     def _settled_snapshot(self, before: CounterSnapshot, edge: _Edge,
                           ) -> tuple[CounterSnapshot, SelfCheck | None, SelfCheck | None]:
@@ -308,7 +313,7 @@ class SwitchTrialRunner:
                     dut_check = build_self_check(self.dut.interfaces(), edge.dut_interfaces,
                                                  dut_interfaces, edge.dut_program, dut_program)
                 elif self.dut.running():
-                    dut_check = SelfCheck((), unanswered=DUT_UNCHECKED)
+                    dut_check = SelfCheck((), unvouched=DUT_UNCHECKED)
                 else:
                     dut_check = None  # gone: no check; its trials show what it forwarded
             if (check is None or check.ok) and (dut_check is None or dut_check.ok):
@@ -361,6 +366,14 @@ class SwitchTrialRunner:
             latency=latency,
             queue_depth=queue if queue.total else None,
         )
+
+
+def _with_host_load(what: str, cpu_before: CpuTimes | None) -> str:
+    """`what` the tester could not do, with the host's load and CPU steal since the trial
+    began: what most often starves a BMv2 switch."""
+    load = host_load(cpu_before, read_cpu_times())
+    steal = "" if load.steal_fraction is None else f", CPU steal {load.steal_fraction:.0%}"
+    return f"{what} (host load {load.load_1m:.2f} on {load.cpus} CPUs{steal})"
 
 
 def _program_ports(snapshot: CounterSnapshot) -> ProgramPortCounts:

@@ -16,22 +16,24 @@ from typing import Any
 from mininet.link import Intf, TCIntf
 from mininet.node import Host, Switch
 
+from p4tester.lab.ifaces import TESTER_PREFIX
 from p4tester.lab.netdev import PCAP_SLOT_OFFLOADS
 from p4tester.lab.processes import stop_process
 
 
 class _LabLinkEnd:
     """IPv6 off on an interface before it comes up: its DAD and MLD frames would reach
-    the tester as frames no stream sent. Offloads off, so a BMv2 reading the interface
-    gets MTU-sized capture slots (lab.netdev.ring_slots_by_mtu)."""
+    the tester as frames no stream sent. On the tester's ports, offloads off, so the
+    tester switch gets MTU-sized capture slots (lab.netdev.ring_slots_by_mtu)."""
 
     name: str
     node: Any
 
     def config(self, **params: Any) -> Any:
         self.node.cmd(f"sysctl -qw net.ipv6.conf.{self.name}.disable_ipv6=1")
-        offloads = " ".join(f"{feature} off" for feature in PCAP_SLOT_OFFLOADS)
-        self.node.cmd(f"ethtool -K {self.name} {offloads}")
+        if self.name.startswith(TESTER_PREFIX):
+            offloads = " ".join(f"{feature} off" for feature in PCAP_SLOT_OFFLOADS)
+            self.node.cmd(f"ethtool -K {self.name} {offloads}")
         return super().config(**params)  # type: ignore[misc]
 
 
