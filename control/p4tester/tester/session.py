@@ -30,7 +30,7 @@ from p4tester.dataplane.constants import (
 )
 from p4tester.dataplane.program import SwitchUnansweredError, TesterDataplane, seeds_for_rate
 from p4tester.experiments.runner import TrialSpec
-from p4tester.lab.dut_counters import DutCounterSource, dut_counters_for
+from p4tester.lab.dut_counters import DUT_TIMEOUT_S, DutCounterSource, dut_counters_for
 from p4tester.lab.ifaces import tester_iface
 from p4tester.neighbors import resolve as neighbors
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
@@ -74,7 +74,7 @@ SETTLE_S = 0.2
 # A lab DUT whose counters could not be read at an edge of the trial: nothing vouches that
 # it held its configured behaviour, so the trial is not the DUT's result either.
 DUT_UNCHECKED = ("unchecked: the lab DUT's counters could not be read (it did not answer "
-                 "within 1 s: busy host, or the DUT stopped)")
+                 f"within {DUT_TIMEOUT_S:g} s: busy host, or the DUT stopped)")
 
 
 class TrialFailed(RuntimeError):
