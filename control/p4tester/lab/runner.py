@@ -28,7 +28,8 @@ __all__ = ["DEFAULT_RUNDIR", "LabState", "down", "dut_iface", "host_iface", "tes
 def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False,
        keep_offloads: bool = False) -> LabState:
     """Make the links, start the DUT and the tester switch. On failure, undo.
-    keep_offloads: see netdev.add_veth (veth labs)."""
+    keep_offloads (veth labs, the capacity bench's "before" leg only): leave the tester
+    ports' offloads on, i.e. BMv2's 31-frame capture rings (netdev.ring_slots_by_mtu)."""
     down(rundir)
     if topology.lab != "veth":
         return lab_kind(topology.lab).up(topology, rundir, log)
