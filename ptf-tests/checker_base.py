@@ -34,12 +34,13 @@ class CheckerTest(TesterBaseTest):
         self.expect_every_stream()
 
     def expect_every_stream(self, epoch: int = 0) -> None:
-        """Every stream in a trial of this epoch, on rx_port, IPv4 (what the crafted
+        """Every stream in a trial of this epoch (run 0), on rx_port, IPv4 (what the crafted
         frames are), written in one batch; a test overrides single streams with
         self.tester.expect_stream."""
         self.client.insert(*(
             build_table_entry(self.schema, names.RX_EXPECTED, {"stream": Exact(stream)},
-                              names.RX_EXPECT, {"trial_epoch": epoch_flags(epoch),
+                              names.RX_EXPECT, {"trial_run": 0,
+                                                "trial_epoch": epoch_flags(epoch),
                                                 "rx_port": self.rx_port,
                                                 "ip_version": IP_VERSION_4})
             for stream in range(MAX_STREAMS)

@@ -136,7 +136,7 @@ class TruncatedFrame(CheckerTest):
 
 class BadSignature(CheckerTest):
     def runTest(self) -> None:
-        self.send_frames([self.tester_frame(TesterHeader(stream_id=1, signature=0x503455))])
+        self.send_frames([self.tester_frame(TesterHeader(stream_id=1, signature=0x5035))])
         self.assertEqual(self.rx_kinds()[RX_KIND_BAD_SIGNATURE], 1)
         self.assertEqual(sum(self.rx_kinds()), 1)
         self.assert_no_stream_touched()
@@ -156,7 +156,7 @@ class MalformedDoesNotDisturbAStream(CheckerTest):
 
     def runTest(self) -> None:
         self.tester.clear_stream(8)
-        bad = [self.tester_frame(TesterHeader(stream_id=8, seq=1, signature=0x111111)),
+        bad = [self.tester_frame(TesterHeader(stream_id=8, seq=1, signature=0x1111)),
                Ether() / IP() / UDP(dport=TESTER_UDP_DST_PORT) / Raw(b"xy")]
         good = [self.tester_frame(TesterHeader(stream_id=8, seq=s)) for s in range(3)]
         self.send_frames([good[0], bad[0], good[1], bad[1], good[2]])
@@ -176,7 +176,7 @@ class PortCountersSeeEveryFrame(CheckerTest):
         foreign = Ether() / IP() / UDP(dport=53) / Raw(bytes(30))
         self.send_seqs(6, range(3))
         self.send_frames([foreign, foreign])
-        self.send_frames([self.tester_frame(TesterHeader(stream_id=6, seq=3, signature=0x503455))])
+        self.send_frames([self.tester_frame(TesterHeader(stream_id=6, seq=3, signature=0x5035))])
         self.assertEqual(len(self.receive_frames(PORT_C, 2)), 2)
         rx = self.tester.read_counter(names.RX_PORT)
         self.assertEqual({port: cell.packets for port, cell in rx.items() if cell.packets},
@@ -207,6 +207,27 @@ class StaleEpochFrame(CheckerTest):
         self.assert_stream_figures(stream, received=5, next_expected=5, lost=0, gap_events=0,
                                    reordered=0, duplicates=0)
         self.assertEqual(self.rx_kinds(), [5, 0, 0, 0, 0, 4, 0, 0])
+        self.assert_stream_untouched_by(stream, stale=4, mismatched=0)
+
+
+class StaleRunFrame(CheckerTest):
+    """Frames a DUT still held from the run before, with the same epoch as this
+    trial's (every run counts its epochs from 0) but that run's value, are stale:
+    the stream's figures are exactly its own frames'. All 8 bits of the run byte
+    are compared (0x27 differs from 0xA7 in the top bit only)."""
+
+    def runTest(self) -> None:
+        stream, epoch, run = 12, 0, 0xA7
+        self.tester.expect_stream(stream, self.rx_port, epoch=epoch, run=run)
+        self.tester.clear_stream(stream)
+        own = [TesterHeader(stream_id=stream, seq=s, run=run) for s in range(4)]
+        earlier = [TesterHeader(stream_id=stream, seq=seq, run=other)
+                   for seq, other in ((0, 0x27), (4, 0xA6), (7, 0x00), (1, 0xFF))]
+        order = [earlier[0], own[0], earlier[1], own[1], earlier[2], own[2], earlier[3], own[3]]
+        self.send_frames(self.tester_frame(h) for h in order)
+        self.assert_stream_figures(stream, received=4, next_expected=4, lost=0, gap_events=0,
+                                   reordered=0, duplicates=0)
+        self.assertEqual(self.rx_kinds(), [4, 0, 0, 0, 0, 4, 0, 0])
         self.assert_stream_untouched_by(stream, stale=4, mismatched=0)
 
 

@@ -117,6 +117,31 @@ class ReconfiguredStreamReplicatesOnce(GeneratorTest):
         self.assertEqual(self.tester.read_counter(names.TX_STREAM)[4].packets, 30)
 
 
+class TemplatesOfAnotherRunDie(GeneratorTest):
+    """Seeds still circulating from the run before (its value 0x31, epoch 0) do not
+    join this run's first trial (value 0x32, epoch 0 as well)."""
+
+    def runTest(self) -> None:
+        stream, port = 5, PORT_A
+        self.tester.configure_stream(stream, port)
+        self.set_queue_rate(pacer_port(stream), 50)
+        self.tester.clear_stream(stream)
+        self.tester.start_stream(stream, 3, epoch=0, run=0x31)
+        old = build_template(FrameSpec(stream_id=stream, frame_size=512, run=0x31))
+        self.tester.seed_stream(stream, old, SEEDS)
+        self.assertEqual(len(self.receive_frames(port, 3)), 3)
+        self.tester.clear_stream(stream)
+        self.tester.start_stream(stream, 20, epoch=0, run=0x32)
+        self.set_queue_rate(pacer_port(stream), 500)
+        new = build_template(FrameSpec(stream_id=stream, frame_size=128, run=0x32))
+        self.tester.seed_stream(stream, new, SEEDS)
+        frames = self.receive_frames(port, 20)
+        self.assert_no_more_frames(port)
+        self.assertEqual({len(f) for f in frames}, {124})
+        self.assertEqual({self.header_of(f).run for f in frames}, {0x32})
+        self.assertEqual([self.header_of(f).seq for f in frames], list(range(20)))
+
+
 class StaleTemplatesDieAtTheNextTrial(GeneratorTest):
     """Seeds left circulating from a trial with another frame size (epoch 1) do
     not join the next trial (epoch 2): it sends only its own frames."""

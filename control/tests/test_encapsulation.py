@@ -284,18 +284,20 @@ def test_describe(encapsulation: Encapsulation, text: str) -> None:
 @pytest.mark.parametrize(("case", "size"), SIZED)
 def test_template_layers_length_tester_header_and_checksums(case: Case, size: int) -> None:
     encapsulation = case.encapsulation
-    data = build_template(FrameSpec(stream_id=7, frame_size=size, encapsulation=encapsulation))
+    data = build_template(FrameSpec(stream_id=7, frame_size=size, encapsulation=encapsulation,
+                                    run=201, epoch=3))
     assert len(data) == size - FCS
     frame = Ether(data)
     layers = _layers(frame)
     assert tuple(type(layer) for layer in layers[:len(case.layers)]) == case.layers
     assert [type(layer) for layer in layers[len(case.layers):]] == [Raw]
     offset = offset_of_tester_header(encapsulation)
-    assert data[offset:offset + 3] == b"P4T"
+    assert data[offset:offset + 4] == b"P4" + bytes([201, 3 << 1])  # signature, run, flags
     assert bytes(layers[-1]) == data[offset:]  # the innermost L4 payload
     assert len(data[offset:]) == size - FCS - sum(case.parts)
     header = TesterHeader.unpack(data[offset:])
-    assert header == TesterHeader(stream_id=7, seq=0, tx_ts=0, dut_qdelay=0xFFFF)
+    assert header == TesterHeader(stream_id=7, seq=0, tx_ts=0, dut_qdelay=0xFFFF, run=201,
+                                  flags=3 << 1)
     assert data[offset + TESTER:] == bytes(size - FCS - offset - TESTER)
     l4 = layers[len(case.layers) - 1]
     assert (l4.sport, l4.dport) == (0xC020, TESTER_UDP_DST_PORT)

@@ -5,6 +5,7 @@ final figures only once a flow reads stopped, and a failure reported, not lost."
 from __future__ import annotations
 
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -39,14 +40,23 @@ class FakeDataplane:
         self.running: set[int] = set()
         self.calls: list[str] = []
         self.fail = False
+        self.expected_runs: dict[int, int] = {}  # rx_expected: stream -> run value
+        self.runs: list[tuple[str, int]] = []  # (call, run value) in call order
 
-    def expect_stream(self, stream_id: int, rx_port: int, *, ipv6: bool, epoch: int) -> None:
+    def run_values_in_use(self) -> frozenset[int]:
+        return frozenset(self.expected_runs.values())
+
+    def expect_stream(self, stream_id: int, rx_port: int, *, ipv6: bool, epoch: int,
+                      run: int) -> None:
         self.calls.append(f"expect {stream_id} rx {rx_port} epoch {epoch}")
+        self.expected_runs[stream_id] = run
+        self.runs.append(("expect", run))
 
     def clear_stream(self, stream_id: int) -> None:
         self.sent[stream_id] = 0
 
-    def start_stream(self, stream_id: int, budget: int, epoch: int) -> None:
+    def start_stream(self, stream_id: int, budget: int, epoch: int, run: int) -> None:
+        self.runs.append(("start", run))
         self.budget[stream_id] = budget
         self.calls.append(f"start {stream_id} budget {budget}")
 
@@ -210,6 +220,27 @@ def test_second_start_while_running_is_refused(
         driver.start(config.flows)
     driver.stop()
     driver.close()
+
+
+def test_each_start_is_a_run_of_its_own(
+        setup: tuple[SwitchDriver, FakeDataplane, MappedConfig]) -> None:
+    """Frames the previous start left in a DUT carry its run value: the next start
+    draws another, and every expectation and generator of a start carries the same."""
+    driver, dataplane, config = setup
+    driver.apply(config)
+    fixed = (config.flows[0],)
+    values = []
+    for _ in range(20):
+        driver.start(fixed)
+        wait_for(driver, "fixed")
+        driver.stop()
+        calls = [call for call, _ in dataplane.runs]
+        assert calls == ["expect", "start"]
+        first, second = (value for _, value in dataplane.runs)
+        assert first == second
+        values.append(first)
+        dataplane.runs.clear()
+    assert all(a != b for a, b in pairwise(values))
 
 
 def test_pipeline_pushed_with_the_first_config_only(

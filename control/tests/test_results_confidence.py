@@ -61,7 +61,8 @@ def test_checks_that_were_not_answered_are_counted_and_said() -> None:
     assert confidence.describe() == (
         "2 of 3 trials repeated or left out, never counted as DUT loss: 1 tester-limited, "
         "1 dut-limited, 2 of them not vouched for (the switch or the lab DUT did not answer "
-        "in time, or the generator fell behind); host load up to 1.00 on 2 CPUs")
+        "in time, the generator fell behind, or the tester's counts held frames from before "
+        "the trial); host load up to 1.00 on 2 CPUs")
 
 
 def test_a_clean_run_says_so() -> None:
@@ -71,6 +72,18 @@ def test_a_clean_run_says_so() -> None:
         "all 2 trials vouched for by the tester's self-check; host load up to 1.00 on 2 CPUs")
     assert RunConfidence.of([replace(BASE, self_check=None, host_load=None)]).describe() == (
         "1 of 1 trials without a self-check (no port counters on this target)")
+
+
+def test_stale_frames_are_summed_and_said() -> None:
+    """Frames a DUT still held from an earlier trial or run: counted apart, said at the
+    end of the run (issue 21)."""
+    confidence = RunConfidence.of([replace(BASE, rx_stale=906), replace(BASE, trial_index=1),
+                                   replace(BASE, trial_index=2, rx_stale=4)])
+    assert confidence.stale_frames == 910
+    assert confidence.describe() == (
+        "all 3 trials vouched for by the tester's self-check; 910 stale frames (of earlier "
+        "trials or runs, still held by the DUT) counted in no stream; host load up to 1.00 "
+        "on 2 CPUs")
 
 
 def test_plots_mark_tester_limited_points(tmp_path: Path) -> None:

@@ -22,7 +22,12 @@ from p4tester.tester.port_counters import (
     KernelInterfaceCounters,
     counter_delta,
 )
-from p4tester.tester.selfcheck import ProgramPortCounts, build_self_check
+from p4tester.tester.selfcheck import (
+    InterfaceBracket,
+    ProgramPortCounts,
+    build_self_check,
+    describe_overcount,
+)
 
 TOP = 1 << 64
 
@@ -85,6 +90,73 @@ def test_frames_in_flight_at_the_edges_never_look_dropped() -> None:
     assert check.port(2).interface_rx == 100
     assert (check.ok, check.rx_dropped) == (True, 0)
     assert check.describe() == "ok"
+
+
+def overcount(start: InterfaceBracket, end: InterfaceBracket, program_before: ProgramPortCounts,
+              program_after: ProgramPortCounts, outside_streams: int) -> str:
+    return describe_overcount(NAMES, start, end, program_before, program_after,
+                              outside_streams)
+
+
+def test_frames_from_before_the_trial_taken_as_a_streams_are_named() -> None:
+    """The issue's run: the program counted 901 frames from p4lt2 in the trial while
+    the interface delivered 819 from its first read at the start to its last at the
+    end (82 came in before and were still queued in the switch), and p4lt1 sent 3
+    frames the program never sent. Neither is a drop; but with only 81 frames kept
+    out of every stream, a stream took some of them: the trial is not vouched for."""
+    start = InterfaceBracket({1: ifc(tx=10), 2: ifc(rx=500)}, {1: ifc(tx=10), 2: ifc(rx=500)})
+    end = InterfaceBracket({1: ifc(tx=313), 2: ifc(rx=1319)}, {1: ifc(tx=313), 2: ifc(rx=1319)})
+    before = ProgramPortCounts(rx={2: 418}, tx={1: 10})
+    after = ProgramPortCounts(rx={2: 1319}, tx={1: 310})
+    assert overcount(start, end, before, after, outside_streams=81) == (
+        "port 1: p4lt1 sent 3 frames more than the program sent out of it (303 against "
+        "300); port 2: the program counted 82 frames more from p4lt2 than it delivered from "
+        "before the trial to its end (901 against 819); more than the 81 frames the checker "
+        "kept out of every stream: frames from before the trial were taken as a stream's")
+    assert overcount(start, end, before, after, outside_streams=82) == (
+        "port 1: p4lt1 sent 3 frames more than the program sent out of it (303 against 300)")
+
+
+def test_frames_in_the_read_windows_are_no_excess() -> None:
+    """A DUT still delivering at 100 frames/s at both edges: 22 frames arrive while the
+    program is read at the start, 31 at the end (the trial's own late frames). The
+    widest interface span holds them all: nothing is in excess, whatever the checker
+    kept out of the streams."""
+    start = InterfaceBracket({1: ifc(), 2: ifc(rx=0)}, {1: ifc(), 2: ifc(rx=22)})
+    end = InterfaceBracket({1: ifc(tx=100), 2: ifc(rx=1023)}, {1: ifc(tx=100), 2: ifc(rx=1054)})
+    before = ProgramPortCounts(rx={2: 11}, tx={})
+    after = ProgramPortCounts(rx={2: 1050}, tx={1: 100})
+    assert overcount(start, end, before, after, outside_streams=0) == ""
+    check = build_self_check(NAMES, start, end, before, after)
+    assert (check.port(2).interface_rx, check.port(2).program_rx) == (1001, 1039)
+    assert check.ok
+
+
+def test_a_dut_sending_at_the_edges_invents_no_drop() -> None:
+    """A lab DUT whose deep queue still drains at 100 frames/s when the trial starts
+    and ends: port 2 sends 20 frames while its program is read at each edge. Read
+    once (before the program at the start, as receive figures need), the interface
+    seems to have sent 20 frames fewer than the program; read around the program,
+    the send figures take the farthest reads and nothing is lost."""
+    start_first, start_second = {2: ifc(tx=1000)}, {2: ifc(tx=1020)}
+    end_first, end_second = {2: ifc(tx=2152)}, {2: ifc(tx=2172)}
+    program_before = ProgramPortCounts(rx={}, tx={2: 1010})
+    program_after = ProgramPortCounts(rx={}, tx={2: 2162})
+    once = build_self_check({2: "p4ld2"}, start_second, end_first, program_before,
+                            program_after)
+    assert once.port(2).tx_dropped == 20
+    bracketed = build_self_check({2: "p4ld2"}, InterfaceBracket(start_first, start_second),
+                                 InterfaceBracket(end_first, end_second), program_before,
+                                 program_after)
+    assert bracketed.port(2) == PortCheck(2, "p4ld2", 0, 1172, 0, 0, 0, 1152)
+    assert (bracketed.ok, bracketed.tx_dropped) == (True, 0)
+
+
+def test_exact_counts_name_nothing() -> None:
+    plain = InterfaceBracket({1: ifc(), 2: ifc()}, {1: ifc(), 2: ifc()})
+    end = InterfaceBracket({1: ifc(tx=40), 2: ifc(rx=40)}, {1: ifc(tx=40), 2: ifc(rx=40)})
+    assert overcount(plain, end, ProgramPortCounts({}, {}),
+                     ProgramPortCounts({2: 40}, {1: 40}), outside_streams=0) == ""
 
 
 def test_send_side_drop_and_interface_drops() -> None:

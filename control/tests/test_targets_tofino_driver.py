@@ -113,23 +113,24 @@ def test_rates_make_applications_buffers_and_groups() -> None:
 
 
 def test_templates_set_what_each_streams_frames_must_be() -> None:
-    """Each stream's template's epoch bits and IP version, on its RX dev port (stream
-    5: IPv6, epoch 5 = flags 0x0A, back on 1/0 = dev 0); the next trial's templates
-    modify the entries."""
+    """Each stream's template's run value, epoch bits and IP version, on its RX dev
+    port (stream 5: IPv6, epoch 5 = flags 0x0A, back on 1/0 = dev 0); the next
+    trial's templates modify the entries."""
     fake = FakeBfrt()
     target = prepared(fake)
     fake.writes.clear()
     target.set_templates({0: F60, 1: F60, 5: F124})
     assert fake.writes == [
-        Write("add", RX_EXPECTED, {"stream": s}, {"trial_epoch": flags, "rx_port": port,
-                                                  "ip_version": version},
+        Write("add", RX_EXPECTED, {"stream": s}, {"trial_run": 0, "trial_epoch": flags,
+                                                  "rx_port": port, "ip_version": version},
               "TesterIngress.expectation.expect")
         for s, flags, port, version in ((0, 0, 128, 4), (1, 0, 256, 4), (5, 0x0A, 0, 6))]
     fake.writes.clear()
-    target.set_templates({0: build_template(FrameSpec(stream_id=0, frame_size=64, epoch=127))})
+    target.set_templates({0: build_template(FrameSpec(stream_id=0, frame_size=64, epoch=127,
+                                                      run=0xB7))})
     assert fake.writes == [
-        Write("modify", RX_EXPECTED, {"stream": 0}, {"trial_epoch": 0xFE, "rx_port": 128,
-                                                     "ip_version": 4},
+        Write("modify", RX_EXPECTED, {"stream": 0}, {"trial_run": 0xB7, "trial_epoch": 0xFE,
+                                                     "rx_port": 128, "ip_version": 4},
               "TesterIngress.expectation.expect")]
     with pytest.raises(RuntimeError, match=r"prepare\(\) the target before setting templates"):
         TofinoTarget(fake, STREAMS, FRONT).set_templates({0: F60})

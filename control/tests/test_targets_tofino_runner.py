@@ -19,6 +19,7 @@ from p4tester.tester.session import TrialFailed
 GEN_APPS = "pipe.TesterIngress.generator.gen_apps"
 GENERATED = "pipe.TesterIngress.generator.generated"
 RX_KIND = "pipe.TesterIngress.rx_kind"
+RUN_VALUE = 0xC4  # the run byte of the runner's frames
 TOPOLOGY: dict[str, Any] = {
     "name": "t",
     "switch": {"grpc": "127.0.0.1:50052", "target": "tofino"},
@@ -61,7 +62,7 @@ class Switch:
         profile = profile_from_dict(PROFILE, "p.yaml")
         target = target_from_config(self.fake, topology, profile)
         runner = TofinoTrialRunner(target, topology, profile, sleep=self.sleep,
-                                   clock=lambda: self.now)
+                                   clock=lambda: self.now, run_value=RUN_VALUE)
         runner.open()
         return runner
 
@@ -123,16 +124,17 @@ class StraySwitch(Switch):
 
 def test_each_trial_expects_its_own_epoch_and_counts_the_others() -> None:
     """Trial 130 sends epoch 2 (130 % 128): its templates carry flags 0x04 and the
-    checker expects exactly that, each stream on its RX dev port (1/0 = 0, 2/0 = 8),
-    IPv4; stale and mismatched frames of the trial are its rx_stale / rx_mismatched
-    (summed over pipes)."""
+    run's value, and the checker expects exactly those, each stream on its RX dev port
+    (1/0 = 0, 2/0 = 8), IPv4; stale and mismatched frames of the trial are its
+    rx_stale / rx_mismatched (summed over pipes)."""
     switch = StraySwitch()
     result = switch.runner().run_trial(TrialSpec("throughput", 130, 64, 0.5, 1.0))
     expected = {e.key["stream"]: (e.action, e.data)
                 for e in switch.fake.entries("pipe.TesterIngress.expectation.rx_expected")}
     expect = "TesterIngress.expectation.expect"
-    assert expected == {0: (expect, {"trial_epoch": 0x04, "rx_port": 8, "ip_version": 4}),
-                        1: (expect, {"trial_epoch": 0x04, "rx_port": 0, "ip_version": 4})}
+    assert expected == {
+        0: (expect, {"trial_run": RUN_VALUE, "trial_epoch": 0x04, "rx_port": 8, "ip_version": 4}),
+        1: (expect, {"trial_run": RUN_VALUE, "trial_epoch": 0x04, "rx_port": 0, "ip_version": 4})}
     assert (result.rx_stale, result.rx_mismatched, result.rx_foreign) == (3, 60, 0)
 
 

@@ -114,9 +114,9 @@ def test_too_large_frame_is_refused_with_the_range() -> None:
 
 def test_tester_header_round_trip_and_layout() -> None:
     header = TesterHeader(stream_id=0x0102, seq=0x03040506, tx_ts=0x0708090A, flags=1,
-                          dut_qdepth=0x0B0C, dut_qdelay=0x0D0E)
+                          dut_qdepth=0x0B0C, dut_qdelay=0x0D0E, run=0xA5)
     packed = header.pack()
-    assert packed == bytes.fromhex("503454 01 0102 03040506 0708090a 0b0c 0d0e".replace(" ", ""))
+    assert packed == bytes.fromhex("5034 a5 01 0102 03040506 0708090a 0b0c 0d0e".replace(" ", ""))
     assert TesterHeader.unpack(packed) == header
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 TESTER_UDP_PORT = 0x5054
-TESTER_SIGNATURE = b"P4T"
+TESTER_SIGNATURE = b"P4"
 PCAP_GLOBAL_HEADER = 24
 PCAP_RECORD_HEADER = 16
 # Tester-header flags bits 1-7: the trial epoch (p4src/common/constants.p4).
@@ -89,9 +89,9 @@ def _tester_frames(path: Path) -> Iterator[tuple[int, int, int]]:
         udp = 14 + (frame[14] & 0x0F) * 4
         (dst_port,) = struct.unpack_from("!H", frame, udp + 2)
         tester = udp + 8
-        if dst_port != TESTER_UDP_PORT or frame[tester:tester + 3] != TESTER_SIGNATURE:
+        if dst_port != TESTER_UDP_PORT or frame[tester:tester + 2] != TESTER_SIGNATURE:
             continue
-        flags, stream, seq = struct.unpack_from("!BHI", frame, tester + 3)
+        flags, stream, seq = struct.unpack_from("!BHI", frame, tester + 3)  # after the run byte
         yield flags, stream, seq
 
 

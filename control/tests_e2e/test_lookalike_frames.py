@@ -100,7 +100,7 @@ def injected_into_port_2(rng: random.Random) -> dict[int, list[Packet]]:
                for _ in range(EACH)]
     cut = [Ether(src=MAC_A, dst=MAC_B) / IP() / UDP(dport=TESTER_UDP_DST_PORT, chksum=0)
            / Raw(TesterHeader(stream_id=0, seq=s).pack()[:10]) for s in range(EACH)]
-    bad_signature = [crafted_frame(TesterHeader(stream_id=0, seq=s, signature=0x503455))
+    bad_signature = [crafted_frame(TesterHeader(stream_id=0, seq=s, signature=0x5035))
                      for s in range(EACH)]
     bad_stream = [crafted_frame(TesterHeader(stream_id=MAX_STREAMS + s, seq=s))
                   for s in range(EACH)]

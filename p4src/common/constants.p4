@@ -87,7 +87,7 @@ const bit<8>  IP_VERSION_6 = 6;
 /* tx_vary_ports entries, all streams together (per-field variation). */
 #define MAX_VARY_ENTRIES 4096
 const bit<16> TESTER_UDP_DST_PORT = 0x5054;
-const bit<24> TESTER_SIGNATURE    = 0x503454;   /* "P4T" */
+const bit<16> TESTER_SIGNATURE    = 0x5034;     /* "P4" */
 const bit<16> UDP_HEADER_BYTES    = 8;
 const bit<16> TESTER_HEADER_BYTES = 18;
 /* A UDP length below this cannot hold a tester header: the frame was cut. */
@@ -95,10 +95,14 @@ const bit<16> MIN_TESTER_UDP_LENGTH = UDP_HEADER_BYTES + TESTER_HEADER_BYTES;
 /* flags: set by a cooperating DUT once it wrote dut_qdepth / dut_qdelay. */
 const bit<8>  TESTER_FLAG_DUT_STAMPED = 0x01;
 /* flags bits 1-7 (all but the DUT's bit 0): the trial epoch of the trial the
- * frame belongs to, 128 values. A template still circulating from an earlier
- * trial (another frame size, say) has another epoch and dies at its next pass
- * instead of joining this trial; a frame of an earlier trial still queued in a
- * DUT arrives with another epoch and is RX_KIND_STALE, not the stream's. */
+ * frame belongs to, 128 values, counted within a run; the header's run byte
+ * tells runs apart (a value the controller draws at random for each run, never
+ * the one the switch's previous run used). Together 15 bits: the header has
+ * no room for more, since a 64-byte IPv4 frame holds exactly its 18 bytes.
+ * A template still circulating from an earlier trial (another frame size, say)
+ * has another run or epoch and dies at its next pass instead of joining this
+ * trial; a frame of an earlier trial or run still queued in a DUT arrives with
+ * another run or epoch and is RX_KIND_STALE, not the stream's. */
 const bit<8>  TESTER_FLAG_EPOCH_MASK = 0xFE;
 const bit<16> SATURATED_16 = 0xFFFF;
 

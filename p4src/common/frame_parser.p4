@@ -300,9 +300,10 @@ parser FrameParser(packet_in pkt, inout headers_t hdr, inout frame_metadata_t me
 #endif
 
     /* Any other port: the payload is the tester's when it starts with the
-     * signature (a foreign frame matches by chance once in 2^24). */
+     * signature (a foreign frame matches by chance once in 2^16, and is then
+     * still no stream's frame unless its stream, run and epoch match one). */
     state find_tester {
-        transition select(pkt.lookahead<bit<24>>()) {
+        transition select(pkt.lookahead<bit<16>>()) {
             TESTER_SIGNATURE: parse_tester;
             default: accept;
         }

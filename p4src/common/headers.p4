@@ -154,7 +154,8 @@ header udp_h {
  * IPv4/UDP frame holds it (64 - 4 FCS - 14 Ethernet - 20 IPv4 - 8 UDP = 18).
  * Minimum frame sizes (incl. FCS): IPv4 64, VLAN+IPv4 68, IPv6 84, VLAN+IPv6 88. */
 header tester_h {
-    bit<24>     signature;    /* TESTER_SIGNATURE */
+    bit<16>     signature;    /* TESTER_SIGNATURE */
+    bit<8>      run;          /* the run's value: with the epoch in flags, which run and trial */
     bit<8>      flags;        /* TESTER_FLAG_* */
     stream_id_t stream_id;
     seq_t       seq;          /* stamped in egress, contiguous from the initial seq */
@@ -245,7 +246,10 @@ struct frame_metadata_t {
  * controller wrote for the stream (common/rx_expectation.p4). */
 struct rx_expectation_t {
     bool    in_trial;     /* false: no entry, the stream is in no trial */
-    bit<8>  epoch_flags;  /* TESTER_FLAG_EPOCH_MASK bits of the trial's frames */
+    /* The trial's frames' run byte, then their epoch (flags bits 7..1): compared
+     * with the frame's as one 15-bit field, a Tofino gateway with no stage of
+     * its own for masking the flags. */
+    bit<15> run_epoch;
     bit<16> rx_port;      /* the port the stream's frames come back on */
     bit<8>  ip_version;   /* IP_VERSION_4 or IP_VERSION_6: the template's */
 }

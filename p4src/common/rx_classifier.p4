@@ -29,7 +29,7 @@ control RxClassifier(in headers_t hdr, in frame_metadata_t frame, in bool parsed
             l4_length = hdr.udp.length;
         }
 #endif
-        bit<8> epoch_flags = hdr.tester.flags & TESTER_FLAG_EPOCH_MASK;
+        bit<15> run_epoch = hdr.tester.run ++ hdr.tester.flags[7:1];
         if (!frame.tester_port_seen) {
             rx_kind = RX_KIND_FOREIGN;
         } else if (!parsed_whole || !hdr.tester.isValid()
@@ -44,9 +44,9 @@ control RxClassifier(in headers_t hdr, in frame_metadata_t frame, in bool parsed
             rx_kind = RX_KIND_BAD_SIGNATURE;
         } else if ((bit<32>) hdr.tester.stream_id >= MAX_STREAMS_32) {
             rx_kind = RX_KIND_BAD_STREAM;
-        } else if (!expected.in_trial || epoch_flags != expected.epoch_flags) {
-            /* Another trial's frame (or the stream is in none): its sequence
-             * numbers and timestamps belong to no figure of this trial. */
+        } else if (!expected.in_trial || run_epoch != expected.run_epoch) {
+            /* Another run's or trial's frame (or the stream is in none): its
+             * sequence numbers and timestamps belong to no figure of this trial. */
             rx_kind = RX_KIND_STALE;
         } else if (rx_port != expected.rx_port || frame.ip_version != expected.ip_version) {
             /* This trial's epoch, but not what the stream's template sends where:

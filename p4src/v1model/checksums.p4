@@ -48,6 +48,7 @@ control TesterHeaderChecksums(inout headers_t hdr, inout local_metadata_t meta) 
               hdr.udp.dst_port,
               hdr.udp.length,
               hdr.tester.signature,
+              hdr.tester.run,
               hdr.tester.flags,
               hdr.tester.stream_id,
               hdr.tester.seq,

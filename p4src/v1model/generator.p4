@@ -20,11 +20,13 @@ control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
     register<bit<32>>(MAX_STREAMS) generated;
 
     bit<32> budget = 0;
+    bit<8> run_value = 0;
     bit<8> epoch = 0;
     bool running = false;
 
-    action run(bit<32> packet_budget, bit<8> trial_epoch) {
+    action run(bit<32> packet_budget, bit<8> trial_run, bit<8> trial_epoch) {
         budget = packet_budget;
+        run_value = trial_run;
         epoch = trial_epoch;
         running = true;
     }
@@ -33,8 +35,8 @@ control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
         running = false;
     }
 
-    /* Controller writes: stream -> run(budget, epoch) to start, epoch = the
-     * TESTER_FLAG_EPOCH_MASK bits of this trial's template; modify to stopped()
+    /* Controller writes: stream -> run(budget, run value, epoch) to start, the
+     * run byte and the TESTER_FLAG_EPOCH_MASK bits of this trial's template; modify to stopped()
      * (or delete) to stop: the stream's seeds die at their next pass. */
     table gen_streams {
         key = { hdr.tester.stream_id : exact @name("stream"); }
@@ -59,7 +61,8 @@ control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
                 gen_streams.apply();
                 bit<32> done;
                 generated.read(done, (bit<32>) hdr.tester.stream_id);
-                bool this_trial = (hdr.tester.flags & TESTER_FLAG_EPOCH_MASK) == epoch;
+                bool this_trial = hdr.tester.run == run_value
+                                  && (hdr.tester.flags & TESTER_FLAG_EPOCH_MASK) == epoch;
                 if (running && this_trial && done < budget) {
                     generated.write((bit<32>) hdr.tester.stream_id, done + 1);
                     smeta.mcast_grp = MCAST_GROUP_BASE + hdr.tester.stream_id;

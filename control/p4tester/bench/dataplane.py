@@ -169,7 +169,7 @@ def measure_checker(client: P4RuntimeClient, setup: Setup, pcap: Path, *,
     schema = push(client, setup.build, "tester")
     tester = TesterDataplane(client, schema)
     tester.clear_stream(0)
-    # The replayed frames are stream 0's (epoch 0, IPv4) arriving on switch port 1.
+    # The replayed frames are stream 0's (run 0, epoch 0, IPv4) arriving on switch port 1.
     tester.expect_stream(0, SWITCH_PORT_IN)
 
     def count() -> int:

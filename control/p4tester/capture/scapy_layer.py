@@ -13,7 +13,7 @@ header by itself after the tester's default UDP port.
 
 from __future__ import annotations
 
-from scapy.fields import IntField, ShortField, X3BytesField, XByteField
+from scapy.fields import ByteField, IntField, ShortField, XByteField, XShortField
 from scapy.layers.inet import UDP
 from scapy.packet import Packet, bind_layers
 
@@ -30,7 +30,8 @@ ETHERNET_BYTES = 14
 class P4TesterHeader(Packet):
     name = "P4Tester"
     fields_desc = [  # noqa: RUF012 (scapy reads the class attribute)
-        X3BytesField("signature", TESTER_SIGNATURE),
+        XShortField("signature", TESTER_SIGNATURE),
+        ByteField("run", 0),
         XByteField("flags", 0),
         ShortField("stream_id", 0),
         IntField("seq", 0),
@@ -41,7 +42,7 @@ class P4TesterHeader(Packet):
 
     def mysummary(self) -> str:
         return self.sprintf(f"P4Tester stream %stream_id% seq %seq% tx_ts %tx_ts% "
-                            f"epoch {int(self.flags) >> EPOCH_SHIFT}")
+                            f"run %run% epoch {int(self.flags) >> EPOCH_SHIFT}")
 
 
 def bind_to_tester_port() -> None:
@@ -49,7 +50,7 @@ def bind_to_tester_port() -> None:
     bind_layers(UDP, P4TesterHeader, dport=TESTER_UDP_DST_PORT)
 
 
-_SIGNATURE = TESTER_SIGNATURE.to_bytes(3, "big")
+_SIGNATURE = TESTER_SIGNATURE.to_bytes(2, "big")
 
 
 def find_tester_header(frame: Packet | bytes) -> P4TesterHeader | None:

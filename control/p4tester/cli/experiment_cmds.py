@@ -308,6 +308,7 @@ class ProgressRunner:
     def __init__(self, inner: TrialRunner) -> None:
         self.inner = inner
         self.started = time.monotonic()
+        self.first = True
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         result = self.inner.run_trial(spec)
@@ -316,8 +317,19 @@ class ProgressRunner:
             f"[{elapsed:7.1f} s] {spec.experiment} trial {spec.trial_index}: {spec.frame_size} B "
             f"at {spec.offered_fraction:.2%} for {spec.duration_s:g} s: TX {result.tx_frames} "
             f"RX {result.rx_frames} loss {result.loss_ratio:.4%}{_losing(result)}"
+            f"{_stale(result, self.first)}"
             f"{'' if result.valid else f' [not counted: {result.error}]'}\n")
+        self.first = False
         return result
+
+
+def _stale(result: TrialResult, first: bool) -> str:
+    """Frames the DUT still held from before the trial: in the first trial of a run
+    they can only be the run before's."""
+    if not result.rx_stale:
+        return ""
+    whose = "the run before" if first else "earlier trials or runs"
+    return f" stale {result.rx_stale} (of {whose}, in no stream)"
 
 
 def _losing(result: TrialResult) -> str:

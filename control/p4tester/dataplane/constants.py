@@ -13,12 +13,13 @@ HIST_OUTSIDE_BIN: Final = HIST_CELLS_PER_STREAM - 1
 MAX_HIST_BINS: Final = HIST_OUTSIDE_BIN  # bins 0..30; cell 31 counts values outside them
 
 TESTER_UDP_DST_PORT: Final = 0x5054
-TESTER_SIGNATURE: Final = 0x503454
+TESTER_SIGNATURE: Final = 0x5034  # "P4"
 TESTER_HEADER_BYTES: Final = 18
 TESTER_FLAG_DUT_STAMPED: Final = 0x01
 TESTER_FLAG_EPOCH_MASK: Final = 0xFE  # flags bits 1-7; bit 0 is the DUT's
 EPOCH_SHIFT: Final = 1  # epoch e is carried as flags bits (e << 1)
 EPOCHS: Final = 128
+RUN_VALUES: Final = 256  # the header's run byte: one value per run, drawn at random
 IP_VERSION_4: Final = 4
 IP_VERSION_6: Final = 6
 

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from p4tester.dataplane.constants import (
     EPOCH_SHIFT,
     EPOCHS,
+    RUN_VALUES,
     TESTER_HEADER_BYTES,
     TESTER_SIGNATURE,
 )
 
-# signature(3) flags(1) stream(2) seq(4) tx_ts(4) dut_qdepth(2) dut_qdelay(2)
-_TESTER = struct.Struct("!3sBHIIHH")
+# signature(2) run(1) flags(1) stream(2) seq(4) tx_ts(4) dut_qdepth(2) dut_qdelay(2)
+_TESTER = struct.Struct("!HBBHIIHH")
 # stream(2) next_expected(4) last_seq(4) samples(8) lost(8) lat_min(4) lat_max(4)
 # lat_sum(8) jitter_sum(8) last_latency(4) generated(4) tx_next_seq(4) switch_time(4)
 _STATS = struct.Struct("!HIIQQIIQQIIII")
@@ -32,6 +33,13 @@ def epoch_flags(epoch: int) -> int:
     return epoch << EPOCH_SHIFT
 
 
+def check_run_value(run: int) -> int:
+    """A run value as the tester header's run byte carries it (0..RUN_VALUES-1)."""
+    if not 0 <= run < RUN_VALUES:
+        raise ValueError(f"run value {run} must be in 0..{RUN_VALUES - 1}")
+    return run
+
+
 @dataclass(frozen=True, slots=True)
 class TesterHeader:
     """The 18 bytes at the start of a test frame's UDP payload."""
@@ -43,10 +51,12 @@ class TesterHeader:
     dut_qdepth: int = 0
     dut_qdelay: int = 0
     signature: int = TESTER_SIGNATURE
+    run: int = 0  # the run's value (with the epoch in flags: which run and trial)
 
     def pack(self) -> bytes:
         return _TESTER.pack(
-            self.signature.to_bytes(3, "big"),
+            self.signature,
+            self.run,
             self.flags,
             self.stream_id,
             self.seq,
@@ -61,7 +71,7 @@ class TesterHeader:
             raise ValueError(
                 f"tester header needs {TESTER_HEADER_BYTES} bytes, got {len(data)}"
             )
-        sig, flags, stream, seq, tx_ts, qdepth, qdelay = _TESTER.unpack_from(data)
+        sig, run, flags, stream, seq, tx_ts, qdepth, qdelay = _TESTER.unpack_from(data)
         return cls(
             stream_id=stream,
             seq=seq,
@@ -69,7 +79,8 @@ class TesterHeader:
             flags=flags,
             dut_qdepth=qdepth,
             dut_qdelay=qdelay,
-            signature=int.from_bytes(sig, "big"),
+            signature=sig,
+            run=run,
         )
 
 

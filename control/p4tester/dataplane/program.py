@@ -36,7 +36,7 @@ from p4tester.dataplane.constants import (
     REPLICA_TOKEN,
     REPLICA_TX,
 )
-from p4tester.dataplane.headers import StreamRegisters, epoch_flags
+from p4tester.dataplane.headers import StreamRegisters, check_run_value, epoch_flags
 from p4tester.p4rt import (
     CounterValue,
     Exact,
@@ -52,6 +52,7 @@ from p4tester.p4rt import (
     build_packet_out,
     build_table_entry,
     decode_packet_in,
+    decode_value,
 )
 
 STREAM_KEY_MASK = 0xFFFF
@@ -170,15 +171,17 @@ class TesterDataplane:
         check_stream_id(stream_id)
         self.client.delete(build_multicast_group(MCAST_GROUP_BASE + stream_id, []))
 
-    def start_stream(self, stream_id: int, packet_budget: int, epoch: int = 0) -> None:
-        """Arm the stream: seeds of this epoch (FrameSpec.epoch) generate up to
-        packet_budget TX frames; seeds of any other epoch die."""
+    def start_stream(self, stream_id: int, packet_budget: int, epoch: int = 0,
+                     run: int = 0) -> None:
+        """Arm the stream: seeds of this run value and epoch (FrameSpec.run, .epoch)
+        generate up to packet_budget TX frames; seeds of any other run or epoch die."""
         check_stream_id(stream_id)
         if not 0 < packet_budget < 2**32:
             raise ValueError(f"packet budget {packet_budget} must be in 1..{2**32 - 1}")
         entry = build_table_entry(
             self.schema, names.GEN_STREAMS, {"stream": Exact(stream_id)},
-            names.GEN_RUN, {"packet_budget": packet_budget, "trial_epoch": epoch_flags(epoch)},
+            names.GEN_RUN, {"packet_budget": packet_budget, "trial_run": check_run_value(run),
+                            "trial_epoch": epoch_flags(epoch)},
         )
         self._upsert(entry)
 
@@ -195,17 +198,33 @@ class TesterDataplane:
                 raise  # a stream never started has no entry: nothing to stop
 
     def expect_stream(self, stream_id: int, rx_port: int, *, ipv6: bool = False,
-                      epoch: int = 0) -> None:
+                      epoch: int = 0, run: int = 0) -> None:
         """Write what the stream's frames must be in this trial: the checker takes a
-        frame as the stream's only with this epoch (as start_stream's), on rx_port,
+        frame as the stream's only with this run value and epoch (as start_stream's), on rx_port,
         with the template's IP version; others are counted as stale / mismatched."""
         check_stream_id(stream_id)
         entry = build_table_entry(
             self.schema, names.RX_EXPECTED, {"stream": Exact(stream_id)}, names.RX_EXPECT,
-            {"trial_epoch": epoch_flags(epoch), "rx_port": rx_port,
+            {"trial_run": check_run_value(run), "trial_epoch": epoch_flags(epoch),
+             "rx_port": rx_port,
              "ip_version": IP_VERSION_6 if ipv6 else IP_VERSION_4},
         )
         self._upsert(entry)
+
+    def run_values_in_use(self) -> frozenset[int]:
+        """The run values the switch's rx_expected entries hold: those of the run
+        before this one (its frames may still be queued in a DUT)."""
+        param = self.schema.param(names.RX_EXPECT, "trial_run")
+        action_id = self.schema.action(names.RX_EXPECT).id
+        values = set()
+        for entry in self.client.read_table(self.schema, names.RX_EXPECTED):
+            action = entry.action.action
+            if action.action_id != action_id:
+                continue
+            for given in action.params:
+                if given.param_id == param.id:
+                    values.add(decode_value(given.value))
+        return frozenset(values)
 
     def forget_stream(self, stream_id: int) -> None:
         """The stream is in no trial: every frame of it is counted as stale."""

@@ -25,6 +25,7 @@ from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import EPOCHS
 from p4tester.dataplane.program import seeds_for_rate
+from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.streams.frame_sizes import FCS_BYTES
 from p4tester.streams.template import build_template
 from p4tester.tester.session import TesterSession, frame_spec
@@ -64,6 +65,7 @@ class _Run:
     final: dict[str, _Final] = field(default_factory=dict)
     error: str | None = None
     epoch: int = 0
+    run_value: int = 0  # the header's run byte of this start's frames
     templates: dict[int, bytes] = field(default_factory=dict)  # to seed again on resume
     paused_at: float | None = None  # monotonic time of the pause
     paused_s: float = 0.0  # paused time so far, which the send deadline does not count
@@ -132,21 +134,26 @@ class SwitchDriver:
             epoch = self._trials % EPOCHS
             self._trials += 1
             try:
+                # Each start is a run of its own: frames of the start before, still
+                # in a DUT, are stale (dataplane.run_identity).
+                run_value = draw_run_value(dataplane.run_values_in_use())
                 for flow in flows:
                     dataplane.expect_stream(flow.stream_id, flow.stream.rx_port,
-                                            ipv6=flow.stream.ipv6, epoch=epoch)
+                                            ipv6=flow.stream.ipv6, epoch=epoch, run=run_value)
                 before = CounterSnapshot.take(dataplane)
                 for flow in flows:
                     dataplane.clear_stream(flow.stream_id)
                 session.target.set_stream_rates({f.stream_id: f.rate_pps for f in flows})
                 for flow in flows:
-                    dataplane.start_stream(flow.stream_id, flow.budget or MAX_BUDGET, epoch)
+                    dataplane.start_stream(flow.stream_id, flow.budget or MAX_BUDGET, epoch,
+                                           run_value)
                 for flow in flows:
                     dataplane.set_port_variation(flow.stream_id, flow.stream.field_cycle)
-                run = _Run(flows, before, time.time(), epoch=epoch)
+                run = _Run(flows, before, time.time(), epoch=epoch, run_value=run_value)
                 for flow in flows:
                     template = ixia_layout(
-                        build_template(frame_spec(flow.stream, flow.frame_size, epoch)),
+                        build_template(frame_spec(flow.stream, flow.frame_size, epoch,
+                                                  run_value)),
                         flow.stream.encapsulation)
                     run.templates[flow.stream_id] = template
                     dataplane.seed_stream(flow.stream_id, template, seeds_for_rate(flow.rate_pps))
@@ -256,7 +263,7 @@ class SwitchDriver:
             for flow in run.flows:
                 if flow.name not in run.sent_at:
                     session.dataplane.start_stream(flow.stream_id, flow.budget or MAX_BUDGET,
-                                                   run.epoch)
+                                                   run.epoch, run.run_value)
                     session.dataplane.seed_stream(flow.stream_id, run.templates[flow.stream_id],
                                                   seeds_for_rate(flow.rate_pps))
             run.paused_s += time.monotonic() - run.paused_at

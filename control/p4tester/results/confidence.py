@@ -26,6 +26,9 @@ class RunConfidence:
     max_load_1m: float | None  # highest 1-minute load average any trial saw
     cpus: int | None
     max_steal_fraction: float | None
+    # Frames of a stream that were not of its trial (an earlier trial's or run's, a
+    # DUT still held them): in no stream's figures, over all trials.
+    stale_frames: int = 0
 
     @classmethod
     def of(cls, trials: Iterable[TrialResult]) -> RunConfidence:
@@ -48,6 +51,7 @@ class RunConfidence:
             max_load_1m=max((load.load_1m for load in loads), default=None),
             cpus=loads[-1].cpus if loads else None,
             max_steal_fraction=max(steals, default=None),
+            stale_frames=sum(t.rx_stale for t in trials),
         )
 
     @property
@@ -72,7 +76,8 @@ class RunConfidence:
                 if self.dut_rx_dropped else ""))
         if self.unvouched:
             repeated.append(f"{self.unvouched} of them not vouched for (the switch or the lab "
-                            "DUT did not answer in time, or the generator fell behind)")
+                            "DUT did not answer in time, the generator fell behind, or the "
+                            "tester's counts held frames from before the trial)")
         if self.failed:
             repeated.append(f"{self.failed} failed")
         head = (f"{sum((self.tester_limited, self.dut_limited, self.failed))} of {self.trials} "
@@ -82,6 +87,9 @@ class RunConfidence:
         if self.unchecked and not repeated:
             head = (f"{self.unchecked} of {self.trials} trials without a self-check (no port "
                     "counters on this target)")
+        if self.stale_frames:
+            head += (f"; {self.stale_frames} stale frames (of earlier trials or runs, still "
+                     "held by the DUT) counted in no stream")
         load = ""
         if self.max_load_1m is not None:
             load = f"; host load up to {self.max_load_1m:.2f} on {self.cpus} CPUs"

@@ -24,7 +24,7 @@ from scapy.layers.l2 import Dot1AD, Dot1Q, Ether
 from scapy.packet import Packet, Raw
 
 from p4tester.dataplane.constants import TESTER_HEADER_BYTES, TESTER_UDP_DST_PORT
-from p4tester.dataplane.headers import TesterHeader, epoch_flags
+from p4tester.dataplane.headers import TesterHeader, check_run_value, epoch_flags
 from p4tester.streams.addresses import StreamAddresses
 from p4tester.streams.frame_sizes import (
     FCS_BYTES,
@@ -58,9 +58,11 @@ class FrameSpec:
     stream_id: int
     frame_size: int = 64
     addresses: StreamAddresses = field(default_factory=StreamAddresses)
-    # Generator epoch of the trial (dataplane.program.epoch_flags): stale
-    # templates of another trial die in the data plane instead of joining.
+    # Run value and generator epoch of the trial (dataplane.headers): templates
+    # of another run or trial die in the data plane instead of joining, and their
+    # frames are stale at the checker.
     epoch: int = 0
+    run: int = 0
     encapsulation: Encapsulation = field(default_factory=Encapsulation)
     # The switch rewrites the L4 ports of each frame (streams.variation): the
     # template carries the first pair, and its stamp compensation counts them.
@@ -100,7 +102,7 @@ def build_template(spec: FrameSpec) -> bytes:
     compensation = stamp_compensation(
         *((address.udp_src_port, spec.dst_port) if spec.varies_ports else ()))
     header = TesterHeader(stream_id=spec.stream_id, flags=epoch_flags(spec.epoch),
-                          dut_qdelay=compensation)
+                          run=check_run_value(spec.run), dut_qdelay=compensation)
     payload = Raw(header.pack() + bytes(padding))
 
     if enc.l4 == "tcp":

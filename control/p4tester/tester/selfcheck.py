@@ -14,6 +14,14 @@ Reading order makes frames in flight at the edges err on the side of "not droppe
 
 Hence PortCheck clamps a negative difference to zero; a positive one is a frame the
 tester lost, and it is counted exactly.
+
+The send side runs the other way (the program counts a frame before its interface
+sends it), so the same order would invent a drop out of a frame sent in a read
+window. No tester port sends at the edges, but a lab DUT may: a deep queue still
+drains into the tester when the next trial begins. An edge may therefore read the
+interfaces on both sides of the program's read (InterfaceBracket): receive figures
+take the interface reads nearest the trial (the last at the start, the first at
+the end), send figures the farthest, and neither side can invent a drop.
 """
 
 from __future__ import annotations
@@ -23,6 +31,25 @@ from dataclasses import dataclass
 
 from p4tester.results.checks import PortCheck, SelfCheck
 from p4tester.tester.port_counters import InterfaceCounters, counter_delta
+
+
+@dataclass(frozen=True, slots=True)
+class InterfaceBracket:
+    """The interfaces' counters read just before and just after the program's, at
+    one edge of a trial."""
+
+    before_program: Mapping[int, InterfaceCounters]
+    after_program: Mapping[int, InterfaceCounters]
+
+
+Interfaces = Mapping[int, InterfaceCounters] | InterfaceBracket
+
+
+def _bracket(reading: Interfaces) -> InterfaceBracket:
+    """One reading stands on both sides of the program's (no traffic at the edge)."""
+    if isinstance(reading, InterfaceBracket):
+        return reading
+    return InterfaceBracket(reading, reading)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,25 +63,67 @@ class ProgramPortCounts:
 
 def build_self_check(
     interfaces: Mapping[int, str],
-    interfaces_before: Mapping[int, InterfaceCounters],
-    interfaces_after: Mapping[int, InterfaceCounters],
+    interfaces_before: Interfaces,
+    interfaces_after: Interfaces,
     program_before: ProgramPortCounts,
     program_after: ProgramPortCounts,
 ) -> SelfCheck:
     """One PortCheck per port of `interfaces` (port -> interface name), in port order."""
+    start, end = _bracket(interfaces_before), _bracket(interfaces_after)
     checks = []
     for port in sorted(interfaces):
-        first, last = interfaces_before[port], interfaces_after[port]
+        # Receive: the reads nearest the trial; send: the farthest (module docstring).
+        rx_first, rx_last = start.after_program[port], end.before_program[port]
+        tx_first, tx_last = start.before_program[port], end.after_program[port]
         checks.append(PortCheck(
             port=port,
             interface=interfaces[port],
-            interface_rx=counter_delta(first.rx_packets, last.rx_packets),
-            interface_tx=counter_delta(first.tx_packets, last.tx_packets),
-            interface_rx_dropped=counter_delta(first.rx_dropped, last.rx_dropped),
-            interface_tx_dropped=counter_delta(first.tx_dropped, last.tx_dropped),
+            interface_rx=counter_delta(rx_first.rx_packets, rx_last.rx_packets),
+            interface_tx=counter_delta(tx_first.tx_packets, tx_last.tx_packets),
+            interface_rx_dropped=counter_delta(rx_first.rx_dropped, rx_last.rx_dropped),
+            interface_tx_dropped=counter_delta(tx_first.tx_dropped, tx_last.tx_dropped),
             program_rx=counter_delta(program_before.rx.get(port, 0),
                                      program_after.rx.get(port, 0)),
             program_tx=counter_delta(program_before.tx.get(port, 0),
                                      program_after.tx.get(port, 0)),
         ))
     return SelfCheck(tuple(checks))
+
+
+def describe_overcount(interfaces: Mapping[int, str], interfaces_before: InterfaceBracket,
+                       interfaces_after: InterfaceBracket, program_before: ProgramPortCounts,
+                       program_after: ProgramPortCounts, outside_streams: int) -> str:
+    """Frames the tester's counts hold that are not the trial's own ('' if none).
+
+    Receive: what the program counted from a port beyond all the interface delivered
+    from its first read at the start to its last at the end (the widest span, so a
+    frame in a read window is no excess) came in before the trial and waited in the
+    switch. Harmless when the checker kept them out of every stream: `outside_streams`
+    is the trial's frames of any kind but a stream's (stale frames of an earlier trial
+    or run above all); beyond that, a stream took frames that were not the trial's.
+    Send: a port that sent more than the program sent out of it (the narrowest span),
+    which no reading order explains."""
+    received_excess: list[tuple[int, int, int]] = []
+    found = []
+    for port in sorted(interfaces):
+        name = interfaces[port]
+        delivered = counter_delta(interfaces_before.before_program[port].rx_packets,
+                                  interfaces_after.after_program[port].rx_packets)
+        counted = counter_delta(program_before.rx.get(port, 0), program_after.rx.get(port, 0))
+        if counted > delivered:
+            received_excess.append((port, counted, delivered))
+        sent = counter_delta(interfaces_before.after_program[port].tx_packets,
+                             interfaces_after.before_program[port].tx_packets)
+        made = counter_delta(program_before.tx.get(port, 0), program_after.tx.get(port, 0))
+        if sent > made:
+            found.append(f"port {port}: {name} sent {sent - made} frames more than the "
+                         f"program sent out of it ({sent} against {made})")
+    excess = sum(counted - delivered for _, counted, delivered in received_excess)
+    if excess > outside_streams:
+        for port, counted, delivered in received_excess:
+            found.append(f"port {port}: the program counted {counted - delivered} frames more "
+                         f"from {interfaces[port]} than it delivered from before the trial to "
+                         f"its end ({counted} against {delivered})")
+        found.append(f"more than the {outside_streams} frames the checker kept out of every "
+                     "stream: frames from before the trial were taken as a stream's")
+    return "; ".join(found)

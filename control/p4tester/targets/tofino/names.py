@@ -88,11 +88,12 @@ LATENCY_KEY: Final = "latency"
 QDEPTH_KEY: Final = "qdepth"
 BIN_PARAM: Final = "bin"
 
-# What each stream's frames must be this trial: stream (exact) -> expect(epoch flags,
-# RX dev port, IP version) | not_in_trial() (the default: its frames are stale).
+# What each stream's frames must be this trial: stream (exact) -> expect(run value,
+# epoch flags, RX dev port, IP version) | not_in_trial() (the default: its frames are stale).
 RX_EXPECTED: Final = "pipe.TesterIngress.expectation.rx_expected"
 RX_EXPECTED_KEY: Final = "stream"
 RX_EXPECT: Final = "TesterIngress.expectation.expect"
+RX_EXPECT_RUN: Final = "trial_run"
 RX_EXPECT_EPOCH: Final = "trial_epoch"
 RX_EXPECT_PORT: Final = "rx_port"
 RX_EXPECT_IP_VERSION: Final = "ip_version"

@@ -26,6 +26,7 @@ from p4tester.dataplane.constants import (
     RX_KIND_MISMATCHED,
     RX_KIND_STALE,
 )
+from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.runner import TrialSpec
 from p4tester.results.checks import TESTER_LIMITED, SelfCheck
 from p4tester.results.model import TrialResult
@@ -67,13 +68,15 @@ def target_from_config(client: BfrtClient, topology: Topology, profile: Profile)
     return TofinoTarget(client, streams, {p.number: p.front_panel for p in topology.ports})
 
 
-def stream_template(stream: StreamConfig, frame_size: int, epoch: int = 0) -> bytes:
+def stream_template(stream: StreamConfig, frame_size: int, epoch: int = 0,
+                    run: int = 0) -> bytes:
     """The frame a stream's generator application sends. Egress stamps the stream id
     (the multicast rid), so every template carries id 0: equal streams share one. The
-    trial's epoch goes into the flags: the checker counts frames of another trial as
-    stale (the driver writes each stream's expectation from its template)."""
+    run value and the trial's epoch go into the header: the checker counts frames of
+    another run or trial as stale (the driver writes each stream's expectation from
+    its template)."""
     return build_template(FrameSpec(stream_id=0, frame_size=frame_size,
-                                    addresses=stream.addresses, epoch=epoch,
+                                    addresses=stream.addresses, epoch=epoch, run=run,
                                     encapsulation=stream.encapsulation))
 
 
@@ -82,14 +85,17 @@ class TofinoTrialRunner:
 
     `ports`: where the tester ports' own counters come from; by default their MAC
     counters through the target's BfRt client. A port without them (None from the
-    source) gives trials without a self-check.
+    source) gives trials without a self-check. `run_value`: the header's run byte
+    for this run's frames (dataplane.run_identity; drawn at random by default).
     """
 
     def __init__(self, target: TofinoTarget, topology: Topology, profile: Profile, *,
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic,
-                 ports: PortCounterSource | None = None) -> None:
+                 ports: PortCounterSource | None = None,
+                 run_value: int | None = None) -> None:
         self.target = target
+        self.run_value = draw_run_value(()) if run_value is None else run_value
         self.topology = topology
         self.profile = profile
         self._sleep = sleep
@@ -114,7 +120,8 @@ class TofinoTrialRunner:
                                                                                      size)
             budgets[stream.id] = spec.frame_count or max(1, round(rates[stream.id]
                                                                   * spec.duration_s))
-            templates[stream.id] = stream_template(stream, size, spec.trial_index % EPOCHS)
+            templates[stream.id] = stream_template(stream, size, spec.trial_index % EPOCHS,
+                                                   self.run_value)
         target = self.target
         target.set_templates(templates)
         target.set_stream_rates(rates)
