@@ -12,6 +12,7 @@ from p4tester.lab.dut_impairments import (
     DutImpairments,
     impairment_entities,
     parse_impairments,
+    parse_port_impairments,
 )
 from p4tester.lab.netdev import LabError
 from p4tester.p4rt import P4InfoSchema
@@ -66,3 +67,20 @@ def test_duplicate_group_base_matches_the_dut_program() -> None:
     source = (Path(__file__).resolve().parents[2] / "p4src/dut/impairments.p4").read_text()
     (value,) = re.findall(r"const bit<16> DUP_GROUP_BASE = (\d+);", source)
     assert int(value) == DUP_GROUP_BASE
+
+
+def test_impairments_per_ingress_port() -> None:
+    """One direction loses every 10th frame, the other duplicates every 10th (issue 21's
+    lab); a port a setting does not name is not impaired by it."""
+    settings = {"drop_every": "1:10,2:0", "duplicate_every": "2:10"}
+    assert parse_port_impairments(settings, "t.yaml", [1, 2]) == {
+        1: DutImpairments(drop_every=10), 2: DutImpairments(duplicate_every=10)}
+    entities = impairment_entities(DUT_SCHEMA, parse_port_impairments(settings, "t.yaml",
+                                                                      [1, 2]), {1: 2, 2: 1})
+    assert len(entities) == 3  # two table entries, one duplicate group (into port 1)
+    with pytest.raises(LabError, match=r"dut.drop_every '3:10' names port 3, which the DUT "
+                                       r"does not forward from \(dut.forward: ports 1, 2\)"):
+        parse_port_impairments({"drop_every": "3:10"}, "t.yaml", [1, 2])
+    with pytest.raises(LabError, match=r"dut.drop_every 'x:10' must be 'port:frames,...', "
+                                       r"e.g. '1:10,2:0'"):
+        parse_port_impairments({"drop_every": "x:10"}, "t.yaml", [1, 2])

@@ -1,5 +1,5 @@
 """Issue 10, item 5: frames that only look like a stream's. While stream 0 runs on the
-loopback cable (port 1 -> port 2), 450 frames are injected into the tester's ports:
+loopback cable (port 1 -> port 2), 480 frames are injected into the tester's ports:
 random bytes (behind an Ethernet header of the local experimental ethertype), ARP,
 tester headers cut short, wrong signatures, stream ids the data plane has no state
 for, a stream in no trial, stream 0's frames of another trial (stale epoch), IPv6
@@ -57,7 +57,7 @@ TRIAL_INDEX = 0  # epoch 0
 OTHER_EPOCH = 1
 EACH = 60  # frames of each malformed / foreign / look-alike kind
 FEW = 30  # frames of each stale / wrong-port kind
-SEND_GAP_S = 0.003  # 450 frames in about 1.5 s, well inside the trial
+SEND_GAP_S = 0.003  # 480 frames in about 1.5 s, well inside the trial
 MAC_A, MAC_B = "02:00:00:00:00:01", "02:00:00:00:00:02"
 
 
@@ -90,8 +90,9 @@ def injector_into(port: int, number: int) -> Iterator[str]:
         subprocess.run(["ip", "link", "del", send], check=False)
 
 
-def injected_into_port_2(rng: random.Random) -> dict[int, list[Packet]]:
-    """rx kind -> the frames of that kind sent to port 2 (stream 0's RX port)."""
+def injected_into_port_2(rng: random.Random, run: int) -> dict[int, list[Packet]]:
+    """rx kind -> the frames of that kind sent to port 2 (stream 0's RX port); `run`:
+    the run value of the trial's own frames."""
     foreign = [Ether(src=MAC_A, dst=MAC_B, type=0x88B5) / Raw(rng.randbytes(rng.randint(46, 200)))
                for _ in range(EACH)]
     # ARP replies are the network's control frames: counted as such, never foreign.
@@ -100,15 +101,18 @@ def injected_into_port_2(rng: random.Random) -> dict[int, list[Packet]]:
                for _ in range(EACH)]
     cut = [Ether(src=MAC_A, dst=MAC_B) / IP() / UDP(dport=TESTER_UDP_DST_PORT, chksum=0)
            / Raw(TesterHeader(stream_id=0, seq=s).pack()[:10]) for s in range(EACH)]
-    bad_signature = [crafted_frame(TesterHeader(stream_id=0, seq=s, signature=0x5035))
+    bad_signature = [crafted_frame(TesterHeader(stream_id=0, seq=s, signature=0x5035, run=run))
                      for s in range(EACH)]
     bad_stream = [crafted_frame(TesterHeader(stream_id=MAX_STREAMS + s, seq=s))
                   for s in range(EACH)]
-    # Stream 7 is in no trial; stream 0's frames of another trial.
-    stale = [crafted_frame(TesterHeader(stream_id=7, seq=s)) for s in range(FEW)]
-    stale += [crafted_frame(TesterHeader(stream_id=0, seq=s, flags=epoch_flags(OTHER_EPOCH)))
+    # Stream 7 is in no trial; stream 0's frames of another trial of this run, and of
+    # this trial's epoch in another run.
+    stale = [crafted_frame(TesterHeader(stream_id=7, seq=s, run=run)) for s in range(FEW)]
+    stale += [crafted_frame(TesterHeader(stream_id=0, seq=s, flags=epoch_flags(OTHER_EPOCH),
+                                         run=run)) for s in range(FEW)]
+    stale += [crafted_frame(TesterHeader(stream_id=0, seq=s, run=(run + 1) % 256))
               for s in range(FEW)]
-    look_alike = [crafted_frame(TesterHeader(stream_id=0, seq=5), ipv6=True)
+    look_alike = [crafted_frame(TesterHeader(stream_id=0, seq=5, run=run), ipv6=True)
                   for _ in range(EACH)]
     return {RX_KIND_FOREIGN: foreign, RX_KIND_CONTROL: control, RX_KIND_TRUNCATED: cut,
             RX_KIND_BAD_SIGNATURE: bad_signature, RX_KIND_BAD_STREAM: bad_stream,
@@ -118,12 +122,6 @@ def injected_into_port_2(rng: random.Random) -> dict[int, list[Packet]]:
 @pytest.mark.topology("loopback.yaml")
 def test_lookalike_and_stale_frames_leave_the_stream_exact(lab: Path) -> None:
     rng = random.Random(10)
-    by_kind = injected_into_port_2(rng)
-    into_port_2 = [frame for frames in by_kind.values() for frame in frames]
-    rng.shuffle(into_port_2)
-    # Stream 0's own frames of this trial, but arriving on port 1 instead of port 2.
-    into_port_1 = [crafted_frame(TesterHeader(stream_id=0, seq=s)) for s in range(FEW)]
-
     topology = load_topology(lab)
     profile = profile_from_dict({
         "name": "look-alikes", "trial": {"duration_s": TRIAL_S, "drain_s": 1.0},
@@ -132,6 +130,13 @@ def test_lookalike_and_stale_frames_leave_the_stream_exact(lab: Path) -> None:
     with (injector_into(2, 0) as to_port_2, injector_into(1, 1) as to_port_1,
           TesterSession(topology, profile, push_pipeline=True) as session):
         dataplane = session.dataplane
+        runner = SwitchTrialRunner(session)  # draws the run value its frames carry
+        by_kind = injected_into_port_2(rng, runner.run_value)
+        into_port_2 = [frame for frames in by_kind.values() for frame in frames]
+        rng.shuffle(into_port_2)
+        # Stream 0's own frames of this trial, but arriving on port 1 instead of port 2.
+        into_port_1 = [crafted_frame(TesterHeader(stream_id=0, seq=s, run=runner.run_value))
+                       for s in range(FEW)]
         seeding = threading.Event()
         seed_stream = dataplane.seed_stream
 
@@ -149,7 +154,7 @@ def test_lookalike_and_stale_frames_leave_the_stream_exact(lab: Path) -> None:
 
         injector = threading.Thread(target=inject, daemon=True)
         injector.start()
-        trial = SwitchTrialRunner(session).run_trial(
+        trial = runner.run_trial(
             TrialSpec("look-alikes", TRIAL_INDEX, 64, LOAD, TRIAL_S))
         injected_in_time = not injector.is_alive()
         injector.join(timeout=30.0)
@@ -171,10 +176,10 @@ def test_lookalike_and_stale_frames_leave_the_stream_exact(lab: Path) -> None:
     assert {k: counted[k] for k in by_kind} == {
         RX_KIND_FOREIGN: EACH, RX_KIND_CONTROL: EACH, RX_KIND_TRUNCATED: EACH,
         RX_KIND_BAD_SIGNATURE: EACH,
-        RX_KIND_BAD_STREAM: EACH, RX_KIND_STALE: 2 * FEW, RX_KIND_MISMATCHED: EACH + FEW}
+        RX_KIND_BAD_STREAM: EACH, RX_KIND_STALE: 3 * FEW, RX_KIND_MISMATCHED: EACH + FEW}
     assert (trial.rx_foreign, trial.rx_stale, trial.rx_mismatched) == (
-        EACH, 2 * FEW, EACH + FEW)
-    # Per stream: stream 7 (in no trial) and stream 0's other-epoch frames are stale;
-    # stream 0's IPv6 look-alikes and wrong-port frames are mismatched.
-    assert {s: c.packets for s, c in stale.items() if c.packets} == {0: FEW, 7: FEW}
+        EACH, 3 * FEW, EACH + FEW)
+    # Per stream: stream 7 (in no trial) and stream 0's other-epoch and other-run frames
+    # are stale; stream 0's IPv6 look-alikes and wrong-port frames are mismatched.
+    assert {s: c.packets for s, c in stale.items() if c.packets} == {0: 2 * FEW, 7: FEW}
     assert {s: c.packets for s, c in mismatched.items() if c.packets} == {0: EACH + FEW}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
-from p4tester.lab.dut_impairments import impairment_entities, parse_impairments
+from p4tester.lab.dut_impairments import impairment_entities, parse_port_impairments
 from p4tester.lab.dut_mpls import mpls_entities
 from p4tester.lab.ifaces import dut_iface
 from p4tester.lab.netdev import LabError
@@ -35,7 +35,7 @@ def start_bmv2_dut(topology: Topology, rundir: Path, *, log: bool = False) -> in
     settings = dut_settings(topology)
     where = topology.source or topology.name
     forward = forwarding(settings, where)
-    impairments = parse_impairments(settings, where)
+    impairments = parse_port_impairments(settings, where, forward)
     grpc = settings.get("grpc", "127.0.0.1:9560")
     thrift_port = int(settings.get("thrift_port", "9091"))
     ports = sorted({p for pair in forward.items() for p in pair})
@@ -50,7 +50,7 @@ def start_bmv2_dut(topology: Topology, rundir: Path, *, log: bool = False) -> in
                                   names.DUT_FORWARD, {"port": o})
                 for i, o in forward.items()
             ])
-            if impairments.any:
+            if any(port.any for port in impairments.values()):
                 client.insert(*impairment_entities(schema, impairments, forward))
             edge = mpls_entities(schema, settings, where)
             if edge:
