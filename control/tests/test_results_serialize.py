@@ -24,6 +24,11 @@ from p4tester.results.serialize import (
     trial_to_dict,
 )
 
+# Keys version 5 added, and the TrialResult of a record without them.
+V5_KEYS = ("offered_pps_measured", "max_burst_frames", "dut_buffering_us")
+UNMEASURED: dict[str, Any] = {"offered_pps_measured": None, "max_burst_frames": None,
+                              "dut_buffering_us": None}
+
 
 def full_trial() -> TrialResult:
     """Every field set to a non-default value, including None, inf and nested tuples."""
@@ -76,6 +81,9 @@ def full_trial() -> TrialResult:
         rx_foreign=7,
         rx_stale=4,
         rx_mismatched=60,
+        offered_pps_measured=10911.75,
+        max_burst_frames=37,
+        dut_buffering_us=9250.5,
     )
 
 
@@ -108,7 +116,7 @@ def test_non_finite_floats_are_strict_json_strings() -> None:
 def test_dict_shape() -> None:
     data = as_json(full_trial())
     assert next(iter(data)) == "schema_version"
-    assert data["schema_version"] == SCHEMA_VERSION == 4
+    assert data["schema_version"] == SCHEMA_VERSION == 5
     assert (data["rx_foreign"], data["rx_stale"], data["rx_mismatched"]) == (7, 4, 60)
     assert data["labels"] == [["buffer_pct", "40"], ["dut", "bmv2 \u00e9"]]
     assert data["streams"][1]["latency"] is None
@@ -128,11 +136,12 @@ def test_version_1_records_load_without_checks() -> None:
     """Logs written before the self-check (issue 10) still resume and report."""
     data = _mutated(("schema_version",), 1)
     for key in ("self_check", "dut_check", "host_load", "rx_stale", "rx_mismatched",
-                "losing_streams"):
+                "losing_streams", *V5_KEYS):
         del data[key]
     loaded = trial_from_dict(data)
     assert loaded == dataclasses.replace(full_trial(), self_check=None, dut_check=None,
-                                         host_load=None, rx_stale=0, rx_mismatched=0)
+                                         host_load=None, rx_stale=0, rx_mismatched=0,
+                                         **UNMEASURED)
     data["self_check"] = None
     with pytest.raises(SerializeError, match=r"^trial: unknown self_check \(schema version 1"):
         trial_from_dict(data)
@@ -142,8 +151,10 @@ def test_version_2_records_load_with_no_stale_or_mismatched_frames() -> None:
     """Logs written before the checker told stale and look-alike frames apart."""
     data = _mutated(("schema_version",), 2)
     del data["rx_stale"], data["rx_mismatched"], data["losing_streams"]
+    for key in V5_KEYS:
+        del data[key]
     assert trial_from_dict(data) == dataclasses.replace(full_trial(), rx_stale=0,
-                                                        rx_mismatched=0)
+                                                        rx_mismatched=0, **UNMEASURED)
     data["rx_stale"] = 4
     with pytest.raises(SerializeError, match=r"^trial: unknown rx_stale \(schema version 2"):
         trial_from_dict(data)
@@ -153,12 +164,37 @@ def test_version_3_records_load_without_losing_streams() -> None:
     """Logs written before losing_streams (issue 21) load: it is derived from the streams."""
     data = _mutated(("schema_version",), 3)
     del data["losing_streams"]
+    for key in V5_KEYS:
+        del data[key]
     loaded = trial_from_dict(data)
-    assert loaded == full_trial()
+    assert loaded == dataclasses.replace(full_trial(), **UNMEASURED)
     assert loaded.losing_streams == (StreamLoss(8, 10), StreamLoss(7, 8))
     data["losing_streams"] = []
     with pytest.raises(SerializeError, match=r"^trial: unknown losing_streams \(schema version 3"):
         trial_from_dict(data)
+
+
+def test_version_4_records_load_without_the_offered_load_proof() -> None:
+    """Logs written before trials measured what they offered (issue 21) load with
+    offered_pps_measured and max_burst_frames None; a version 4 record with them is
+    not version 4."""
+    data = _mutated(("schema_version",), 4)
+    for key in V5_KEYS:
+        del data[key]
+    assert trial_from_dict(data) == dataclasses.replace(full_trial(), **UNMEASURED)
+    data["max_burst_frames"] = 3
+    with pytest.raises(SerializeError,
+                       match=r"^trial: unknown max_burst_frames \(schema version 4"):
+        trial_from_dict(data)
+
+
+def test_unmeasured_offered_load_round_trips_as_null() -> None:
+    trial = dataclasses.replace(full_trial(), **UNMEASURED)
+    data = as_json(trial)
+    assert (data["offered_pps_measured"], data["max_burst_frames"]) == (None, None)
+    assert round_trip(trial) == trial
+    assert (as_json(full_trial())["offered_pps_measured"],
+            as_json(full_trial())["max_burst_frames"]) == (10911.75, 37)
 
 
 def test_losing_streams_are_derived_not_read() -> None:
@@ -198,9 +234,9 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
 
 def test_unknown_version_is_rejected() -> None:
     with pytest.raises(SerializeError) as caught:
-        trial_from_dict(_mutated(("schema_version",), 5))
+        trial_from_dict(_mutated(("schema_version",), 6))
     assert str(caught.value) == (
-        "trial: unknown schema version 5; this p4tester reads versions 1, 2, 3, 4 "
+        "trial: unknown schema version 6; this p4tester reads versions 1, 2, 3, 4, 5 "
         "(written by a newer p4tester: upgrade p4tester to read it)"
     )
     with pytest.raises(SerializeError, match=r"unknown schema version '1'"):
@@ -231,7 +267,7 @@ def test_errors_name_the_exact_place() -> None:
 
 def test_unknown_and_missing_keys_are_rejected() -> None:
     data = _mutated(("colour",), "blue")
-    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 4 has"):
+    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 5 has"):
         trial_from_dict(data)
     data = _mutated(("streams", 0, "latency"), {"samples": 1})
     with pytest.raises(SerializeError, match=r"latency: missing min_us, max_us"):

@@ -8,6 +8,7 @@ with the frames it lost itself equal to what the capture saw minus what it count
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -66,11 +67,15 @@ def test_busy_host_trials_are_exact_or_tester_limited(lab: Path, tmp_path: Path)
             assert stream.rx_frames == wire, trial  # no loss, exactly as captured
         else:
             # Lost inside the tester, counted exactly, and said so; or the generator
-            # fell behind its rate (a load the tester did not offer), said so too.
+            # fell behind its rate or caught up in a burst (a load the tester did not
+            # offer, measured on the switch's clock), said so too.
             assert trial.invalid_reason == TESTER_LIMITED, trial.error
             assert trial.self_check.port(2).rx_dropped == wire - stream.rx_frames
+            unvouched = trial.self_check.unvouched
             assert trial.self_check.port(2).rx_dropped > 0 or \
-                "did not send their budgets" in trial.self_check.unvouched
+                "did not send their budgets" in unvouched or \
+                re.search(r"stream 0 (offered \d+ frames/s, not its|sent \d+ frames beyond "
+                          r"its) \d+", unvouched), unvouched
             assert trial.self_check.tx_dropped == 0
     # 90 % of the port is more than BMv2 carries on a quarter of a core.
     assert not trials[2].valid

@@ -128,7 +128,8 @@ def throughput_body(args: argparse.Namespace, topology: Topology, profile: Profi
                               method=method, ndr=ndr, pdr=pdr)
     result = run_throughput(config, recorder)
     _plot(lambda: plot_throughput(result.points(), output / "throughput.png"))
-    return result, "\n".join([throughput_table(result.points()), *losing_stream_lines(result)])
+    return result, "\n".join([throughput_table(result.points()), *losing_stream_lines(result),
+                              *buffering_lines(result)])
 
 
 def losing_stream_lines(result: ThroughputResult) -> list[str]:
@@ -138,6 +139,18 @@ def losing_stream_lines(result: ThroughputResult) -> list[str]:
             f"%, frames lost per stream (stream:lost) {losing_streams_text(bounds.losing_streams)}"
             for size in result.sizes for bounds in (size.ndr, size.pdr)
             if bounds.upper is not None and bounds.losing_streams]
+
+
+def buffering_lines(result: ThroughputResult) -> list[str]:
+    """A line per goal and frame size whose bound was measured in a trial the DUT
+    buffered through: latency rose, the buffer was filling, and a longer trial would
+    have filled it (RFC 2544 asks for 60-s trials)."""
+    return [f"{size.frame_size} B {bounds.goal}: the DUT was filling its buffer in the "
+            f"{bounds.trial_s:g}-s trial at {bounds.lower.percent:.2f} % (latency rose "
+            f"{bounds.buffered_us / 1000:.1f} ms): the bound may hold only for trials that "
+            f"short; measure with longer ones (--duration 60, RFC 2544)"
+            for size in result.sizes for bounds in (size.ndr, size.pdr)
+            if bounds.lower is not None and bounds.buffered_us is not None]
 
 
 def latency_body(args: argparse.Namespace, topology: Topology, profile: Profile,

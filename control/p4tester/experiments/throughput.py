@@ -91,6 +91,10 @@ class RateBounds:
     upper: ResolvedRate | None
     tester_limited: bool = False
     losing_streams: tuple[StreamLoss, ...] = ()
+    # The trial at `lower` filled the DUT's buffer (latency rose this many us through
+    # it): `lower` may hold only for trials that short (SearchResult).
+    buffered_us: float | None = None
+    trial_s: float = 0.0  # the duration of that trial
 
     @property
     def lower_fraction(self) -> float | None:
@@ -165,6 +169,8 @@ def _bounds(result: SearchResult, frame_size: int, line_rate_bps: float) -> Rate
         upper=_resolve(result.upper_bound_fraction, frame_size, line_rate_bps),
         tester_limited=result.upper_bound_is_tester_limit,
         losing_streams=result.losing_streams,
+        buffered_us=result.buffered_at_lower_bound_us,
+        trial_s=result.passing_trial.duration_s if result.passing_trial else 0.0,
     )
 
 

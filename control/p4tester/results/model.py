@@ -130,6 +130,17 @@ class TrialResult:
     # but on another port or with another IP version than the stream's (look-alikes).
     rx_stale: int = 0
     rx_mismatched: int = 0
+    # What the generator proved it offered (tester.trial_course): its TX rate measured
+    # on the switch's clock, all streams together, and the most frames one stream sent
+    # beyond its rate in one sample interval. None: not measured (a simulated runner,
+    # a target without the samples, a trial too short for two samples).
+    offered_pps_measured: float | None = None
+    max_burst_frames: int | None = None
+    # The DUT was filling its buffer through the trial: the rise (us) of the latency of
+    # a stream's last tenth of frames over its first tenth, the largest of the streams
+    # whose latency rose so (tester.trial_course); None: no stream's did, or not known.
+    # Such a trial may pass only because it ended before the buffer was full.
+    dut_buffering_us: float | None = None
     # Experiment parameters of this trial, e.g. (("buffer_pct", "40"),).
     labels: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     # The tester ports' counters against the program's (None: not available, e.g. a

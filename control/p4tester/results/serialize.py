@@ -13,7 +13,9 @@ Version 2 records (before the checker told a stream's frames from stale and look
 ones) load with rx_stale and rx_mismatched 0. Version 4 added losing_streams, derived
 from the streams (issue 21: loss is judged per stream) and written for readers of the
 file: optional on read and ignored (the streams say it), so version 3 records load
-exactly as before.
+exactly as before. Version 5 added offered_pps_measured and max_burst_frames (what the
+generator proved it offered, issue 21) and dut_buffering_us (a trial through which
+the DUT's buffer filled); older records load with all three None.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from typing import Final, TypeAlias
 from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
 from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 # Versions the loader reads; what a version lacks is None in the TrialResult.
-READABLE_VERSIONS: Final = (1, 2, 3, 4)
+READABLE_VERSIONS: Final = (1, 2, 3, 4, 5)
 _V1_KEYS: Final = (
     "schema_version",
     "experiment",
@@ -44,7 +46,8 @@ _V1_KEYS: Final = (
 )
 _V2_KEYS: Final = (*_V1_KEYS, "self_check", "dut_check", "host_load")
 _V3_KEYS: Final = (*_V2_KEYS, "rx_stale", "rx_mismatched")
-_KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS}
+_V5_KEYS: Final = (*_V3_KEYS, "offered_pps_measured", "max_burst_frames", "dut_buffering_us")
+_KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS, 5: _V5_KEYS}
 # Derived keys a record may carry from this version on; the loader does not need them.
 _DERIVED_KEYS_SINCE: Final = {"losing_streams": 4}
 _PORT_CHECK_KEYS: Final = (
@@ -177,6 +180,9 @@ def trial_to_dict(trial: TrialResult) -> JsonObject:
         "host_load": _host_load_out(trial.host_load),
         "rx_stale": trial.rx_stale,
         "rx_mismatched": trial.rx_mismatched,
+        "offered_pps_measured": _opt_float_out(trial.offered_pps_measured),
+        "max_burst_frames": trial.max_burst_frames,
+        "dut_buffering_us": _opt_float_out(trial.dut_buffering_us),
         # Derived, for readers of the file (jq): which streams lost frames, worst first.
         "losing_streams": [{"stream_id": loss.stream_id, "lost": loss.lost}
                            for loss in trial.losing_streams],
@@ -450,4 +456,8 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
         host_load=_host_load_in(fields.get("host_load"), fields.path("host_load")),
         rx_stale=fields.integer("rx_stale") if version >= 3 else 0,
         rx_mismatched=fields.integer("rx_mismatched") if version >= 3 else 0,
+        offered_pps_measured=fields.opt_number("offered_pps_measured") if version >= 5 else None,
+        max_burst_frames=(None if version < 5 or fields.get("max_burst_frames") is None
+                          else fields.integer("max_burst_frames")),
+        dut_buffering_us=fields.opt_number("dut_buffering_us") if version >= 5 else None,
     )

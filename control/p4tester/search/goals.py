@@ -222,6 +222,23 @@ class SearchResult:
         return max(reversed(failed), key=lambda t: t.duration_s, default=None)
 
     @property
+    def passing_trial(self) -> TrialResult | None:
+        """The trial that met the goal at the lower bound: the longest there, the latest
+        of equals; None without a lower bound."""
+        lower = self.lower_bound_fraction
+        passed = [t for t in self.trials if t.offered_fraction == lower and t.valid
+                  and not self.goal.is_failed_by_dut(t)]
+        return max(reversed(passed), key=lambda t: t.duration_s, default=None)
+
+    @property
+    def buffered_at_lower_bound_us(self) -> float | None:
+        """The latency rise (us) through the trial at the lower bound when the DUT's
+        buffer was filling in it (TrialResult.dut_buffering_us): the bound may only hold
+        for trials this short."""
+        trial = self.passing_trial
+        return None if trial is None else trial.dut_buffering_us
+
+    @property
     def losing_streams(self) -> tuple[StreamLoss, ...]:
         """The streams that lost frames at the lowest failing load, worst first
         (TrialResult.losing_streams of `failing_trial`); () when none is known."""

@@ -66,6 +66,13 @@ from p4tester.tester.snapshot import (
     histogram_between,
     packets_between,
 )
+from p4tester.tester.trial_course import (
+    OfferedLoad,
+    StreamSample,
+    latency_course,
+    not_offered,
+    offered_load,
+)
 
 # Queue depth bins (packets) for DUT-stamped frames.
 QDEPTH_EDGES = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536)
@@ -250,8 +257,9 @@ class SwitchTrialRunner:
                            self.run_value))
             dataplane.seed_stream(plan.stream.id, template, seeds_for_rate(plan.rate_pps))
         behind = ""
+        samples: dict[int, list[StreamSample]] = {}
         try:
-            self._wait_until_sent(plans)
+            self._wait_until_sent(plans, samples)
         except GeneratorBehind as fell_behind:
             # What was sent is still counted exactly: read it, but the trial did not
             # offer the load it was asked for, so it is the tester's limit, not the DUT's.
@@ -261,6 +269,13 @@ class SwitchTrialRunner:
                 dataplane.stop_stream(plan.stream.id)
         time.sleep(session.profile.trial.drain_s)
         after, check, dut_check = self._settled_snapshot(before, edge_before)
+        offered = [offered_load(samples.get(p.stream.id, ()), p.rate_pps, p.budget)
+                   for p in plans]
+        # A trial proves the load it offered (issue 21): one that fell behind its rate
+        # or caught up in a burst is the tester's limit, never the DUT's result.
+        behind = behind or "; ".join(
+            reason for plan, load in zip(plans, offered, strict=True)
+            if (reason := not_offered(plan.stream.id, load, plan.rate_pps, POLL_S)))
         if behind:
             check = replace(check or SelfCheck(()), unvouched=_with_host_load(behind, cpu_before))
         streams = tuple(self._stream_stats(plan, plan.stream.size_in(spec.frame_size), before,
@@ -286,6 +301,9 @@ class SwitchTrialRunner:
             rx_stale=packets_between(before, after, names.RX_KIND, RX_KIND_STALE),
             rx_mismatched=packets_between(before, after, names.RX_KIND, RX_KIND_MISMATCHED),
             labels=spec.labels,
+            offered_pps_measured=_measured_pps(offered),
+            dut_buffering_us=_buffering(streams, samples),
+            max_burst_frames=max(load.max_burst_frames for load in offered),
             valid=error is None,
             error=error,
             self_check=check,
@@ -358,7 +376,10 @@ class SwitchTrialRunner:
     def _port_names(self) -> dict[int, str]:
         return {n: self.ports.interface(n) for n in self.port_numbers}
 
-    def _wait_until_sent(self, plans: tuple[StreamPlan, ...]) -> None:
+    def _wait_until_sent(self, plans: tuple[StreamPlan, ...],
+                         samples: dict[int, list[StreamSample]]) -> None:
+        """Wait (bounded) until every stream sent its budget; each read of a stream's
+        generator goes into `samples` (the proof of what it offered)."""
         longest = max(p.budget / p.rate_pps for p in plans)
         deadline = time.monotonic() + longest * SEND_SLACK + SEND_GRACE_S
         waiting = {p.stream.id: p.budget for p in plans}
@@ -371,8 +392,11 @@ class SwitchTrialRunner:
                 )
             time.sleep(POLL_S)
             for stream_id in list(waiting):
-                if self.session.dataplane.read_stream_registers(stream_id).generated >= \
-                        waiting[stream_id]:
+                registers = self.session.dataplane.read_stream_registers(stream_id)
+                samples.setdefault(stream_id, []).append(
+                    StreamSample(registers.switch_time, registers.generated,
+                                 registers.rx_samples, registers.latency_sum))
+                if registers.generated >= waiting[stream_id]:
                     del waiting[stream_id]
 
     def _stream_stats(self, plan: StreamPlan, frame_size: int, before: CounterSnapshot,
@@ -419,6 +443,28 @@ def _program_ports(snapshot: CounterSnapshot) -> ProgramPortCounts:
         rx={port: cell.packets for port, cell in snapshot.cells[names.RX_PORT].items()},
         tx={port: cell.packets for port, cell in snapshot.cells[names.TX_PORT].items()},
     )
+
+
+def _buffering(streams: tuple[StreamStats, ...],
+               samples: Mapping[int, list[StreamSample]]) -> float | None:
+    """The largest latency rise of a stream whose DUT buffer filled through the trial
+    (tester.trial_course), None when no stream's did."""
+    rises = []
+    for stream in streams:
+        if stream.latency is None:
+            continue
+        total = round(stream.latency.avg_us * stream.latency.samples)
+        course = latency_course(samples.get(stream.stream_id, ()), stream.latency.samples,
+                                total)
+        if course is not None and course.buffering:
+            rises.append(course.rise)
+    return max(rises, default=None)
+
+
+def _measured_pps(offered: list[OfferedLoad]) -> float | None:
+    """All streams' measured rates together; None when one could not be measured."""
+    rates = [load.pps for load in offered]
+    return None if any(r is None for r in rates) else sum(r for r in rates if r is not None)
 
 
 def frame_spec(stream: StreamConfig, frame_size: int, epoch: int, run: int = 0) -> FrameSpec:
