@@ -1,4 +1,5 @@
-"""The trial line says when a trial saw stale frames, and whose (issue 21)."""
+"""The trial line says when a trial saw stale frames, and whose, and how many frames
+arrived after its end, in the drain (issue 21)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ class Replay:
 
 def test_stale_frames_are_said_in_the_trial_line(capsys: pytest.CaptureFixture[str]) -> None:
     runner = ProgressRunner(Replay([replace(BASE, rx_stale=906),
-                                    replace(BASE, trial_index=1),
-                                    replace(BASE, trial_index=2, rx_stale=3)]))
+                                    replace(BASE, trial_index=1, late_frames=0),
+                                    replace(BASE, trial_index=2, rx_stale=3,
+                                            late_frames=100)]))
     for index in range(3):
         runner.run_trial(TrialSpec("latency", index, 64, 0.5, 2.0))
     lines = capsys.readouterr().err.splitlines()
@@ -33,4 +35,4 @@ def test_stale_frames_are_said_in_the_trial_line(capsys: pytest.CaptureFixture[s
                              "in no stream)")
     assert lines[1].endswith("TX 300 RX 300 loss 0.0000%")
     assert lines[2].endswith("TX 300 RX 300 loss 0.0000% stale 3 (of earlier trials or runs, "
-                             "in no stream)")
+                             "in no stream) (100 late)")

@@ -25,9 +25,9 @@ from p4tester.results.serialize import (
 )
 
 # Keys version 5 added, and the TrialResult of a record without them.
-V5_KEYS = ("offered_pps_measured", "max_burst_frames", "dut_buffering_us")
+V5_KEYS = ("offered_pps_measured", "max_burst_frames", "dut_buffering_us", "late_frames")
 UNMEASURED: dict[str, Any] = {"offered_pps_measured": None, "max_burst_frames": None,
-                              "dut_buffering_us": None}
+                              "dut_buffering_us": None, "late_frames": None}
 
 
 def full_trial() -> TrialResult:
@@ -84,6 +84,7 @@ def full_trial() -> TrialResult:
         offered_pps_measured=10911.75,
         max_burst_frames=37,
         dut_buffering_us=9250.5,
+        late_frames=12,
     )
 
 

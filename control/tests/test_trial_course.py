@@ -8,6 +8,7 @@ from p4tester.tester.trial_course import (
     LatencyCourse,
     OfferedLoad,
     StreamSample,
+    late_frames,
     latency_course,
     not_offered,
     offered_load,
@@ -121,3 +122,13 @@ def test_samples_that_do_not_split_the_trial_give_no_course() -> None:
     # The first read already holds more than half of the frames.
     assert latency_course([StreamSample(0, 2000, 2000, 600_000)], 3000, 900_000) is None
     assert latency_course(samples, 9, total) is None
+
+
+def test_frames_after_the_budget_was_seen_sent_are_late() -> None:
+    """The read that saw the 300-frame budget sent had 200 frames received: the DUT
+    still held 100, which arrived in the drain."""
+    samples = [StreamSample(0, 100, 60), StreamSample(100_000, 200, 140),
+               StreamSample(200_000, 300, 200)]
+    assert late_frames(samples, budget=300, received=300) == 100
+    assert late_frames(samples, budget=300, received=200) == 0
+    assert late_frames(samples[:2], budget=300, received=140) is None  # never seen sent

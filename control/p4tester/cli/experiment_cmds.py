@@ -330,10 +330,15 @@ class ProgressRunner:
             f"[{elapsed:7.1f} s] {spec.experiment} trial {spec.trial_index}: {spec.frame_size} B "
             f"at {spec.offered_fraction:.2%} for {spec.duration_s:g} s: TX {result.tx_frames} "
             f"RX {result.rx_frames} loss {result.loss_ratio:.4%}{_losing(result)}"
-            f"{_stale(result, self.first)}"
+            f"{_stale(result, self.first)}{_late(result)}"
             f"{'' if result.valid else f' [not counted: {result.error}]'}\n")
         self.first = False
         return result
+
+
+def _late(result: TrialResult) -> str:
+    """Frames received after the trial's end, in its drain: counted, said apart."""
+    return f" ({result.late_frames} late)" if result.late_frames else ""
 
 
 def _stale(result: TrialResult, first: bool) -> str:

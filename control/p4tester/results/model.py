@@ -141,6 +141,9 @@ class TrialResult:
     # whose latency rose so (tester.trial_course); None: no stream's did, or not known.
     # Such a trial may pass only because it ended before the buffer was full.
     dut_buffering_us: float | None = None
+    # Frames received after the trial's end, within its drain (all streams): counted as
+    # received (RFC 2544), said apart. None: not known (tester.trial_course.late_frames).
+    late_frames: int | None = None
     # Experiment parameters of this trial, e.g. (("buffer_pct", "40"),).
     labels: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     # The tester ports' counters against the program's (None: not available, e.g. a

@@ -14,8 +14,8 @@ ones) load with rx_stale and rx_mismatched 0. Version 4 added losing_streams, de
 from the streams (issue 21: loss is judged per stream) and written for readers of the
 file: optional on read and ignored (the streams say it), so version 3 records load
 exactly as before. Version 5 added offered_pps_measured and max_burst_frames (what the
-generator proved it offered, issue 21) and dut_buffering_us (a trial through which
-the DUT's buffer filled); older records load with all three None.
+generator proved it offered, issue 21), dut_buffering_us (a trial through which
+the DUT's buffer filled) and late_frames; older records load with all four None.
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ _V1_KEYS: Final = (
 )
 _V2_KEYS: Final = (*_V1_KEYS, "self_check", "dut_check", "host_load")
 _V3_KEYS: Final = (*_V2_KEYS, "rx_stale", "rx_mismatched")
-_V5_KEYS: Final = (*_V3_KEYS, "offered_pps_measured", "max_burst_frames", "dut_buffering_us")
+_V5_KEYS: Final = (*_V3_KEYS, "offered_pps_measured", "max_burst_frames", "dut_buffering_us",
+                   "late_frames")
 _KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS, 5: _V5_KEYS}
 # Derived keys a record may carry from this version on; the loader does not need them.
 _DERIVED_KEYS_SINCE: Final = {"losing_streams": 4}
@@ -183,6 +184,7 @@ def trial_to_dict(trial: TrialResult) -> JsonObject:
         "offered_pps_measured": _opt_float_out(trial.offered_pps_measured),
         "max_burst_frames": trial.max_burst_frames,
         "dut_buffering_us": _opt_float_out(trial.dut_buffering_us),
+        "late_frames": trial.late_frames,
         # Derived, for readers of the file (jq): which streams lost frames, worst first.
         "losing_streams": [{"stream_id": loss.stream_id, "lost": loss.lost}
                            for loss in trial.losing_streams],
@@ -460,4 +462,6 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
         max_burst_frames=(None if version < 5 or fields.get("max_burst_frames") is None
                           else fields.integer("max_burst_frames")),
         dut_buffering_us=fields.opt_number("dut_buffering_us") if version >= 5 else None,
+        late_frames=(None if version < 5 or fields.get("late_frames") is None
+                     else fields.integer("late_frames")),
     )

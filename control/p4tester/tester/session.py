@@ -69,6 +69,7 @@ from p4tester.tester.snapshot import (
 from p4tester.tester.trial_course import (
     OfferedLoad,
     StreamSample,
+    late_frames,
     latency_course,
     not_offered,
     offered_load,
@@ -303,6 +304,7 @@ class SwitchTrialRunner:
             labels=spec.labels,
             offered_pps_measured=_measured_pps(offered),
             dut_buffering_us=_buffering(streams, samples),
+            late_frames=_late(plans, streams, samples),
             max_burst_frames=max(load.max_burst_frames for load in offered),
             valid=error is None,
             error=error,
@@ -459,6 +461,15 @@ def _buffering(streams: tuple[StreamStats, ...],
         if course is not None and course.buffering:
             rises.append(course.rise)
     return max(rises, default=None)
+
+
+def _late(plans: tuple[StreamPlan, ...], streams: tuple[StreamStats, ...],
+          samples: Mapping[int, list[StreamSample]]) -> int | None:
+    """Frames all streams received after the trial's end (None: one stream's unknown)."""
+    late = [late_frames(samples.get(plan.stream.id, ()), plan.budget,
+                        stream.latency.samples if stream.latency else 0)
+            for plan, stream in zip(plans, streams, strict=True)]
+    return None if any(n is None for n in late) else sum(n for n in late if n is not None)
 
 
 def _measured_pps(offered: list[OfferedLoad]) -> float | None:

@@ -89,6 +89,15 @@ def offered_load(samples: Sequence[StreamSample], rate_pps: float,
     return OfferedLoad(pps, int(burst), span)
 
 
+def late_frames(samples: Sequence[StreamSample], budget: int, received: int) -> int | None:
+    """Frames of the stream received after the read that saw its budget sent, within
+    the drain (RFC 2544 counts them as received; they arrived after the trial's end, at
+    most one sample interval after its last frame left). None when no read saw the
+    budget sent (the generator fell behind)."""
+    done = next((s for s in samples if s.generated >= budget), None)
+    return None if done is None else max(received - done.rx_samples, 0)
+
+
 def not_offered(stream_id: int, load: OfferedLoad, rate_pps: float, poll_s: float) -> str:
     """Why the stream did not offer its configured load ('' when it did, within the
     tolerances above): its measured rate, or its worst burst."""
