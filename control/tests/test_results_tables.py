@@ -41,6 +41,9 @@ GOOD = TrialResult(
     streams=(StreamStats(1, 64, 2000, 1990, 127360, 2, 10, 1, 0, LATENCY),),
     started_at=1_700_000_000.5,
     labels=(("buffer_pct", "40"),),
+    offered_pps_measured=1001.5,
+    max_burst_frames=3,
+    late_frames=12,
 )
 BAD = TrialResult(
     experiment="t",
@@ -68,6 +71,11 @@ LIMITED = TrialResult(
     self_check=SelfCheck((PortCheck(1, "p4lt1", 0, 6696, 0, 0, 0, 6696),
                           PortCheck(2, "p4lt2", 6696, 0, 0, 0, 6522, 0))),
     host_load=HostLoad(3.5, 2, 0.125),
+    offered_pps_measured=6610.25,
+    max_burst_frames=140,
+    rx_stale=7,
+    late_frames=0,
+    dut_buffering_us=9250.5,
 )
 
 
@@ -79,16 +87,18 @@ def test_trials_csv_exact(tmp_path: Path) -> None:
         "rx_frames,lost_frames,loss_pct,latency_min_us,latency_avg_us,latency_max_us,"
         "latency_jitter_us,latency_p50_us,latency_p99_us,latency_p999_us,valid,error,"
         "self_check,tester_rx_dropped_frames,tester_tx_dropped_frames,dut_rx_dropped_frames,"
-        "host_load_1m,host_cpus,cpu_steal_pct,label_buffer_pct",
+        "host_load_1m,host_cpus,cpu_steal_pct,offered_pps_measured,max_burst_frames,"
+        "stale_frames,late_frames,dut_buffering_us,label_buffer_pct",
         # 1000 pps of 64 B: 1000 * 84 * 8 L1 bit/s, 1000 * 64 * 8 L2 bit/s
         "t,3,1700000000.5,2.0,64,50.0,1000.0,672000.0,512000.0,1,2000,1990,10,0.5,"
-        "2.0,4.0,10.0,0.5,3.0,9.0,,true,,,,,,,,,40",
+        "2.0,4.0,10.0,0.5,3.0,9.0,,true,,,,,,,,,1001.5,3,0,12,,40",
         # 100 pps of 1518 B: 100 * 1538 * 8 and 100 * 1518 * 8
         "t,4,1700000010.0,1.0,1518,25.0,100.0,1230400.0,1214400.0,0,0,0,0,0.0,"
-        ',,,,,,,false,"switch died, restarted",,,,,,,,',
+        ',,,,,,,false,"switch died, restarted",,,,,,,,,,0,,,',
         "t,5,1700000020.0,1.0,64,90.0,6696.0,4499712.0,3428352.0,1,6696,6522,174,"
         "2.5985663082437274,,,,,,,,false,tester-limited: port 2: 174 of 6696 frames p4lt2 "
-        "received never reached the program,tester-limited,174,0,,3.5,2,12.5,",
+        "received never reached the program,tester-limited,174,0,,3.5,2,12.5,6610.25,140,"
+        "7,0,9250.5,",
     ]
 
 

@@ -63,6 +63,13 @@ TRIAL_COLUMNS: Final = (
     "host_load_1m",
     "host_cpus",
     "cpu_steal_pct",
+    # What the trial proved it offered, and what it saw beyond its own frames (issue 21):
+    # empty where not measured.
+    "offered_pps_measured",
+    "max_burst_frames",
+    "stale_frames",
+    "late_frames",
+    "dut_buffering_us",
 )
 STREAM_COLUMNS: Final = (
     "experiment",
@@ -219,6 +226,11 @@ def write_trials_csv(trials: Iterable[TrialResult], path: Path | str) -> Path:
                 trial.valid,
                 trial.error,
                 *_check_cells(trial),
+                trial.offered_pps_measured,
+                trial.max_burst_frames,
+                trial.rx_stale,
+                trial.late_frames,
+                trial.dut_buffering_us,
                 *(labels.get(key) for key in label_keys),
             ]
         )
