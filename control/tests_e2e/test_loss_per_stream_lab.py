@@ -25,7 +25,6 @@ def test_duplicates_of_one_stream_never_hide_the_loss_of_another(lab: Path,
     assert done.returncode == 0, done.stderr + done.stdout
     trials = [t for t in ResultLog(out / "trials.jsonl").load() if t.valid]
     assert trials
-    lowest = min(t.offered_fraction for t in trials)
     for trial in trials:
         lossy, duplicated = trial.streams
         # Every 10th frame of stream 0 dropped, every 10th of stream 1 sent twice (the
@@ -40,7 +39,8 @@ def test_duplicates_of_one_stream_never_hide_the_loss_of_another(lab: Path,
         assert [s.stream_id for s in trial.losing_streams] == ([0] if lossy.lost else [])
     (size,) = json.loads(done.stdout)["result"]["sizes"]
     ndr = size["ndr"]
-    # No NDR above the lowest load tried (a trial of a few frames there may fall between
-    # two of the DUT's drops), and the failing load names stream 0.
-    assert ndr["lower"] is None or ndr["lower"]["percent"] <= 100 * lowest + 1e-9, ndr
+    # No NDR above a load whose trial is too short to meet a drop: any 10 frames of
+    # stream 0 in a row hold one the DUT drops (it counts across trials), so a trial
+    # that lost nothing sent fewer than 10. The failing load names stream 0.
+    assert ndr["lower"] is None or ndr["lower"]["pps"] * ndr["trial_s"] < 10, ndr
     assert [s["stream_id"] for s in ndr["losing_streams"]] == [0], ndr

@@ -131,7 +131,10 @@ def assert_counted_as_captured(trial: TrialResult, rx_port: int,
         return
     assert trial.self_check is not None
     lost_inside = sum(captured.values()) - sum(counted.values())
-    assert trial.self_check.port(rx_port).rx_dropped == lost_inside > 0, trial
+    assert trial.self_check.port(rx_port).rx_dropped == lost_inside, trial
+    # Refused for frames it lost itself, or for a reason it states: its generator did
+    # not offer the load (issue 21), the switch did not answer.
+    assert lost_inside > 0 or trial.self_check.unvouched, trial
 
 
 def test_down_cleans_a_mininet_lab_whose_keeper_was_killed(tmp_path: Path) -> None:
