@@ -34,6 +34,28 @@ class GeneratorTest(TesterBaseTest):
         self.assert_no_more_frames(tx_port)
         return frames
 
+    def after_old_seeds(self, stream: int, port: int, old: tuple[int, int],
+                        new: tuple[int, int]) -> list[bytes]:
+        """A 3-frame trial of 512-B frames with (epoch, run) `old`, its seeds left queued
+        behind a 50 pps pacer, then a 20-frame trial of 128-B frames with `new`: the
+        frames the second trial sent (with the old seeds' epoch and run they would be
+        512 B)."""
+        self.tester.configure_stream(stream, port)
+        self.set_queue_rate(pacer_port(stream), 50)
+        self.tester.clear_stream(stream)
+        self.tester.start_stream(stream, 3, epoch=old[0], run=old[1])
+        self.tester.seed_stream(stream, build_template(FrameSpec(
+            stream_id=stream, frame_size=512, epoch=old[0], run=old[1])), SEEDS)
+        self.assertEqual(len(self.receive_frames(port, 3)), 3)
+        self.tester.clear_stream(stream)
+        self.tester.start_stream(stream, 20, epoch=new[0], run=new[1])
+        self.set_queue_rate(pacer_port(stream), 500)
+        self.tester.seed_stream(stream, build_template(FrameSpec(
+            stream_id=stream, frame_size=128, epoch=new[0], run=new[1])), SEEDS)
+        frames = self.receive_frames(port, 20)
+        self.assert_no_more_frames(port)
+        return frames
+
 
 class ReplicationCountAndSize(GeneratorTest):
     """Each stream sends exactly its budget, at its own frame size, on its own port."""
@@ -122,21 +144,7 @@ class TemplatesOfAnotherRunDie(GeneratorTest):
     join this run's first trial (value 0x32, epoch 0 as well)."""
 
     def runTest(self) -> None:
-        stream, port = 5, PORT_A
-        self.tester.configure_stream(stream, port)
-        self.set_queue_rate(pacer_port(stream), 50)
-        self.tester.clear_stream(stream)
-        self.tester.start_stream(stream, 3, epoch=0, run=0x31)
-        old = build_template(FrameSpec(stream_id=stream, frame_size=512, run=0x31))
-        self.tester.seed_stream(stream, old, SEEDS)
-        self.assertEqual(len(self.receive_frames(port, 3)), 3)
-        self.tester.clear_stream(stream)
-        self.tester.start_stream(stream, 20, epoch=0, run=0x32)
-        self.set_queue_rate(pacer_port(stream), 500)
-        new = build_template(FrameSpec(stream_id=stream, frame_size=128, run=0x32))
-        self.tester.seed_stream(stream, new, SEEDS)
-        frames = self.receive_frames(port, 20)
-        self.assert_no_more_frames(port)
+        frames = self.after_old_seeds(5, PORT_A, old=(0, 0x31), new=(0, 0x32))
         self.assertEqual({len(f) for f in frames}, {124})
         self.assertEqual({self.header_of(f).run for f in frames}, {0x32})
         self.assertEqual([self.header_of(f).seq for f in frames], list(range(20)))
@@ -147,22 +155,6 @@ class StaleTemplatesDieAtTheNextTrial(GeneratorTest):
     not join the next trial (epoch 2): it sends only its own frames."""
 
     def runTest(self) -> None:
-        stream, port = 6, PORT_A
-        self.tester.configure_stream(stream, port)
-        self.set_queue_rate(pacer_port(stream), 50)
-        self.tester.clear_stream(stream)
-        self.tester.start_stream(stream, 3, epoch=1)
-        old = build_template(FrameSpec(stream_id=stream, frame_size=512, epoch=1))
-        self.tester.seed_stream(stream, old, SEEDS)
-        self.assertEqual(len(self.receive_frames(port, 3)), 3)
-        # Old seeds are still queued behind the 50 pps pacer: with the same epoch
-        # they would send 512 B frames in the new trial.
-        self.tester.clear_stream(stream)
-        self.tester.start_stream(stream, 20, epoch=2)
-        self.set_queue_rate(pacer_port(stream), 500)
-        new = build_template(FrameSpec(stream_id=stream, frame_size=128, epoch=2))
-        self.tester.seed_stream(stream, new, SEEDS)
-        frames = self.receive_frames(port, 20)
-        self.assert_no_more_frames(port)
+        frames = self.after_old_seeds(6, PORT_A, old=(1, 0), new=(2, 0))
         self.assertEqual({len(f) for f in frames}, {124})
         self.assertEqual([self.header_of(f).seq for f in frames], list(range(20)))

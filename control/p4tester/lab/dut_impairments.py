@@ -35,59 +35,67 @@ class DutImpairments:
                     or self.delay_us)
 
 
-def parse_impairments(settings: Mapping[str, str], where: str,
-                      port: int | None = None) -> DutImpairments:
-    """The dut's drop_every / reorder_every / duplicate_every / delay_us settings (those
-    of ingress `port` where a setting names ports)."""
+def parse_impairments(settings: Mapping[str, str], where: str) -> DutImpairments:
+    """The dut's drop_every / reorder_every / duplicate_every / delay_us settings, one
+    value each for every ingress port."""
+    raw = _raw_settings(settings)
+    for key, text in raw.items():
+        if ":" in text:
+            raise LabError(f"{where}: dut.{key} {text!r} names ports: read it per port")
+    return _impairments(raw, raw, where)
+
+
+def parse_port_impairments(settings: Mapping[str, str], where: str,
+                           ports: Iterable[int]) -> dict[int, DutImpairments]:
+    """Each forwarding ingress port's impairments; a setting is one value for all ports
+    or 'port:value,...' (ports not named: 0)."""
+    ports = sorted(ports)
+    raw = _raw_settings(settings)
+    per_key = {key: _values_per_port(key, text, where, ports) for key, text in raw.items()}
+    return {port: _impairments({key: per_key[key][port] for key in SETTINGS}, raw, where)
+            for port in ports}
+
+
+def _raw_settings(settings: Mapping[str, str]) -> dict[str, str]:
+    return {key: str(settings.get(key, "0")) for key in SETTINGS}
+
+
+def _values_per_port(key: str, text: str, where: str, ports: list[int]) -> dict[int, str]:
+    """One setting's value for each port: '10' for all, or '1:10,2:0'."""
+    if ":" not in text:
+        return dict.fromkeys(ports, text)
+    values = dict.fromkeys(ports, "0")
+    for pair in text.split(","):
+        port, _, value = pair.strip().partition(":")
+        if not port.strip().isdigit():
+            raise LabError(f"{where}: dut.{key} {text!r} must be 'port:frames,...', e.g. "
+                           "'1:10,2:0'")
+        if int(port) not in values:
+            raise LabError(f"{where}: dut.{key} {text!r} names port {int(port)}, which the DUT "
+                           f"does not forward from (dut.forward: ports "
+                           f"{', '.join(str(p) for p in ports)})")
+        values[int(port)] = value.strip()
+    return values
+
+
+def _impairments(values: Mapping[str, str], raw: Mapping[str, str],
+                 where: str) -> DutImpairments:
+    """DutImpairments from one port's values; errors quote the setting as written."""
     periods: dict[str, int] = {}
     for key in SETTINGS:
-        raw = str(settings.get(key, "0"))
-        per_port = _per_port(raw) if ":" in raw else None
-        if per_port is not None and port is None:
-            raise LabError(f"{where}: dut.{key} {raw!r} names ports: read it per port")
-        value = per_port.get(port, "0") if per_port is not None and port is not None else raw
         try:
-            periods[key] = int(value)
+            periods[key] = int(values[key])
         except ValueError:
             periods[key] = -1
         if periods[key] < 0:
             unit = "microseconds" if key == "delay_us" else "frames"
-            raise LabError(f"{where}: dut.{key} {raw!r} must be a whole number of {unit} "
+            raise LabError(f"{where}: dut.{key} {raw[key]!r} must be a whole number of {unit} "
                            ">= 0 (0 = never), e.g. 50, or one per ingress port, e.g. "
                            "'1:10,2:0'")
     if periods["reorder_every"] == 1:
         raise LabError(f"{where}: dut.reorder_every 1 would hold every frame behind the next "
                        "one, which is also held: use 2 or more")
     return DutImpairments(**periods)
-
-
-def _per_port(raw: str) -> dict[int | None, str]:
-    """'1:10,2:0' -> {1: '10', 2: '0'}; a malformed pair maps None to it (an error)."""
-    values: dict[int | None, str] = {}
-    for pair in raw.split(","):
-        port, _, value = pair.strip().partition(":")
-        if port.strip().isdigit():
-            values[int(port)] = value.strip()
-        else:
-            values[None] = "-1"
-    return values
-
-
-def parse_port_impairments(settings: Mapping[str, str], where: str,
-                           ports: Iterable[int]) -> dict[int, DutImpairments]:
-    """Each forwarding ingress port's impairments."""
-    per_port = {port: parse_impairments(settings, where, port) for port in sorted(ports)}
-    for key in SETTINGS:
-        raw = str(settings.get(key, "0"))
-        if ":" in raw and (unknown := sorted(p for p in _per_port(raw)
-                                             if p is not None and p not in per_port)):
-            raise LabError(f"{where}: dut.{key} {raw!r} names port {unknown[0]}, which the "
-                           f"DUT does not forward from (dut.forward: ports "
-                           f"{', '.join(str(p) for p in per_port)})")
-        if ":" in raw and None in _per_port(raw):
-            raise LabError(f"{where}: dut.{key} {raw!r} must be 'port:frames,...', e.g. "
-                           "'1:10,2:0'")
-    return per_port
 
 
 def impairment_entities(schema: P4InfoSchema,

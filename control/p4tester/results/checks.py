@@ -75,10 +75,11 @@ class SelfCheck:
     """The per-port checks of one side (the tester, or a lab DUT) over one trial.
 
     unvouched: why the side cannot vouch for the trial beyond its ports' counts: the
-    tester's switch did not answer an in-band request in time, or its generator fell
-    behind the rate it was set to (a load above what it processes, or a starved host);
-    a lab DUT whose counters could not be read. The trial is then as little the DUT's
-    as one whose ports dropped frames. Empty when the side vouches."""
+    tester's switch did not answer an in-band request in time, its generator did not
+    offer the load it was set to (fell behind, or caught up in a burst: a load above
+    what it processes, or a starved host), or its program took frames from before the
+    trial as a stream's; a lab DUT whose counters could not be read. The trial is then
+    as little the DUT's as one whose ports dropped frames. Empty when the side vouches."""
 
     ports: tuple[PortCheck, ...]
     unvouched: str = ""

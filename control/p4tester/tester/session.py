@@ -469,13 +469,14 @@ def _late(plans: tuple[StreamPlan, ...], streams: tuple[StreamStats, ...],
     late = [late_frames(samples.get(plan.stream.id, ()), plan.budget,
                         stream.latency.samples if stream.latency else 0)
             for plan, stream in zip(plans, streams, strict=True)]
-    return None if any(n is None for n in late) else sum(n for n in late if n is not None)
+    known = [n for n in late if n is not None]
+    return sum(known) if len(known) == len(late) else None
 
 
 def _measured_pps(offered: list[OfferedLoad]) -> float | None:
     """All streams' measured rates together; None when one could not be measured."""
-    rates = [load.pps for load in offered]
-    return None if any(r is None for r in rates) else sum(r for r in rates if r is not None)
+    known = [load.pps for load in offered if load.pps is not None]
+    return sum(known) if len(known) == len(offered) else None
 
 
 def frame_spec(stream: StreamConfig, frame_size: int, epoch: int, run: int = 0) -> FrameSpec:
