@@ -87,6 +87,10 @@ def test_unknown_port_names_the_known_ones() -> None:
         ({"latency_bins_us": [0, 5, 5]}, "histogram edges must increase strictly"),
         ({"latency_bins_us": list(range(40))}, "39 bins asked, the data plane has 31"),
         ({"trial": {"duration_s": 0}}, "durations must be positive"),
+        ({"trial": {"reference_pps": 1001}},
+         r"trial: reference_pps 1001: give whole frames/s in 0\.\.1000 \(0: no reference"),
+        ({"trial": {"reference_pps": 2.5}}, r"reference_pps 2\.5: give whole frames/s"),
+        ({"trial": {"reference_pps": True}}, r"reference_pps True: give whole frames/s"),
         ({"search": {"method": "linear"}}, "method 'linear'"),
     ],
 )

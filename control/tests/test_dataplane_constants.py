@@ -43,7 +43,7 @@ MIRRORED = [
     "RX_KIND_STREAM", "RX_KIND_FOREIGN", "RX_KIND_TRUNCATED", "RX_KIND_BAD_SIGNATURE",
     "RX_KIND_BAD_STREAM", "RX_KIND_STALE", "RX_KIND_MISMATCHED", "RX_KIND_COUNT",
     "IP_VERSION_4", "IP_VERSION_6", "MCAST_GROUP_BASE", "REPLICA_TX", "REPLICA_TOKEN",
-    "CPU_PORT", "PACER_PORT_BASE",
+    "CPU_PORT", "PACER_PORT_BASE", "REFERENCE_LOOP_PORT",
 ]
 
 
@@ -66,6 +66,11 @@ def test_histogram_cells_total_fits_every_stream() -> None:
 def test_stream_count_per_target() -> None:
     assert P4["MAX_STREAMS"] == 64
     assert p4_values("common/constants.p4", tofino=True)["MAX_STREAMS"] == 1024
+
+
+def test_reference_loop_port_follows_the_last_pacer_port() -> None:
+    assert P4["REFERENCE_LOOP_PORT"] == P4["PACER_PORT_BASE"] + P4["MAX_STREAMS"]
+    assert P4["REFERENCE_LOOP_PORT"] < P4["CPU_PORT"]
 
 
 def test_epochs_fill_the_epoch_mask() -> None:

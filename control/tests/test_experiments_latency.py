@@ -3,6 +3,7 @@ spread evenly between known bounds."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import statistics
 
@@ -15,6 +16,7 @@ from p4tester.experiments.latency import (
     run_latency,
 )
 from p4tester.experiments.recording import Recorder
+from p4tester.experiments.runner import TrialSpec
 from p4tester.experiments.simulated_runner import (
     CrashingRunner,
     Impairment,
@@ -23,6 +25,8 @@ from p4tester.experiments.simulated_runner import (
 )
 from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_throughput
 from p4tester.results.latency import linear_bin_edges
+from p4tester.results.model import TrialResult
+from p4tester.results.reference import ReferenceLatency, spiked
 from p4tester.search import SearchGoal
 
 # 105-B frames are 1000 bits on the wire: 10 Mpps at 10GbE. The DUT forwards half of
@@ -202,3 +206,44 @@ def test_median_and_nearest_rank_treat_unknown_as_highest() -> None:
     assert nearest_rank_with_overflow([1.0, None], 0.99) is None
     with pytest.raises(ValueError, match="quantile must be in"):
         nearest_rank_with_overflow(values, 0.0)
+
+
+class ReferenceRunner:
+    """The simulated DUT, with the reference figures a switch would add: trial i's loop
+    took 15..(200 + 1000 i) us; it records whether each spec asked for the loop."""
+
+    def __init__(self) -> None:
+        self.inner = SimulatedRunner(DUT)
+        self.asked: list[bool] = []
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        self.asked.append(spec.reference_loop)
+        result = self.inner.run_trial(spec)
+        high = 200.0 + 1000.0 * spec.trial_index
+        return dataclasses.replace(result, reference=ReferenceLatency(
+            63, 20, 20, 15.0, 40.0, high, spiked=spiked(15.0, high, 30.0)))
+
+
+def test_latency_trials_run_the_reference_stream_and_the_summary_counts_its_spikes() -> None:
+    runner = ReferenceRunner()
+    result = run_latency(LatencyConfig(SIZE, LOAD, trials=3, trial_duration_s=TRIAL_S),
+                         Recorder(runner))
+    assert runner.asked == [True, True, True]
+    assert [t.reference.max_us if t.reference else None for t in result.trials] == [
+        200.0, 1200.0, 2200.0]
+    # 1185 and 2185 us of the tester's own against a DUT's 30 us: both trials marked.
+    assert [t.tester_spiked for t in result.trials] == [False, True, True]
+    summary = result.summary
+    assert summary is not None
+    assert (summary.tester_floor_us, summary.tester_max_us, summary.tester_spiked_trials) == (
+        15.0, 2200.0, 2)
+
+
+def test_without_a_reference_stream_the_summary_says_nothing_of_the_tester() -> None:
+    result = run_latency(LatencyConfig(SIZE, LOAD, trials=2, trial_duration_s=TRIAL_S),
+                         Recorder(SimulatedRunner(DUT)))
+    assert [t.reference for t in result.trials] == [None, None]
+    summary = result.summary
+    assert summary is not None
+    assert (summary.tester_floor_us, summary.tester_max_us, summary.tester_spiked_trials) == (
+        None, None, 0)

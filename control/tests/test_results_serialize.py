@@ -17,6 +17,7 @@ from p4tester.results.model import (
     StreamStats,
     TrialResult,
 )
+from p4tester.results.reference import ReferenceLatency
 from p4tester.results.serialize import (
     SCHEMA_VERSION,
     SerializeError,
@@ -25,9 +26,12 @@ from p4tester.results.serialize import (
 )
 
 # Keys version 5 added, and the TrialResult of a record without them.
-V5_KEYS = ("offered_pps_measured", "max_burst_frames", "dut_buffering_us", "late_frames")
+V5_KEYS = ("offered_pps_measured", "max_burst_frames", "dut_buffering_us", "late_frames",
+           "reference")
 UNMEASURED: dict[str, Any] = {"offered_pps_measured": None, "max_burst_frames": None,
-                              "dut_buffering_us": None, "late_frames": None}
+                              "dut_buffering_us": None, "late_frames": None, "reference": None}
+REFERENCE = ReferenceLatency(stream_id=63, tx_frames=250, rx_frames=249, min_us=18.0,
+                             avg_us=41.25, max_us=2250.0, spiked=True)
 
 
 def full_trial() -> TrialResult:
@@ -85,6 +89,7 @@ def full_trial() -> TrialResult:
         max_burst_frames=37,
         dut_buffering_us=9250.5,
         late_frames=12,
+        reference=REFERENCE,
     )
 
 
@@ -117,7 +122,7 @@ def test_non_finite_floats_are_strict_json_strings() -> None:
 def test_dict_shape() -> None:
     data = as_json(full_trial())
     assert next(iter(data)) == "schema_version"
-    assert data["schema_version"] == SCHEMA_VERSION == 5
+    assert data["schema_version"] == SCHEMA_VERSION == 6
     assert (data["rx_foreign"], data["rx_stale"], data["rx_mismatched"]) == (7, 4, 60)
     assert data["labels"] == [["buffer_pct", "40"], ["dut", "bmv2 \u00e9"]]
     assert data["streams"][1]["latency"] is None
@@ -129,6 +134,9 @@ def test_dict_shape() -> None:
         "interface_rx_dropped": 0, "interface_tx_dropped": 0, "program_rx": 818,
         "program_tx": 0}
     assert data["host_load"] == {"load_1m": 3.25, "cpus": 2, "steal_fraction": None}
+    assert data["reference"] == {"stream_id": 63, "tx_frames": 250, "rx_frames": 249,
+                                 "min_us": 18.0, "avg_us": 41.25, "max_us": 2250.0,
+                                 "spiked": True}
     # Worst first: stream 8 lost all its 10 frames, stream 7 only 8 of 1000.
     assert data["losing_streams"] == [{"stream_id": 8, "lost": 10}, {"stream_id": 7, "lost": 8}]
 
@@ -189,6 +197,28 @@ def test_version_4_records_load_without_the_offered_load_proof() -> None:
         trial_from_dict(data)
 
 
+def test_version_5_records_load_without_a_reference_stream() -> None:
+    """Logs written before latency trials ran a reference stream (issue 21.7)."""
+    data = _mutated(("schema_version",), 5)
+    del data["reference"]
+    assert trial_from_dict(data) == dataclasses.replace(full_trial(), reference=None)
+    data["reference"] = None
+    with pytest.raises(SerializeError, match=r"^trial: unknown reference \(schema version 5"):
+        trial_from_dict(data)
+
+
+def test_reference_stream_is_checked_on_load() -> None:
+    with pytest.raises(SerializeError, match=r"^trial\.reference\.spiked: expected true or "):
+        trial_from_dict(_mutated(("reference", "spiked"), 1))
+    with pytest.raises(SerializeError, match=r"^trial\.reference: reference stream: 251 frames "
+                                             r"received of 250 sent$"):
+        trial_from_dict(_mutated(("reference", "rx_frames"), 251))
+    with pytest.raises(SerializeError, match=r"^trial\.reference: missing max_us"):
+        data = as_json(full_trial())
+        del data["reference"]["max_us"]
+        trial_from_dict(data)
+
+
 def test_unmeasured_offered_load_round_trips_as_null() -> None:
     trial = dataclasses.replace(full_trial(), **UNMEASURED)
     data = as_json(trial)
@@ -235,9 +265,9 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
 
 def test_unknown_version_is_rejected() -> None:
     with pytest.raises(SerializeError) as caught:
-        trial_from_dict(_mutated(("schema_version",), 6))
+        trial_from_dict(_mutated(("schema_version",), 7))
     assert str(caught.value) == (
-        "trial: unknown schema version 6; this p4tester reads versions 1, 2, 3, 4, 5 "
+        "trial: unknown schema version 7; this p4tester reads versions 1, 2, 3, 4, 5, 6 "
         "(written by a newer p4tester: upgrade p4tester to read it)"
     )
     with pytest.raises(SerializeError, match=r"unknown schema version '1'"):
@@ -268,7 +298,7 @@ def test_errors_name_the_exact_place() -> None:
 
 def test_unknown_and_missing_keys_are_rejected() -> None:
     data = _mutated(("colour",), "blue")
-    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 5 has"):
+    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 6 has"):
         trial_from_dict(data)
     data = _mutated(("streams", 0, "latency"), {"samples": 1})
     with pytest.raises(SerializeError, match=r"latency: missing min_us, max_us"):

@@ -9,6 +9,7 @@ import pytest
 
 from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
 from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
+from p4tester.results.reference import ReferenceLatency
 from p4tester.results.tables import (
     Column,
     ThroughputPoint,
@@ -44,6 +45,8 @@ GOOD = TrialResult(
     offered_pps_measured=1001.5,
     max_burst_frames=3,
     late_frames=12,
+    reference=ReferenceLatency(stream_id=63, tx_frames=200, rx_frames=200, min_us=17.0,
+                               avg_us=25.5, max_us=480.0, spiked=False),
 )
 BAD = TrialResult(
     experiment="t",
@@ -88,17 +91,18 @@ def test_trials_csv_exact(tmp_path: Path) -> None:
         "latency_jitter_us,latency_p50_us,latency_p99_us,latency_p999_us,valid,error,"
         "self_check,tester_rx_dropped_frames,tester_tx_dropped_frames,dut_rx_dropped_frames,"
         "host_load_1m,host_cpus,cpu_steal_pct,offered_pps_measured,max_burst_frames,"
-        "stale_frames,late_frames,dut_buffering_us,label_buffer_pct",
+        "stale_frames,late_frames,dut_buffering_us,tester_latency_min_us,"
+        "tester_latency_max_us,tester_spiked,label_buffer_pct",
         # 1000 pps of 64 B: 1000 * 84 * 8 L1 bit/s, 1000 * 64 * 8 L2 bit/s
         "t,3,1700000000.5,2.0,64,50.0,1000.0,672000.0,512000.0,1,2000,1990,10,0.5,"
-        "2.0,4.0,10.0,0.5,3.0,9.0,,true,,,,,,,,,1001.5,3,0,12,,40",
+        "2.0,4.0,10.0,0.5,3.0,9.0,,true,,,,,,,,,1001.5,3,0,12,,17.0,480.0,false,40",
         # 100 pps of 1518 B: 100 * 1538 * 8 and 100 * 1518 * 8
         "t,4,1700000010.0,1.0,1518,25.0,100.0,1230400.0,1214400.0,0,0,0,0,0.0,"
-        ',,,,,,,false,"switch died, restarted",,,,,,,,,,0,,,',
+        ',,,,,,,false,"switch died, restarted",,,,,,,,,,0,,,,,,',
         "t,5,1700000020.0,1.0,64,90.0,6696.0,4499712.0,3428352.0,1,6696,6522,174,"
         "2.5985663082437274,,,,,,,,false,tester-limited: port 2: 174 of 6696 frames p4lt2 "
         "received never reached the program,tester-limited,174,0,,3.5,2,12.5,6610.25,140,"
-        "7,0,9250.5,",
+        "7,0,9250.5,,,,",
     ]
 
 

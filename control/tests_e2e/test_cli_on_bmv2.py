@@ -83,4 +83,12 @@ def test_loopback_is_clean(lab: Path, tmp_path: Path) -> None:
         assert stream.tx_frames == stream.rx_frames == 587  # 50 % of 1174.8 frames/s, 1 s
         assert stream.reordered == stream.duplicates == stream.gap_events == 0
         assert stream.latency is not None and stream.latency.min_us > 0
+        # The reference stream (issue 21.7): looped inside the switch, never lost, in
+        # no stream's figures; at most 100 frames/s for the 1-s trial.
+        assert trial.reference is not None
+        assert 0 < trial.reference.tx_frames == trial.reference.rx_frames <= 100
     assert document["invalid_trials"] == 0
+    summary = document["result"]["summary"]  # type: ignore[index]
+    floors = [t.reference.min_us for t in ResultLog(tmp_path / "latency/trials.jsonl").load()
+              if t.reference is not None]
+    assert summary["tester_floor_us"] == min(floors)

@@ -267,6 +267,11 @@ struct local_metadata_t {
     bool        neighbor_answered;  /* ingress answered an ARP request / NS */
     /* A capture copy's port of arrival (v1model clones keep only listed fields). */
     @field_list(2) bit<16> capture_port;
+    /* BMv2: where a reference stream's frame is on its loop inside the switch
+     * (LOOP_STAGE_*, v1model/platform.p4), and the time it came back; its
+     * recirculations keep both. */
+    @field_list(3) bit<2> loop_stage;
+    @field_list(3) timestamp_t loop_rx_ts;
     bit<16>     vary_index;
     bit<16>     vary_src_port;
     bit<16>     vary_dst_port;

@@ -171,8 +171,16 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
             tx_next_seq.read(hdr.stats.tx_next_seq, (bit<32>) meta.stream);
         } else if (smeta.egress_port >= PACER_PORT_BASE && smeta.egress_port <= PACER_PORT_LAST) {
             recirculate_preserving_field_list(RECIRC_FIELDS_NONE);
+        } else if (smeta.egress_port == REFERENCE_LOOP_PORT && meta.loop_stage == LOOP_STAGE_OUT) {
+            meta.loop_rx_ts = (timestamp_t) smeta.egress_global_timestamp;
+            meta.loop_stage = LOOP_STAGE_BACK;
+            recirculate_preserving_field_list(RECIRC_FIELDS_REFERENCE);
         } else if (smeta.egress_rid == REPLICA_TX && hdr.tester.isValid()) {
             stamp_tx_frame();
+            if (smeta.egress_port == REFERENCE_LOOP_PORT) {
+                meta.loop_stage = LOOP_STAGE_OUT;
+                recirculate_preserving_field_list(RECIRC_FIELDS_REFERENCE);
+            }
             if (tx_vary.apply().hit) {
                 vary_next.read(meta.vary_index, (bit<32>) hdr.tester.stream_id);
                 vary_next.write((bit<32>) hdr.tester.stream_id,

@@ -44,6 +44,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
          * as few conditions as possible on its way to the checker. */
         bool check_frame = false;
         bool run_generator = true;
+        timestamp_t rx_ts = (timestamp_t) smeta.ingress_global_timestamp;
         if (hdr.packet_out.isValid()) {
             meta.ctrl_op = hdr.packet_out.opcode;
             meta.stream = hdr.packet_out.stream_id;
@@ -64,21 +65,37 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
             } else if (meta.ctrl_op == CTRL_OP_CLEAR) {
                 smeta.egress_spec = CPU_PORT;
             }
-        } else if (smeta.instance_type != PKT_INSTANCE_TYPE_RECIRC) {
+        } else if (smeta.instance_type == PKT_INSTANCE_TYPE_RECIRC
+                   && meta.loop_stage == LOOP_STAGE_OUT) {
+            /* Half way round the reference loop (platform.p4). */
             run_generator = false;
-            rx_port.count((bit<32>) smeta.ingress_port);
+            smeta.egress_spec = REFERENCE_LOOP_PORT;
+        } else if (smeta.instance_type != PKT_INSTANCE_TYPE_RECIRC
+                   || meta.loop_stage == LOOP_STAGE_BACK) {
+            run_generator = false;
+            /* A reference frame comes back by its loop port, which has no interface
+             * (no per-port count to compare with one), at the time egress read. */
+            bit<16> arrival_port = (bit<16>) smeta.ingress_port;
+            if (meta.loop_stage == LOOP_STAGE_BACK) {
+                arrival_port = (bit<16>) REFERENCE_LOOP_PORT;
+                rx_ts = meta.loop_rx_ts;
+            } else {
+                rx_port.count((bit<32>) smeta.ingress_port);
+            }
             bool is_control;
             bool answered;
-            neighbors.apply(hdr, meta.frame, (bit<16>) smeta.ingress_port, is_control, answered);
+            neighbors.apply(hdr, meta.frame, arrival_port, is_control, answered);
             if (is_control) {
                 meta.rx_kind = RX_KIND_CONTROL;
             } else {
                 expectation.apply(hdr, meta.expected);
                 classifier.apply(hdr, meta.frame, smeta.parser_error == error.NoError,
-                                 meta.expected, (bit<16>) smeta.ingress_port, meta.rx_kind);
+                                 meta.expected, arrival_port, meta.rx_kind);
             }
             rx_kind.count((bit<32>) meta.rx_kind);
-            capture.apply(hdr, meta, smeta);
+            if (meta.loop_stage == LOOP_STAGE_NONE) {
+                capture.apply(hdr, meta, smeta);
+            }
             if (meta.rx_kind == RX_KIND_CONTROL) {
                 if (answered) {
                     meta.neighbor_answered = true;
@@ -105,7 +122,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
             generator.apply(hdr, meta, smeta);
         }
         if (check_frame || meta.ctrl_op == CTRL_OP_CLEAR || meta.ctrl_op == CTRL_OP_READ) {
-            checker.apply(hdr, meta, (timestamp_t) smeta.ingress_global_timestamp);
+            checker.apply(hdr, meta, rx_ts);
         }
     }
 }

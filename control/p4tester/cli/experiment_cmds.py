@@ -25,7 +25,7 @@ from p4tester.experiments.back_to_back import BackToBackConfig, run_back_to_back
 from p4tester.experiments.errors import ExperimentError
 from p4tester.experiments.frame_loss import FrameLossConfig, run_frame_loss
 from p4tester.experiments.frame_size_scan import FrameSizeScanConfig, run_frame_size_scan
-from p4tester.experiments.latency import LatencyConfig, run_latency
+from p4tester.experiments.latency import LatencyConfig, LatencySummary, run_latency
 from p4tester.experiments.queue_sweep import (
     QueueSweepConfig,
     QueueSweepResult,
@@ -54,6 +54,7 @@ from p4tester.results.plots import (
     plot_loss_vs_frame_size,
     plot_throughput,
 )
+from p4tester.results.reference import SPIKED_MARK
 from p4tester.results.tables import losing_streams_text, throughput_table, trials_table
 from p4tester.search.errors import SearchError
 from p4tester.search.goals import SearchGoal
@@ -168,7 +169,21 @@ def latency_body(args: argparse.Namespace, topology: Topology, profile: Profile,
         text += (f"\ntypical latency (median of p50) {_us(summary.typical_latency_us)} us, "
                  f"worst case (median of p99.9) {_us(summary.worst_case_latency_us)} us, "
                  f"min {summary.min_us} avg {summary.avg_us:.1f} max {summary.max_us} us")
+        text += own_latency_line(summary)
     return result, text
+
+
+def own_latency_line(summary: LatencySummary) -> str:
+    """What the tester's reference stream says of the latency figures above."""
+    if summary.tester_floor_us is None or summary.tester_max_us is None:
+        return ""
+    line = (f"\ntester's own latency (reference stream looped inside the tester switch): "
+            f"{summary.tester_floor_us:g}..{summary.tester_max_us:g} us")
+    if summary.tester_spiked_trials:
+        line += (f"; it spiked in {summary.tester_spiked_trials} of {summary.trials} trials, "
+                 "enough to account for their max and high percentiles: the host delayed "
+                 f"frames, not only the DUT (trials marked '{SPIKED_MARK}')")
+    return line
 
 
 def frame_loss_body(args: argparse.Namespace, topology: Topology, profile: Profile,
@@ -330,7 +345,7 @@ class ProgressRunner:
             f"[{elapsed:7.1f} s] {spec.experiment} trial {spec.trial_index}: {spec.frame_size} B "
             f"at {spec.offered_fraction:.2%} for {spec.duration_s:g} s: TX {result.tx_frames} "
             f"RX {result.rx_frames} loss {result.loss_ratio:.4%}{_losing(result)}"
-            f"{_stale(result, self.first)}{_late(result)}"
+            f"{_stale(result, self.first)}{_late(result)}{_reference(result)}"
             f"{'' if result.valid else f' [not counted: {result.error}]'}\n")
         self.first = False
         return result
@@ -339,6 +354,13 @@ class ProgressRunner:
 def _late(result: TrialResult) -> str:
     """Frames received after the trial's end, in its drain: counted, said apart."""
     return f" ({result.late_frames} late)" if result.late_frames else ""
+
+
+def _reference(result: TrialResult) -> str:
+    """The tester's own latency in a latency trial (results.reference)."""
+    if result.reference is None:
+        return ""
+    return f" [{result.reference.describe()}]"
 
 
 def _stale(result: TrialResult, first: bool) -> str:

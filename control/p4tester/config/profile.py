@@ -114,6 +114,14 @@ class TrialConfig:
     duration_s: float = 10.0
     drain_s: float = 1.0
     initial_duration_s: float = 1.0  # MLRsearch's short early trials
+    # Latency trials on BMv2 run a stream looped inside the tester switch at this rate,
+    # frames/s (results.reference: the tester's own latency); 0: none.
+    reference_pps: int = 100
+
+
+# A reference stream is a probe, not load: above this it would eat the capacity the
+# streams it watches over need.
+MAX_REFERENCE_PPS = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +161,10 @@ def profile_from_dict(data: Mapping[str, Any], source: str) -> Profile:
     trial = _dataclass(TrialConfig, data.get("trial", {}), f"{source}: trial")
     if trial.duration_s <= 0 or trial.drain_s < 0 or trial.initial_duration_s <= 0:
         raise ConfigError(f"{source}: trial: durations must be positive (drain_s may be 0)")
+    if isinstance(trial.reference_pps, bool) or not isinstance(trial.reference_pps, int) or not \
+            0 <= trial.reference_pps <= MAX_REFERENCE_PPS:
+        raise ConfigError(f"{source}: trial: reference_pps {trial.reference_pps!r}: give whole "
+                          f"frames/s in 0..{MAX_REFERENCE_PPS} (0: no reference stream)")
     search = _dataclass(SearchConfig, data.get("search", {}), f"{source}: search")
     if search.method not in SEARCH_METHODS:
         raise ConfigError(f"{source}: search: method {search.method!r}; use one of "

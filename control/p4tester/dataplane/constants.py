@@ -50,3 +50,5 @@ REPLICA_TOKEN: Final = 2
 # BMv2 (v1model) platform
 CPU_PORT: Final = 510
 PACER_PORT_BASE: Final = 256
+# A reference stream's TX (and RX) port: its frames loop inside the switch.
+REFERENCE_LOOP_PORT: Final = 320

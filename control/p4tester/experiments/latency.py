@@ -12,7 +12,13 @@ and 99th percentiles over the trials MAY be reported to show their spread: they 
 here too (nearest rank: with 20 trials, the lowest and the highest).
 
 Invalid trials (valid=False) and trials that received nothing are left out of the
-summary and counted. A percentile beyond the histogram's last bin edge is unknown
+summary and counted.
+
+Each trial runs a reference stream looped inside the tester switch where the target
+can (BMv2; results.reference): the tester's own latency floor and spikes in that trial.
+A trial whose reference spiked enough to account for its figures is kept, marked
+(`tester_spiked`), and counted in the summary: its max and high percentiles may be
+the tester's, not the DUT's. A percentile beyond the histogram's last bin edge is unknown
 (None); such a trial counts as "higher than everything" when taking the median, so
 a summary lands on None only when the unknown values decide it.
 """
@@ -23,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from p4tester.results.reference import ReferenceLatency
 from p4tester.results.tables import trial_latency
 
 from .figures import median_with_overflow, nearest_rank_with_overflow
@@ -103,6 +110,12 @@ class LatencyTrial:
     p99_us: float | None
     p999_us: float | None  # RFC 8219 WCL of this trial
     loss_ratio: float
+    # The tester's own latency in this trial (None: the target ran no reference stream).
+    reference: ReferenceLatency | None = None
+
+    @property
+    def tester_spiked(self) -> bool:
+        return self.reference is not None and self.reference.spiked
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +133,12 @@ class LatencySummary:
     min_us: float
     avg_us: float  # frame-weighted
     max_us: float
+    # From the trials' reference streams: the lowest latency the tester itself showed,
+    # its highest, and how many trials' figures its spikes may account for. None (and
+    # 0): no trial ran a reference stream.
+    tester_floor_us: float | None = None
+    tester_max_us: float | None = None
+    tester_spiked_trials: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +162,7 @@ def summarize(trials: Sequence[LatencyTrial]) -> LatencySummary | None:
     typical = [t.p50_us for t in trials]
     worst = [t.p999_us for t in trials]
     samples = sum(t.samples for t in trials)
+    references = [t.reference for t in trials if t.reference is not None]
     return LatencySummary(
         trials=len(trials),
         typical_latency_us=median_with_overflow(typical),
@@ -155,6 +175,9 @@ def summarize(trials: Sequence[LatencyTrial]) -> LatencySummary | None:
         min_us=min(t.min_us for t in trials),
         avg_us=sum(t.avg_us * t.samples for t in trials) / samples,
         max_us=max(t.max_us for t in trials),
+        tester_floor_us=min((r.min_us for r in references), default=None),
+        tester_max_us=max((r.max_us for r in references), default=None),
+        tester_spiked_trials=sum(1 for t in trials if t.tester_spiked),
     )
 
 
@@ -170,6 +193,7 @@ def run_latency(config: LatencyConfig, recorder: Recorder) -> LatencyResult:
             config.offered_fraction,
             config.trial_duration_s,
             labels=(*config.labels, ("repetition", str(repetition))),
+            reference_loop=True,
         )
         if not trial.valid:
             invalid += 1
@@ -190,6 +214,7 @@ def run_latency(config: LatencyConfig, recorder: Recorder) -> LatencyResult:
                 p99_us=latency.p99_us,
                 p999_us=latency.p999_us,
                 loss_ratio=trial.loss_ratio,
+                reference=trial.reference,
             )
         )
     return LatencyResult(

@@ -116,8 +116,10 @@ class Recorder:
         *,
         frame_count: int | None = None,
         labels: Labels = (),
+        reference_loop: bool = False,
     ) -> TrialResult:
-        """Run (or resume) the next trial of `experiment` with these parameters."""
+        """Run (or resume) the next trial of `experiment` with these parameters
+        (`reference_loop`: a latency trial, TrialSpec)."""
         spec = TrialSpec(
             experiment=experiment,
             trial_index=self.next_index(experiment),
@@ -126,6 +128,7 @@ class Recorder:
             duration_s=duration_s,
             frame_count=frame_count,
             labels=labels,
+            reference_loop=reference_loop,
         )
         return self.run_trial(spec)
 
@@ -140,6 +143,7 @@ class Recorder:
         labels: Labels = (),
         attempts: int = DEFAULT_ATTEMPTS,
         fails_above: float | None = None,
+        reference_loop: bool = False,
     ) -> TrialResult:
         """`trial`, repeated (each attempt its own trial index) while invalid: up to
         `attempts` failed trials (InvalidTrialsError), and up to
@@ -161,6 +165,7 @@ class Recorder:
                 duration_s,
                 frame_count=frame_count,
                 labels=labels,
+                reference_loop=reference_loop,
             )
             if result.valid:
                 return result

@@ -22,6 +22,9 @@ class TrialSpec:
     duration_s: trial length; with frame_count set it is only an upper bound.
     frame_count: send exactly this many frames per stream (bursts, RFC 2544 26.4).
     labels: experiment parameters recorded with the result, e.g. (("buffer_pct", "40"),).
+    reference_loop: a latency trial: run a reference stream looped inside the tester
+    switch beside the streams, where the target can (results.reference), so the trial
+    says how much of its latency the tester caused.
     """
 
     experiment: str
@@ -31,6 +34,7 @@ class TrialSpec:
     duration_s: float
     frame_count: int | None = None
     labels: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    reference_loop: bool = False
 
     def __post_init__(self) -> None:
         if not 0.0 < self.offered_fraction <= 1.0:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, TRIAL_ERROR, HostLoad, SelfCheck
+from p4tester.results.reference import ReferenceLatency
 
 
 def frames_lost(tx_frames: int, rx_frames: int) -> int:
@@ -144,6 +145,10 @@ class TrialResult:
     # Frames received after the trial's end, within its drain (all streams): counted as
     # received (RFC 2544), said apart. None: not known (tester.trial_course.late_frames).
     late_frames: int | None = None
+    # The tester's own latency in this trial, from a stream looped inside the tester
+    # switch (results.reference); None: the trial ran none (only latency trials on BMv2
+    # do). Never in `streams`: it is not traffic the DUT saw.
+    reference: ReferenceLatency | None = None
     # Experiment parameters of this trial, e.g. (("buffer_pct", "40"),).
     labels: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     # The tester ports' counters against the program's (None: not available, e.g. a

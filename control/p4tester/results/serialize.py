@@ -16,6 +16,8 @@ file: optional on read and ignored (the streams say it), so version 3 records lo
 exactly as before. Version 5 added offered_pps_measured and max_burst_frames (what the
 generator proved it offered, issue 21), dut_buffering_us (a trial through which
 the DUT's buffer filled) and late_frames; older records load with all four None.
+Version 6 added reference (the tester's own latency from its reference stream, null
+when the trial ran none); older records load with it None.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ from typing import Final, TypeAlias
 
 from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
 from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
+from p4tester.results.reference import ReferenceLatency
 
-SCHEMA_VERSION: Final = 5
+SCHEMA_VERSION: Final = 6
 # Versions the loader reads; what a version lacks is None in the TrialResult.
-READABLE_VERSIONS: Final = (1, 2, 3, 4, 5)
+READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6)
 _V1_KEYS: Final = (
     "schema_version",
     "experiment",
@@ -48,7 +51,11 @@ _V2_KEYS: Final = (*_V1_KEYS, "self_check", "dut_check", "host_load")
 _V3_KEYS: Final = (*_V2_KEYS, "rx_stale", "rx_mismatched")
 _V5_KEYS: Final = (*_V3_KEYS, "offered_pps_measured", "max_burst_frames", "dut_buffering_us",
                    "late_frames")
-_KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS, 5: _V5_KEYS}
+_V6_KEYS: Final = (*_V5_KEYS, "reference")
+_KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS, 5: _V5_KEYS,
+                           6: _V6_KEYS}
+_REFERENCE_KEYS: Final = ("stream_id", "tx_frames", "rx_frames", "min_us", "avg_us", "max_us",
+                          "spiked")
 # Derived keys a record may carry from this version on; the loader does not need them.
 _DERIVED_KEYS_SINCE: Final = {"losing_streams": 4}
 _PORT_CHECK_KEYS: Final = (
@@ -160,6 +167,15 @@ def _host_load_out(load: HostLoad | None) -> JsonObject | None:
             "steal_fraction": _opt_float_out(load.steal_fraction)}
 
 
+def _reference_out(reference: ReferenceLatency | None) -> JsonObject | None:
+    if reference is None:
+        return None
+    return {"stream_id": reference.stream_id, "tx_frames": reference.tx_frames,
+            "rx_frames": reference.rx_frames, "min_us": _float_out(reference.min_us),
+            "avg_us": _float_out(reference.avg_us), "max_us": _float_out(reference.max_us),
+            "spiked": reference.spiked}
+
+
 def trial_to_dict(trial: TrialResult) -> JsonObject:
     """A JSON-compatible dict of the trial, with VERSION_KEY first."""
     return {
@@ -185,6 +201,7 @@ def trial_to_dict(trial: TrialResult) -> JsonObject:
         "max_burst_frames": trial.max_burst_frames,
         "dut_buffering_us": _opt_float_out(trial.dut_buffering_us),
         "late_frames": trial.late_frames,
+        "reference": _reference_out(trial.reference),
         # Derived, for readers of the file (jq): which streams lost frames, worst first.
         "losing_streams": [{"stream_id": loss.stream_id, "lost": loss.lost}
                            for loss in trial.losing_streams],
@@ -464,4 +481,21 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
         dut_buffering_us=fields.opt_number("dut_buffering_us") if version >= 5 else None,
         late_frames=(None if version < 5 or fields.get("late_frames") is None
                      else fields.integer("late_frames")),
+        reference=_reference_in(fields.get("reference"), fields.path("reference")),
     )
+
+
+def _reference_in(value: object, where: str) -> ReferenceLatency | None:
+    if value is None:
+        return None
+    fields = _Fields(value, where, _REFERENCE_KEYS)
+    try:
+        return ReferenceLatency(
+            stream_id=fields.integer("stream_id"), tx_frames=fields.integer("tx_frames"),
+            rx_frames=fields.integer("rx_frames"), min_us=fields.number("min_us"),
+            avg_us=fields.number("avg_us"), max_us=fields.number("max_us"),
+            spiked=fields.flag("spiked"))
+    except ValueError as wrong:
+        if isinstance(wrong, SerializeError):
+            raise
+        raise SerializeError(f"{where}: {wrong}") from None

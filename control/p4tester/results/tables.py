@@ -20,6 +20,7 @@ from typing import Final
 from p4tester.results.checks import CHECK_OK, DUT_LIMITED, TESTER_LIMITED
 from p4tester.results.latency import merge_latency
 from p4tester.results.model import LatencyStats, StreamLoss, StreamStats, TrialResult
+from p4tester.results.reference import SPIKED_MARK, ReferenceLatency
 from p4tester.streams.rates import (
     Rate,
     ResolvedRate,
@@ -70,6 +71,11 @@ TRIAL_COLUMNS: Final = (
     "stale_frames",
     "late_frames",
     "dut_buffering_us",
+    # The tester's own latency from its reference stream (results.reference), in
+    # latency trials on BMv2; empty where the trial ran none.
+    "tester_latency_min_us",
+    "tester_latency_max_us",
+    "tester_spiked",
 )
 STREAM_COLUMNS: Final = (
     "experiment",
@@ -231,11 +237,18 @@ def write_trials_csv(trials: Iterable[TrialResult], path: Path | str) -> Path:
                 trial.rx_stale,
                 trial.late_frames,
                 trial.dut_buffering_us,
+                *_reference_cells(trial.reference),
                 *(labels.get(key) for key in label_keys),
             ]
         )
     header = [*TRIAL_COLUMNS, *(LABEL_PREFIX + key for key in label_keys)]
     return _write_csv(path, header, rows)
+
+
+def _reference_cells(reference: ReferenceLatency | None) -> list[Cell]:
+    if reference is None:
+        return [None, None, None]
+    return [reference.min_us, reference.max_us, reference.spiked]
 
 
 def check_text(trial: TrialResult) -> str | None:
@@ -456,7 +469,14 @@ def trials_table(trials: Iterable[TrialResult]) -> str:
                 _fixed(latency.max_us if latency else None, 1),
                 _percentile_text(latency, latency.p99_us if latency else None),
                 _MISSING if trial.host_load is None else f"{trial.host_load.load_1m:.2f}",
-                "ok" if trial.valid else f"invalid: {trial.error or 'no reason given'}",
+                _status(trial),
             ]
         )
     return render_table(columns, rows)
+
+
+def _status(trial: TrialResult) -> str:
+    if not trial.valid:
+        return f"invalid: {trial.error or 'no reason given'}"
+    spiked = trial.reference is not None and trial.reference.spiked
+    return f"ok ({SPIKED_MARK})" if spiked else "ok"

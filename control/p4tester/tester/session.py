@@ -24,6 +24,7 @@ from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import (
     EPOCHS,
+    REFERENCE_LOOP_PORT,
     RX_KIND_COUNT,
     RX_KIND_FOREIGN,
     RX_KIND_MISMATCHED,
@@ -40,6 +41,7 @@ from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, SelfCheck
 from p4tester.results.latency import latency_stats
 from p4tester.results.model import Histogram, StreamStats, TrialResult
+from p4tester.results.reference import ReferenceLatency
 from p4tester.streams.frame_sizes import FCS_BYTES
 from p4tester.streams.rates import line_rate_pps
 from p4tester.streams.template import FrameSpec, build_template
@@ -53,6 +55,12 @@ from p4tester.tester.port_counters import (
     InterfaceCounters,
     KernelInterfaceCounters,
     PortCounterSource,
+)
+from p4tester.tester.reference_stream import (
+    lost_reason,
+    reference_latency,
+    reference_stream,
+    reference_stream_id,
 )
 from p4tester.tester.selfcheck import (
     InterfaceBracket,
@@ -207,6 +215,7 @@ class SwitchTrialRunner:
         self.port_numbers = tuple(p.number for p in session.topology.ports)
         self.dut = dut if dut is not None else dut_counters_for(session.topology)
         self.run_value = draw_run_value(session.dataplane.run_values_in_use())
+        self._reference_wired = False
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         session = self.session
@@ -218,11 +227,12 @@ class SwitchTrialRunner:
                                  f"stream {plan.stream.id}, port {port}")
         epoch = spec.trial_index % EPOCHS
         started = time.time()
+        reference = self._reference_plan(spec)
         # Before the opening snapshot: only frames of this run and epoch, on the
         # stream's RX port, with its template's IP version are the stream's from here
         # on, so a late frame of the previous trial or run counts as rx_stale, never
         # in this trial's RX.
-        for plan in plans:
+        for plan in (*plans, *reference):
             dataplane.expect_stream(plan.stream.id, plan.stream.rx_port,
                                     ipv6=plan.stream.ipv6, epoch=epoch, run=self.run_value)
         cpu_before = read_cpu_times()
@@ -235,24 +245,43 @@ class SwitchTrialRunner:
                             _bracket(dut_first, self.dut.read_interfaces() if self.dut else None),
                             dut_program)
         try:
-            return self._run_streams(spec, plans, epoch, started, cpu_before, before,
-                                     edge_before)
+            return self._run_streams(spec, plans, reference, epoch, started, cpu_before,
+                                     before, edge_before)
         except SwitchUnansweredError as unanswered:
-            return self._unanswered_trial(spec, plans, started, cpu_before, str(unanswered))
+            return self._unanswered_trial(spec, (*plans, *reference), started, cpu_before,
+                                          str(unanswered))
 
-    def _run_streams(self, spec: TrialSpec, plans: tuple[StreamPlan, ...], epoch: int,
-                     started: float, cpu_before: CpuTimes | None, before: CounterSnapshot,
+    def _reference_plan(self, spec: TrialSpec) -> tuple[StreamPlan, ...]:
+        """The trial's reference stream (tester.reference_stream), wired on first use;
+        () when the trial is no latency trial, the profile turned it off (reference_pps
+        0) or uses every stream id."""
+        profile = self.session.profile
+        rate = profile.trial.reference_pps
+        stream_id = reference_stream_id(profile)
+        if not spec.reference_loop or not rate or stream_id is None:
+            return ()
+        if not self._reference_wired:
+            self.session.dataplane.configure_stream(stream_id, REFERENCE_LOOP_PORT)
+            self.session.target.prepare([stream_id], [REFERENCE_LOOP_PORT])
+            self._reference_wired = True
+        budget = max(1, round(rate * spec.duration_s))
+        return (StreamPlan(reference_stream(profile, stream_id), rate, budget),)
+
+    def _run_streams(self, spec: TrialSpec, plans: tuple[StreamPlan, ...],
+                     reference: tuple[StreamPlan, ...], epoch: int, started: float,
+                     cpu_before: CpuTimes | None, before: CounterSnapshot,
                      edge_before: _Edge) -> TrialResult:
         session = self.session
         dataplane = session.dataplane
-        for plan in plans:
+        every = (*plans, *reference)
+        for plan in every:
             dataplane.clear_stream(plan.stream.id)
-        session.target.set_stream_rates({p.stream.id: p.rate_pps for p in plans})
-        for plan in plans:
+        session.target.set_stream_rates({p.stream.id: p.rate_pps for p in every})
+        for plan in every:
             dataplane.start_stream(plan.stream.id, plan.budget, epoch, self.run_value)
         for plan in plans:
             dataplane.set_port_variation(plan.stream.id, plan.stream.field_cycle)
-        for plan in plans:
+        for plan in every:
             template = build_template(
                 frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch,
                            self.run_value))
@@ -260,13 +289,15 @@ class SwitchTrialRunner:
         behind = ""
         samples: dict[int, list[StreamSample]] = {}
         try:
+            # The reference stream is not waited for: it watches the trial's streams
+            # and stops with them.
             self._wait_until_sent(plans, samples)
         except GeneratorBehind as fell_behind:
             # What was sent is still counted exactly: read it, but the trial did not
             # offer the load it was asked for, so it is the tester's limit, not the DUT's.
             behind = str(fell_behind)
         finally:
-            for plan in plans:
+            for plan in every:
                 dataplane.stop_stream(plan.stream.id)
         time.sleep(session.profile.trial.drain_s)
         after, check, dut_check = self._settled_snapshot(before, edge_before)
@@ -277,10 +308,12 @@ class SwitchTrialRunner:
         behind = behind or "; ".join(
             reason for plan, load in zip(plans, offered, strict=True)
             if (reason := not_offered(plan.stream.id, load, plan.rate_pps, POLL_S)))
-        if behind:
-            check = replace(check or SelfCheck(()), unvouched=_with_host_load(behind, cpu_before))
         streams = tuple(self._stream_stats(plan, plan.stream.size_in(spec.frame_size), before,
                                            after) for plan in plans)
+        looped, lost = self._reference_latency(reference, streams, before, after)
+        behind = behind or lost
+        if behind:
+            check = replace(check or SelfCheck(()), unvouched=_with_host_load(behind, cpu_before))
         error = None
         if check is not None and not check.ok:
             error = f"{TESTER_LIMITED}: {check.describe()}"
@@ -305,6 +338,7 @@ class SwitchTrialRunner:
             offered_pps_measured=_measured_pps(offered),
             dut_buffering_us=_buffering(streams, samples),
             late_frames=_late(plans, streams, samples),
+            reference=looped,
             max_burst_frames=max(load.max_burst_frames for load in offered),
             valid=error is None,
             error=error,
@@ -400,6 +434,21 @@ class SwitchTrialRunner:
                                  registers.rx_samples, registers.latency_sum))
                 if registers.generated >= waiting[stream_id]:
                     del waiting[stream_id]
+
+    def _reference_latency(self, reference: tuple[StreamPlan, ...],
+                           streams: tuple[StreamStats, ...], before: CounterSnapshot,
+                           after: CounterSnapshot) -> tuple[ReferenceLatency | None, str]:
+        """The reference stream's figures, and why the trial is not vouched for when
+        it did not come back whole ("" when it did, or the trial ran none)."""
+        if not reference:
+            return None, ""
+        sid = reference[0].stream.id
+        tx = packets_between(before, after, names.TX_STREAM, sid)
+        rx = packets_between(before, after, names.RX_STREAM, sid)
+        largest = max((s.latency.max_us for s in streams if s.latency is not None),
+                      default=None)
+        registers = self.session.dataplane.read_stream_registers(sid)
+        return reference_latency(sid, tx, rx, registers, largest), lost_reason(tx, rx)
 
     def _stream_stats(self, plan: StreamPlan, frame_size: int, before: CounterSnapshot,
                       after: CounterSnapshot) -> StreamStats:
