@@ -11,6 +11,7 @@ from p4tester.cli.experiment_cmds import buffering_lines
 from p4tester.experiments.recording import Recorder
 from p4tester.experiments.runner import TrialSpec
 from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_throughput
+from p4tester.results.buffer_fill import buffer_fill
 from p4tester.results.model import StreamStats, TrialResult
 from p4tester.search import SearchGoal
 
@@ -50,8 +51,10 @@ def test_the_ndr_found_in_a_buffered_trial_says_so() -> None:
     (line, _pdr) = buffering_lines(result)
     assert line.startswith(f"64 B NDR: the DUT was filling its buffer in the 2-s trial at "
                            f"{ndr.lower.percent:.2f} % (latency rose ")
-    assert line.endswith("ms): the bound may hold only for trials that short; measure with "
-                         "longer ones (--duration 60, RFC 2544)")
+    fill = buffer_fill(ndr.buffered_us, 2.0, ndr.lower.pps)
+    assert line.endswith(f"ms): {fill.describe()}; the bound may hold only for trials that "
+                         f"short: measure with longer ones (--duration "
+                         f"{fill.suggested_trial_s:g}; RFC 2544: 60)")
 
 
 def test_an_ndr_below_the_buffering_says_nothing() -> None:

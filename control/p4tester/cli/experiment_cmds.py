@@ -42,6 +42,7 @@ from p4tester.experiments.throughput import (
     run_throughput,
 )
 from p4tester.lab.bmv2_dut import dut_settings, forwarding
+from p4tester.results.buffer_fill import buffer_fill
 from p4tester.results.checks import TRIAL_ERROR
 from p4tester.results.confidence import RunConfidence
 from p4tester.results.jsonl import ResultLog
@@ -145,13 +146,21 @@ def losing_stream_lines(result: ThroughputResult) -> list[str]:
 def buffering_lines(result: ThroughputResult) -> list[str]:
     """A line per goal and frame size whose bound was measured in a trial the DUT
     buffered through: latency rose, the buffer was filling, and a longer trial would
-    have filled it (RFC 2544 asks for 60-s trials)."""
-    return [f"{size.frame_size} B {bounds.goal}: the DUT was filling its buffer in the "
-            f"{bounds.trial_s:g}-s trial at {bounds.lower.percent:.2f} % (latency rose "
-            f"{bounds.buffered_us / 1000:.1f} ms): the bound may hold only for trials that "
-            f"short; measure with longer ones (--duration 60, RFC 2544)"
-            for size in result.sizes for bounds in (size.ndr, size.pdr)
-            if bounds.lower is not None and bounds.buffered_us is not None]
+    have filled it; the trial length suggested from how fast it filled
+    (results.buffer_fill; RFC 2544 asks for 60-s trials)."""
+    lines = []
+    for size in result.sizes:
+        for bounds in (size.ndr, size.pdr):
+            if bounds.lower is None or bounds.buffered_us is None:
+                continue
+            fill = buffer_fill(bounds.buffered_us, bounds.trial_s, bounds.lower.pps)
+            lines.append(
+                f"{size.frame_size} B {bounds.goal}: the DUT was filling its buffer in the "
+                f"{bounds.trial_s:g}-s trial at {bounds.lower.percent:.2f} % (latency rose "
+                f"{bounds.buffered_us / 1000:.1f} ms): {fill.describe()}; the bound may hold "
+                f"only for trials that short: measure with longer ones (--duration "
+                f"{fill.suggested_trial_s:g}; RFC 2544: 60)")
+    return lines
 
 
 def latency_body(args: argparse.Namespace, topology: Topology, profile: Profile,
