@@ -158,3 +158,41 @@ class StaleTemplatesDieAtTheNextTrial(GeneratorTest):
         frames = self.after_old_seeds(6, PORT_A, old=(1, 0), new=(2, 0))
         self.assertEqual({len(f) for f in frames}, {124})
         self.assertEqual([self.header_of(f).seq for f in frames], list(range(20)))
+
+
+class SeveralFramesPerLoopPass(GeneratorTest):
+    """With k frames per pass, each pass of the loop makes k TX frames: the budget is
+    still exact (the last pass keeps only what is left), the numbers contiguous, and
+    the TX port's queue, at k times the pacing rate, spaces the frames evenly."""
+
+    def runTest(self) -> None:
+        stream, port, per_pass, budget, rate = 11, PORT_B, 4, 30, 400
+        self.tester.configure_stream(stream, port, frames_per_pass=per_pass)
+        self.set_queue_rate(pacer_port(stream), rate // per_pass)
+        self.set_queue_rate(port, rate)
+        self.tester.clear_stream(stream)
+        self.tester.start_stream(stream, budget, frames_per_pass=per_pass)
+        self.tester.seed_stream(stream, build_template(FrameSpec(stream_id=stream,
+                                                                 frame_size=64)), SEEDS)
+        frames = self.receive_frames(port, budget + 1, timeout_s=3.0)
+        self.assertEqual([self.header_of(f).seq for f in frames], list(range(budget)))
+        # The full passes' frames: the last pass's unneeded replicas still take their
+        # turn in the TX queue before egress drops them (one gap, once a trial).
+        stamps = [self.header_of(f).tx_ts for f in frames][: budget - budget % per_pass]
+        gaps = [b - a for a, b in pairwise(stamps)]
+        # 2.5 ms apart at 400 frames/s; back to back (a few us) without the TX queue.
+        self.assertGreater(min(gaps), 0.5 * 1e6 / rate, gaps)
+        mean_gap_us = (stamps[-1] - stamps[0]) / (len(stamps) - 1)
+        self.assertAlmostEqual(mean_gap_us, 1e6 / rate, delta=0.05 * 1e6 / rate)
+        state = self.tester.read_stream_registers(stream)
+        self.assertEqual((state.generated, state.tx_next_seq), (budget, budget))
+        self.assertEqual(self.tester.read_counter(names.TX_STREAM)[stream].packets, budget)
+        # The port counts what left it: not the 2 replicas the last pass dropped.
+        self.assertEqual(self.tester.read_counter(names.TX_PORT)[port].packets, budget)
+
+
+class FramesPerPassOutOfRangeIsRefused(GeneratorTest):
+    def runTest(self) -> None:
+        with self.assertRaisesRegex(ValueError, r"frames per pass 9 is out of range: a "
+                                                r"generator loop pass makes 1\.\.8 TX"):
+            self.tester.configure_stream(1, PORT_A, frames_per_pass=9)

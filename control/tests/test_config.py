@@ -130,7 +130,7 @@ def test_unreadable_and_malformed_files(tmp_path: Path) -> None:
 
 def test_simple_imix_expands_into_fixed_size_streams_sharing_by_bandwidth() -> None:
     from p4tester.experiments.runner import TrialSpec
-    from p4tester.tester.session import plan_streams
+    from p4tester.tester.stream_plan import plan_streams
 
     prof = profile_from_dict(profile(streams=[
         {"id": 10, "tx_port": 1, "rx_port": 2, "imix": "simple", "udp_src_port": 40000}]),
@@ -144,7 +144,9 @@ def test_simple_imix_expands_into_fixed_size_streams_sharing_by_bandwidth() -> N
     topo = topology_from_dict(topology(), "t.yaml")
     plans = plan_streams(prof, topo, TrialSpec("t", 0, 64, 0.5, 1.0))
     line_pps = 0.5 * 10e9 / (total * 8 / 12)
-    assert [p.rate_pps for p in plans] == [round(w * line_pps / 12) for w in (7, 4, 1)]
+    # Millions of frames/s: four frames per loop pass, rates in multiples of four.
+    assert [p.rate_pps for p in plans] == [4 * round(w * line_pps / 12 / 4) for w in (7, 4, 1)]
+    assert [p.frames_per_pass for p in plans] == [4, 4, 4]
 
 
 def test_custom_imix_and_its_errors() -> None:

@@ -149,11 +149,13 @@ const bit<8> SEQ_REORDERED = 2;  /* seq <  next expected (RFC 4737 reordered) */
 const bit<8> SEQ_DUPLICATE = 3;  /* seq == seq of the previous packet received */
 
 /* ---- Generator replication ----------------------------------------------
- * The controller creates multicast group MCAST_GROUP_BASE + stream with two
- * replicas: (pacing port, REPLICA_TOKEN) keeps the loop going, (TX port,
- * REPLICA_TX) is the packet that leaves the tester. */
+ * The controller creates multicast group MCAST_GROUP_BASE + stream with
+ * (pacing port, REPLICA_TOKEN), which keeps the loop going, and one replica per
+ * frame a loop pass makes: (TX port, REPLICA_TX + i) for i < the stream's frames
+ * per pass (at most MAX_FRAMES_PER_PASS), the frames that leave the tester. */
 const bit<16> MCAST_GROUP_BASE = 1;
 const bit<16> REPLICA_TX    = 1;
-const bit<16> REPLICA_TOKEN = 2;
+const bit<16> REPLICA_TOKEN = 0xFFFF;
+#define MAX_FRAMES_PER_PASS 8
 
 #endif

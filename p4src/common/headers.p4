@@ -195,7 +195,8 @@ header stream_stats_h {
     timestamp_t last_latency;
     bit<32>     generated;         /* token passes that made a TX copy */
     seq_t       tx_next_seq;
-    timestamp_t switch_time;       /* switch clock when the read passed ingress */
+    timestamp_t switch_time;       /* switch clock when the read passed egress (BMv2),
+                                    * where tx_next_seq was read with it */
 }
 
 struct headers_t {
@@ -272,6 +273,9 @@ struct local_metadata_t {
      * recirculations keep both. */
     @field_list(3) bit<2> loop_stage;
     @field_list(3) timestamp_t loop_rx_ts;
+    /* BMv2 generator: TX replicas this loop pass keeps (the last pass of a budget
+     * may need fewer than the stream's frames per pass). */
+    bit<8>      tx_copies;
     bit<16>     vary_index;
     bit<16>     vary_src_port;
     bit<16>     vary_dst_port;

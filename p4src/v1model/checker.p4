@@ -119,7 +119,6 @@ control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestam
         } else if (meta.ctrl_op == CTRL_OP_READ) {
             bit<32> s = (bit<32>) meta.stream;
             hdr.stats.stream_id = meta.stream;
-            hdr.stats.switch_time = rx_ts;
             rx_next_expected.read(hdr.stats.rx_next_expected, s);
             rx_last_seq.read(hdr.stats.rx_last_seq, s);
             rx_samples.read(hdr.stats.rx_samples, s);

@@ -4,8 +4,11 @@
  * into the egress queue of the stream's pacing port, whose rate the controller
  * sets. Each time the queue releases it, the packet recirculates; in ingress it
  * is replicated (multicast group MCAST_GROUP_BASE + stream) into one copy for
- * the pacing queue (the loop goes on) and one for the TX port. So the TX rate
- * is the pacing queue's rate, as long as enough seeds keep that queue busy.
+ * the pacing queue (the loop goes on) and the stream's frames per pass (k) for
+ * the TX port. So the TX rate is k times the pacing queue's rate, as long as
+ * enough seeds keep that queue busy; the controller sets the TX port's queue to
+ * that rate too, so the k frames of a pass leave evenly spaced, not back to back.
+ * One loop pass (an ingress and an egress pass) then serves k TX frames.
  * Egress numbers and timestamps only the copies that leave the TX port. */
 #ifndef TESTER_V1MODEL_GENERATOR_P4
 #define TESTER_V1MODEL_GENERATOR_P4
@@ -22,12 +25,15 @@ control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
     bit<32> budget = 0;
     bit<8> run_value = 0;
     bit<8> epoch = 0;
+    bit<32> per_pass = 1;
     bool running = false;
 
-    action run(bit<32> packet_budget, bit<8> trial_run, bit<8> trial_epoch) {
+    action run(bit<32> packet_budget, bit<8> trial_run, bit<8> trial_epoch,
+               bit<8> frames_per_pass) {
         budget = packet_budget;
         run_value = trial_run;
         epoch = trial_epoch;
+        per_pass = (bit<32>) frames_per_pass;
         running = true;
     }
 
@@ -35,8 +41,10 @@ control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
         running = false;
     }
 
-    /* Controller writes: stream -> run(budget, run value, epoch) to start, the
-     * run byte and the TESTER_FLAG_EPOCH_MASK bits of this trial's template; modify to stopped()
+    /* Controller writes: stream -> run(budget, run value, epoch, frames per pass)
+     * to start (the run byte and the TESTER_FLAG_EPOCH_MASK bits of this trial's
+     * template; frames per pass 1..MAX_FRAMES_PER_PASS, as many TX replicas as the
+     * stream's multicast group has); modify to stopped()
      * (or delete) to stop: the stream's seeds die at their next pass. */
     table gen_streams {
         key = { hdr.tester.stream_id : exact @name("stream"); }
@@ -64,7 +72,12 @@ control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
                 bool this_trial = hdr.tester.run == run_value
                                   && (hdr.tester.flags & TESTER_FLAG_EPOCH_MASK) == epoch;
                 if (running && this_trial && done < budget) {
-                    generated.write((bit<32>) hdr.tester.stream_id, done + 1);
+                    bit<32> copies = per_pass;
+                    if (budget - done < per_pass) {
+                        copies = budget - done;
+                    }
+                    generated.write((bit<32>) hdr.tester.stream_id, done + copies);
+                    meta.tx_copies = (bit<8>) copies;
                     smeta.mcast_grp = MCAST_GROUP_BASE + hdr.tester.stream_id;
                 } else {
                     mark_to_drop(smeta);
@@ -168,14 +181,24 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
             tx_next_seq.write((bit<32>) meta.stream, meta.initial_seq);
             vary_next.write((bit<32>) meta.stream, 0);
         } else if (meta.ctrl_op == CTRL_OP_READ) {
+            /* The frames that left and the time together: a read may wait in the CPU
+             * port's queue, and the offered-load proof divides one by the other. */
             tx_next_seq.read(hdr.stats.tx_next_seq, (bit<32>) meta.stream);
+            hdr.stats.switch_time = (timestamp_t) smeta.egress_global_timestamp;
         } else if (smeta.egress_port >= PACER_PORT_BASE && smeta.egress_port <= PACER_PORT_LAST) {
             recirculate_preserving_field_list(RECIRC_FIELDS_NONE);
         } else if (smeta.egress_port == REFERENCE_LOOP_PORT && meta.loop_stage == LOOP_STAGE_OUT) {
             meta.loop_rx_ts = (timestamp_t) smeta.egress_global_timestamp;
             meta.loop_stage = LOOP_STAGE_BACK;
             recirculate_preserving_field_list(RECIRC_FIELDS_REFERENCE);
-        } else if (smeta.egress_rid == REPLICA_TX && hdr.tester.isValid()) {
+        } else if (smeta.egress_rid >= REPLICA_TX
+                   && smeta.egress_rid < REPLICA_TX + MAX_FRAMES_PER_PASS
+                   && (bit<8>) (smeta.egress_rid - REPLICA_TX) >= meta.tx_copies) {
+            /* A TX replica the budget's last pass does not need. */
+            mark_to_drop(smeta);
+        } else if (smeta.egress_rid >= REPLICA_TX
+                   && smeta.egress_rid < REPLICA_TX + MAX_FRAMES_PER_PASS
+                   && hdr.tester.isValid()) {
             stamp_tx_frame();
             if (smeta.egress_port == REFERENCE_LOOP_PORT) {
                 meta.loop_stage = LOOP_STAGE_OUT;

@@ -30,6 +30,8 @@ const bit<2> LOOP_STAGE_NONE = 0;
 const bit<2> LOOP_STAGE_OUT  = 1;
 const bit<2> LOOP_STAGE_BACK = 2;
 
+/* The egress_spec mark_to_drop() sets: egress drops the packet at its end. */
+const port_t DROP_PORT = 511;
 /* standard_metadata.instance_type of a recirculated packet in simple_switch. */
 const bit<32> PKT_INSTANCE_TYPE_RECIRC = 4;
 /* Field list index that recirculation preserves: none (the template carries all). */

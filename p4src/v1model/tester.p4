@@ -138,7 +138,8 @@ control TesterEgress(inout headers_t hdr, inout local_metadata_t meta,
 
     apply {
         generator.apply(hdr, meta, smeta);
-        if (smeta.egress_port < PACER_PORT_BASE) {
+        /* Not a TX replica the generator dropped (the budget's last pass). */
+        if (smeta.egress_port < PACER_PORT_BASE && smeta.egress_spec != DROP_PORT) {
             tx_port.count((bit<32>) smeta.egress_port);
         }
         if (smeta.egress_port == CPU_PORT) {

@@ -44,8 +44,9 @@ RX_KIND_CONTROL: Final = 7  # ARP and IPv6 ND: answered, or handed to the contro
 RX_KIND_COUNT: Final = 8
 
 MCAST_GROUP_BASE: Final = 1
-REPLICA_TX: Final = 1
-REPLICA_TOKEN: Final = 2
+REPLICA_TX: Final = 1  # TX replica i of a loop pass: REPLICA_TX + i
+REPLICA_TOKEN: Final = 0xFFFF
+MAX_FRAMES_PER_PASS: Final = 8
 
 # BMv2 (v1model) platform
 CPU_PORT: Final = 510

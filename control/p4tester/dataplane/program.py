@@ -27,6 +27,7 @@ from p4tester.dataplane.constants import (
     HIST_CELLS_PER_STREAM,
     IP_VERSION_4,
     IP_VERSION_6,
+    MAX_FRAMES_PER_PASS,
     MAX_HIST_BINS,
     MAX_STREAMS,
     MCAST_GROUP_BASE,
@@ -120,6 +121,13 @@ def pacer_port(stream_id: int) -> int:
     return PACER_PORT_BASE + stream_id
 
 
+def check_frames_per_pass(frames_per_pass: int) -> None:
+    if not 1 <= frames_per_pass <= MAX_FRAMES_PER_PASS:
+        raise ValueError(
+            f"frames per pass {frames_per_pass} is out of range: a generator loop pass "
+            f"makes 1..{MAX_FRAMES_PER_PASS} TX frames (MAX_FRAMES_PER_PASS)")
+
+
 def check_stream_id(stream_id: int) -> None:
     if not 0 <= stream_id < MAX_STREAMS:
         raise ValueError(
@@ -158,12 +166,16 @@ class TesterDataplane:
         self._capture_rules: dict[int, dict[str, Ternary]] = {}
 
     # ---- generator -------------------------------------------------------
-    def configure_stream(self, stream_id: int, tx_port: int) -> None:
-        """Create (or re-create) the stream's replication: pacing loop + TX port."""
+    def configure_stream(self, stream_id: int, tx_port: int, frames_per_pass: int = 1) -> None:
+        """Create (or re-create) the stream's replication: the pacing loop, and
+        `frames_per_pass` TX frames to the TX port from each pass (start_stream must
+        be given the same number)."""
         check_stream_id(stream_id)
+        check_frames_per_pass(frames_per_pass)
         group = build_multicast_group(
             MCAST_GROUP_BASE + stream_id,
-            [(pacer_port(stream_id), REPLICA_TOKEN), (tx_port, REPLICA_TX)],
+            [(pacer_port(stream_id), REPLICA_TOKEN),
+             *((tx_port, REPLICA_TX + i) for i in range(frames_per_pass))],
         )
         self._upsert(group)
 
@@ -172,16 +184,19 @@ class TesterDataplane:
         self.client.delete(build_multicast_group(MCAST_GROUP_BASE + stream_id, []))
 
     def start_stream(self, stream_id: int, packet_budget: int, epoch: int = 0,
-                     run: int = 0) -> None:
+                     run: int = 0, frames_per_pass: int = 1) -> None:
         """Arm the stream: seeds of this run value and epoch (FrameSpec.run, .epoch)
-        generate up to packet_budget TX frames; seeds of any other run or epoch die."""
+        generate up to packet_budget TX frames, `frames_per_pass` from each pass of a
+        seed (as configure_stream wired); seeds of any other run or epoch die."""
         check_stream_id(stream_id)
+        check_frames_per_pass(frames_per_pass)
         if not 0 < packet_budget < 2**32:
             raise ValueError(f"packet budget {packet_budget} must be in 1..{2**32 - 1}")
         entry = build_table_entry(
             self.schema, names.GEN_STREAMS, {"stream": Exact(stream_id)},
             names.GEN_RUN, {"packet_budget": packet_budget, "trial_run": check_run_value(run),
-                            "trial_epoch": epoch_flags(epoch)},
+                            "trial_epoch": epoch_flags(epoch),
+                            "frames_per_pass": frames_per_pass},
         )
         self._upsert(entry)
 

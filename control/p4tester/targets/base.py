@@ -21,3 +21,7 @@ class TargetDriver(Protocol):
 
     def clear_stream_rates(self, stream_ids: Iterable[int]) -> None:
         """Remove the pacing of these streams (their generators are stopped)."""
+
+    def shape_ports(self, rates_pps: Mapping[int, int]) -> None:
+        """Let each port (port -> frames per second, 0: no limit) send at most that
+        fast, where the generator needs it to space the frames it makes together."""

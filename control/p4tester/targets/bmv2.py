@@ -34,3 +34,8 @@ class Bmv2Target:
 
     def clear_stream_rates(self, stream_ids: Iterable[int]) -> None:
         self.thrift.set_queue_rates({pacer_port(s): 0 for s in stream_ids})
+
+    def shape_ports(self, rates_pps: Mapping[int, int]) -> None:
+        # A loop pass makes several TX frames at once (v1model/generator.p4): the TX
+        # port's egress queue spaces them.
+        self.thrift.set_queue_rates(dict(rates_pps))

@@ -43,7 +43,6 @@ from p4tester.results.latency import latency_stats
 from p4tester.results.model import Histogram, StreamStats, TrialResult
 from p4tester.results.reference import ReferenceLatency
 from p4tester.streams.frame_sizes import FCS_BYTES
-from p4tester.streams.rates import line_rate_pps
 from p4tester.streams.template import FrameSpec, build_template
 from p4tester.streams.tunnels import Vxlan
 from p4tester.targets.base import TargetDriver
@@ -74,6 +73,7 @@ from p4tester.tester.snapshot import (
     histogram_between,
     packets_between,
 )
+from p4tester.tester.stream_plan import StreamPlan, plan_streams, port_shaping
 from p4tester.tester.trial_course import (
     OfferedLoad,
     StreamSample,
@@ -110,27 +110,6 @@ class GeneratorBehind(TrialFailed):
     could not carry the load it was asked to make (a fact about the tester)."""
 
 
-@dataclass(frozen=True, slots=True)
-class StreamPlan:
-    """One stream in one trial: its rate (whole frames/s, as BMv2 paces) and budget."""
-
-    stream: StreamConfig
-    rate_pps: int
-    budget: int
-
-
-def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple[StreamPlan, ...]:
-    plans = []
-    for stream in profile.streams:
-        port = topology.port(stream.tx_port)
-        size = stream.size_in(spec.frame_size)
-        pps = spec.offered_fraction * stream.share * line_rate_pps(port.line_rate_bps, size)
-        rate = max(1, round(pps))
-        budget = spec.frame_count or max(1, round(rate * spec.duration_s))
-        plans.append(StreamPlan(stream, rate, budget))
-    return tuple(plans)
-
-
 class TesterSession:
     """Connection to the tester switch with the program loaded and streams wired."""
 
@@ -159,6 +138,8 @@ class TesterSession:
             self.dataplane.configure_stream(stream.id, stream.tx_port)
         self.target.prepare([s.id for s in self.profile.streams],
                             [s.tx_port for s in self.profile.streams])
+        # A run that ended without unshaping its ports (killed) must not slow this one.
+        self.target.shape_ports({s.tx_port: 0 for s in self.profile.streams})
         self.dataplane.set_latency_bins(self.profile.latency_bins_us)
         self.dataplane.set_qdepth_bins(QDEPTH_EDGES)
 
@@ -215,7 +196,9 @@ class SwitchTrialRunner:
         self.port_numbers = tuple(p.number for p in session.topology.ports)
         self.dut = dut if dut is not None else dut_counters_for(session.topology)
         self.run_value = draw_run_value(session.dataplane.run_values_in_use())
-        self._reference_wired = False
+        # Frames per pass each stream's multicast group is wired for (the session wired
+        # the profile's for one).
+        self._wired = {stream.id: 1 for stream in session.profile.streams}
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         session = self.session
@@ -250,6 +233,9 @@ class SwitchTrialRunner:
         except SwitchUnansweredError as unanswered:
             return self._unanswered_trial(spec, (*plans, *reference), started, cpu_before,
                                           str(unanswered))
+        finally:
+            # Between trials the ports send at their speed (neighbor replies, OTG).
+            session.target.shape_ports(dict.fromkeys(port_shaping((*plans, *reference)), 0))
 
     def _reference_plan(self, spec: TrialSpec) -> tuple[StreamPlan, ...]:
         """The trial's reference stream (tester.reference_stream), wired on first use;
@@ -260,10 +246,10 @@ class SwitchTrialRunner:
         stream_id = reference_stream_id(profile)
         if not spec.reference_loop or not rate or stream_id is None:
             return ()
-        if not self._reference_wired:
+        if stream_id not in self._wired:
             self.session.dataplane.configure_stream(stream_id, REFERENCE_LOOP_PORT)
             self.session.target.prepare([stream_id], [REFERENCE_LOOP_PORT])
-            self._reference_wired = True
+            self._wired[stream_id] = 1
         budget = max(1, round(rate * spec.duration_s))
         return (StreamPlan(reference_stream(profile, stream_id), rate, budget),)
 
@@ -275,17 +261,25 @@ class SwitchTrialRunner:
         dataplane = session.dataplane
         every = (*plans, *reference)
         for plan in every:
-            dataplane.clear_stream(plan.stream.id)
-        session.target.set_stream_rates({p.stream.id: p.rate_pps for p in every})
+            if self._wired.get(plan.stream.id) != plan.frames_per_pass:
+                dataplane.configure_stream(plan.stream.id, plan.stream.tx_port,
+                                           plan.frames_per_pass)
+                self._wired[plan.stream.id] = plan.frames_per_pass
         for plan in every:
-            dataplane.start_stream(plan.stream.id, plan.budget, epoch, self.run_value)
+            dataplane.clear_stream(plan.stream.id)
+        # BMv2 paces the loops (passes/s); the TX ports' queues space what they make.
+        session.target.set_stream_rates({p.stream.id: p.loop_pps for p in every})
+        session.target.shape_ports(port_shaping(every))
+        for plan in every:
+            dataplane.start_stream(plan.stream.id, plan.budget, epoch, self.run_value,
+                                   plan.frames_per_pass)
         for plan in plans:
             dataplane.set_port_variation(plan.stream.id, plan.stream.field_cycle)
         for plan in every:
             template = build_template(
                 frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch,
                            self.run_value))
-            dataplane.seed_stream(plan.stream.id, template, seeds_for_rate(plan.rate_pps))
+            dataplane.seed_stream(plan.stream.id, template, seeds_for_rate(plan.loop_pps))
         behind = ""
         samples: dict[int, list[StreamSample]] = {}
         try:
@@ -414,11 +408,14 @@ class SwitchTrialRunner:
 
     def _wait_until_sent(self, plans: tuple[StreamPlan, ...],
                          samples: dict[int, list[StreamSample]]) -> None:
-        """Wait (bounded) until every stream sent its budget; each read of a stream's
-        generator goes into `samples` (the proof of what it offered)."""
+        """Wait (bounded) until every stream made its budget and its TX port let it
+        all out (or stopped sending: a frame its full TX queue dropped is never
+        numbered); each read of a stream goes into `samples` (the proof of what it
+        offered: the frames that left, on the switch's clock)."""
         longest = max(p.budget / p.rate_pps for p in plans)
         deadline = time.monotonic() + longest * SEND_SLACK + SEND_GRACE_S
         waiting = {p.stream.id: p.budget for p in plans}
+        last_sent: dict[int, int] = {}
         while waiting:
             if time.monotonic() > deadline:
                 raise GeneratorBehind(
@@ -429,11 +426,16 @@ class SwitchTrialRunner:
             time.sleep(POLL_S)
             for stream_id in list(waiting):
                 registers = self.session.dataplane.read_stream_registers(stream_id)
+                # Trials clear the sequence to 0: the next number is the frames sent.
+                sent = registers.tx_next_seq
                 samples.setdefault(stream_id, []).append(
-                    StreamSample(registers.switch_time, registers.generated,
-                                 registers.rx_samples, registers.latency_sum))
-                if registers.generated >= waiting[stream_id]:
+                    StreamSample(registers.switch_time, sent, registers.rx_samples,
+                                 registers.latency_sum))
+                budget = waiting[stream_id]
+                if registers.generated >= budget and (
+                        sent >= budget or sent == last_sent.get(stream_id)):
                     del waiting[stream_id]
+                last_sent[stream_id] = sent
 
     def _reference_latency(self, reference: tuple[StreamPlan, ...],
                            streams: tuple[StreamStats, ...], before: CounterSnapshot,

@@ -2,8 +2,8 @@
 registers sampled during it.
 
 The trial runner reads each stream's registers while it waits for the budgets to go
-out (in-band READ, every POLL_S): the `generated` count and the switch's clock at that
-read. From those samples:
+out (in-band READ, every POLL_S): the frames that left its TX port so far (the
+sequence numbers egress stamped) and the switch's clock at that read. From those samples:
 
 - the measured TX rate: frames between the first and the last sample taken while the
   stream was still sending, over the switch-clock time between them;
@@ -52,7 +52,7 @@ class StreamSample:
     """One stream's registers at one in-band read."""
 
     switch_time: int  # switch clock at the read (wraps at 2^SWITCH_CLOCK_BITS)
-    generated: int  # frames the stream's generator made so far this trial
+    sent: int  # frames that left the stream's TX port so far this trial (egress stamped)
     rx_samples: int = 0  # latency samples (frames received) so far this trial
     latency_sum: int = 0  # their latencies' sum, switch clock units
 
@@ -71,21 +71,21 @@ class OfferedLoad:
 def offered_load(samples: Sequence[StreamSample], rate_pps: float,
                  budget: int) -> OfferedLoad:
     """The stream's measured rate and worst burst from its samples, in reading order."""
-    sending = [s for s in samples if s.generated < budget]
+    sending = [s for s in samples if s.sent < budget]
     # The sample that saw the budget complete still bounds the last interval's burst.
     bounded = list(sending)
     if len(samples) > len(sending):
-        bounded.append(next(s for s in samples if s.generated >= budget))
+        bounded.append(next(s for s in samples if s.sent >= budget))
     burst = 0.0
     for earlier, later in pairwise(bounded):
         seconds = _seconds(earlier, later)
-        burst = max(burst, (later.generated - earlier.generated) - rate_pps * seconds)
+        burst = max(burst, (later.sent - earlier.sent) - rate_pps * seconds)
     pps = None
     span = 0.0
     if len(sending) >= 2:
         span = _seconds(sending[0], sending[-1])
         if span > 0:
-            pps = (sending[-1].generated - sending[0].generated) / span
+            pps = (sending[-1].sent - sending[0].sent) / span
     return OfferedLoad(pps, int(burst), span)
 
 
@@ -94,7 +94,7 @@ def late_frames(samples: Sequence[StreamSample], budget: int, received: int) -> 
     the drain (RFC 2544 counts them as received; they arrived after the trial's end, at
     most one sample interval after its last frame left). None when no read saw the
     budget sent (the generator fell behind)."""
-    done = next((s for s in samples if s.generated >= budget), None)
+    done = next((s for s in samples if s.sent >= budget), None)
     return None if done is None else max(received - done.rx_samples, 0)
 
 

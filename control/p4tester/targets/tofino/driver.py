@@ -129,6 +129,9 @@ class TofinoTarget:
         multicast.write_groups(self.client, apps, tx_dev)
         self._apps = apps
 
+    def shape_ports(self, rates_pps: Mapping[int, int]) -> None:
+        """Nothing to do: the packet generator's timers space every frame."""
+
     def clear_stream_rates(self, stream_ids: Iterable[int]) -> None:
         """Stop the applications serving these streams (with all their streams)."""
         ids = set(stream_ids)

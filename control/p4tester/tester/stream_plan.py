@@ -1,0 +1,75 @@
+"""What each stream does in one trial on BMv2: its rate, its budget, and how many TX
+frames one pass of its generator loop makes (issue 20: fewer passes per frame).
+
+BMv2 paces a stream by the egress queue rate of its pacing port (whole frames per
+second). A loop pass costs an ingress and an egress pass of the switch whatever it
+makes; with k frames per pass (v1model/generator.p4) the loop runs at rate / k and
+the TX port's queue, shaped to the streams' rates, spaces the k frames evenly. So a
+stream at FRAMES_PER_PASS_FROM_PPS or more makes FRAMES_PER_PASS frames per pass, its
+rate rounded to a multiple of it (at most 0.2 % off there, reported as the offered
+rate); slower streams, whose passes cost little, make one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from p4tester.config.profile import Profile, StreamConfig
+from p4tester.config.topology import Topology
+from p4tester.dataplane.constants import REFERENCE_LOOP_PORT
+from p4tester.experiments.runner import TrialSpec
+from p4tester.streams.rates import line_rate_pps
+
+FRAMES_PER_PASS: Final = 4
+FRAMES_PER_PASS_FROM_PPS: Final = 1000
+# A TX port's queue lets the streams out this much faster than their rates together:
+# a loop that fell behind (its switch not scheduled for a moment) catches up within
+# the rate tolerance of the offered-load proof (tester.trial_course), never in a burst.
+SHAPING_HEADROOM: Final = 0.02
+
+
+@dataclass(frozen=True, slots=True)
+class StreamPlan:
+    """One stream in one trial: its rate (whole frames/s, a multiple of its frames per
+    pass), its budget, and the TX frames each pass of its loop makes."""
+
+    stream: StreamConfig
+    rate_pps: int
+    budget: int
+    frames_per_pass: int = 1
+
+    @property
+    def loop_pps(self) -> int:
+        """The pacing rate of its loop: passes per second."""
+        return self.rate_pps // self.frames_per_pass
+
+
+def frames_per_pass(pps: float) -> int:
+    return FRAMES_PER_PASS if pps >= FRAMES_PER_PASS_FROM_PPS else 1
+
+
+def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple[StreamPlan, ...]:
+    plans = []
+    for stream in profile.streams:
+        port = topology.port(stream.tx_port)
+        size = stream.size_in(spec.frame_size)
+        pps = spec.offered_fraction * stream.share * line_rate_pps(port.line_rate_bps, size)
+        per_pass = frames_per_pass(pps)
+        rate = per_pass * max(1, round(pps / per_pass))
+        budget = spec.frame_count or max(1, round(rate * spec.duration_s))
+        plans.append(StreamPlan(stream, rate, budget, per_pass))
+    return tuple(plans)
+
+
+def port_shaping(plans: Iterable[StreamPlan]) -> dict[int, int]:
+    """Each TX port's queue rate: its streams' rates together, with the headroom. Not
+    the reference stream's loop port: its frames pass its queue twice, and leave none."""
+    rates: dict[int, int] = defaultdict(int)
+    for plan in plans:
+        if plan.stream.tx_port != REFERENCE_LOOP_PORT:
+            rates[plan.stream.tx_port] += plan.rate_pps
+    return {port: math.ceil(rate * (1 + SHAPING_HEADROOM)) for port, rate in rates.items()}

@@ -1,0 +1,57 @@
+"""How a trial's streams are planned on BMv2 (tester.stream_plan): rates, budgets,
+frames per loop pass and the TX ports' shaping (issue 20)."""
+
+from __future__ import annotations
+
+from p4tester.bench.capacity import generator_passes
+from p4tester.config.profile import profile_from_dict
+from p4tester.config.topology import topology_from_dict
+from p4tester.experiments.runner import TrialSpec
+from p4tester.tester.reference_stream import reference_stream
+from p4tester.tester.stream_plan import (
+    StreamPlan,
+    frames_per_pass,
+    plan_streams,
+    port_shaping,
+)
+
+# 5 Mbit/s ports: 7440 frames/s at 64 B.
+TOPOLOGY = topology_from_dict({
+    "name": "t", "switch": {"grpc": "127.0.0.1:9559", "thrift_port": 9090},
+    "ports": {1: {"line_rate": "5Mbps"}, 2: {"line_rate": "5Mbps"}},
+    "dut": {"kind": "loopback"}}, "t.yaml")
+PROFILE = profile_from_dict({"name": "p", "streams": [
+    {"id": 0, "tx_port": 1, "rx_port": 2, "share": 0.5},
+    {"id": 1, "tx_port": 1, "rx_port": 2, "share": 0.5},
+    {"id": 2, "tx_port": 2, "rx_port": 1}]}, "p.yaml")
+
+
+def test_fast_streams_make_four_frames_per_pass_slow_ones_one() -> None:
+    assert [frames_per_pass(pps) for pps in (1.0, 999.4, 1000.0, 148_809_523.8)] == [1, 1, 4, 4]
+
+
+def test_rates_are_whole_passes_and_budgets_exact() -> None:
+    # 40.03 % of 7440: 1489.2 frames/s per half-share stream, 2978.2 for stream 2.
+    plans = plan_streams(PROFILE, TOPOLOGY, TrialSpec("t", 0, 64, 0.4003, 2.0))
+    assert [(p.stream.id, p.rate_pps, p.frames_per_pass, p.loop_pps, p.budget)
+            for p in plans] == [(0, 1488, 4, 372, 2976), (1, 1488, 4, 372, 2976),
+                                (2, 2980, 4, 745, 5960)]
+    # 10 %: 372 and 744 frames/s, below the batching rate for the half shares.
+    plans = plan_streams(PROFILE, TOPOLOGY, TrialSpec("t", 1, 64, 0.1, 1.0, frame_count=100))
+    assert [(p.rate_pps, p.frames_per_pass, p.budget) for p in plans] == [
+        (372, 1, 100), (372, 1, 100), (744, 1, 100)]
+
+
+def test_each_tx_port_is_shaped_to_its_streams_with_headroom() -> None:
+    plans = plan_streams(PROFILE, TOPOLOGY, TrialSpec("t", 0, 64, 0.4003, 2.0))
+    # Port 1: 1488 + 1488 = 2976, +2 % = 3035.52; port 2: 2980 +2 % = 3039.6.
+    assert port_shaping(plans) == {1: 3036, 2: 3040}
+    assert port_shaping(()) == {}
+    # The reference stream's loop port carries its frames twice and sends none out.
+    looped = reference_stream(PROFILE, 63)
+    assert port_shaping((*plans, StreamPlan(looped, 100, 200))) == {1: 3036, 2: 3040}
+
+
+def test_the_bench_says_the_passes_per_tx_frame() -> None:
+    assert generator_passes(1) == "1 ingress + 1 + 1 egress (1 frame per loop pass)"
+    assert generator_passes(4) == "0.25 ingress + 0.25 + 1 egress (4 frames per loop pass)"
