@@ -18,6 +18,7 @@ from p4tester.cli.trial_runners import open_trial_runner
 from p4tester.config.dut_limits import lab_need
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, load_profile
+from p4tester.config.stream_rates import busiest_stream_pps
 from p4tester.config.topology import Topology, load_topology
 from p4tester.experiments.calibration import (
     Calibration,
@@ -135,6 +136,4 @@ def warn_above_calibration(frame_size: int, offered_pps: float,
 
 def offered_pps(fraction: float, frame_size: int, topology: Topology, profile: Profile) -> float:
     """Frames/s of the busiest stream at `fraction` of its port's line rate."""
-    return max(fraction * s.share * line_rate_pps(topology.port(s.tx_port).line_rate_bps,
-                                                  s.size_in(frame_size))
-               for s in profile.streams)
+    return busiest_stream_pps(topology, profile, frame_size, fraction)

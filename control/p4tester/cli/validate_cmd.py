@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from p4tester.config.profile import Profile
+from p4tester.config.stream_rates import stream_pps
 from p4tester.config.topology import Topology
 from p4tester.neighbors.resolve import check_resolvable
 from p4tester.results.tables import Column, render_table
 from p4tester.streams.frame_sizes import FCS_BYTES
-from p4tester.streams.rates import format_bitrate, line_rate_pps
+from p4tester.streams.rates import format_bitrate
 
 
 def describe(topology: Topology, profile: Profile) -> tuple[dict[str, Any], str]:
@@ -20,7 +21,7 @@ def describe(topology: Topology, profile: Profile) -> tuple[dict[str, Any], str]
         port = topology.port(stream.tx_port)
         sizes = profile.frame_sizes if stream.frame_size is None else (stream.frame_size,)
         for size in sizes:
-            pps = line_rate_pps(port.line_rate_bps, size) * stream.share
+            pps = stream_pps(topology, stream, size)
             # Bytes after the stream's own (innermost) UDP/TCP header: the tester
             # header and the padding, whatever the encapsulation.
             payload = size - FCS_BYTES - stream.encapsulation.header_bytes

@@ -26,11 +26,11 @@ from p4tester.cli.experiment_cmds import (
 from p4tester.cli.run_output import open_log, write_outputs
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
+from p4tester.config.stream_rates import profile_pps
 from p4tester.config.topology import Topology
 from p4tester.experiments.errors import ExperimentError
 from p4tester.experiments.recording import Recorder
 from p4tester.results.jsonl import ResultLog
-from p4tester.streams.rates import line_rate_pps
 
 from .backend import Backend
 from .options import parse_options
@@ -123,8 +123,7 @@ class JobManager:
 
     def _pps_at(self, frame_size: int) -> float:
         """Frames/s of all the profile's streams at 100 % load."""
-        return sum(line_rate_pps(self._topology.port(s.tx_port).line_rate_bps,
-                                 s.size_in(frame_size)) * s.share for s in self._profile.streams)
+        return profile_pps(self._topology, self._profile, frame_size)
 
     def _run(self, experiment: str, args: argparse.Namespace, output: Path, log: ResultLog,
              tracker: ProgressTracker) -> None:

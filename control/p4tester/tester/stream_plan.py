@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from p4tester.config.profile import Profile, StreamConfig
+from p4tester.config.stream_rates import stream_pps
 from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import REFERENCE_LOOP_PORT
 from p4tester.experiments.runner import TrialSpec
-from p4tester.streams.rates import line_rate_pps
 
 FRAMES_PER_PASS: Final = 4
 FRAMES_PER_PASS_FROM_PPS: Final = 1000
@@ -55,9 +55,7 @@ def frames_per_pass(pps: float) -> int:
 def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple[StreamPlan, ...]:
     plans = []
     for stream in profile.streams:
-        port = topology.port(stream.tx_port)
-        size = stream.size_in(spec.frame_size)
-        pps = spec.offered_fraction * stream.share * line_rate_pps(port.line_rate_bps, size)
+        pps = stream_pps(topology, stream, spec.frame_size, spec.offered_fraction)
         per_pass = frames_per_pass(pps)
         rate = per_pass * max(1, round(pps / per_pass))
         budget = spec.frame_count or max(1, round(rate * spec.duration_s))

@@ -19,6 +19,7 @@ from typing import Final
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig
+from p4tester.config.stream_rates import stream_pps
 from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import (
     EPOCHS,
@@ -30,7 +31,6 @@ from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.runner import TrialSpec
 from p4tester.results.checks import TESTER_LIMITED, SelfCheck
 from p4tester.results.model import TrialResult
-from p4tester.streams.rates import line_rate_pps
 from p4tester.streams.template import FrameSpec, build_template
 from p4tester.targets.tofino import names
 from p4tester.targets.tofino.bfrt import BfrtClient
@@ -115,9 +115,8 @@ class TofinoTrialRunner:
         templates: dict[int, bytes] = {}
         for stream in self.profile.streams:
             size = stream.size_in(spec.frame_size)
-            line_rate = self.topology.port(stream.tx_port).line_rate_bps
-            rates[stream.id] = spec.offered_fraction * stream.share * line_rate_pps(line_rate,
-                                                                                     size)
+            rates[stream.id] = stream_pps(self.topology, stream, spec.frame_size,
+                                          spec.offered_fraction)
             budgets[stream.id] = spec.frame_count or max(1, round(rates[stream.id]
                                                                   * spec.duration_s))
             templates[stream.id] = stream_template(stream, size, spec.trial_index % EPOCHS,
