@@ -91,20 +91,10 @@ class NetworkSpec:
         return next((n for n in self.nodes if n.name == name), None)
 
 
-def network_from_dict(data: object, base_dir: Path, where: str) -> NetworkSpec:
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{where}: expected a mapping with 'nodes' and 'links' "
-                          "(or 'tutorials: <topology.json>', or 'p4app: <p4app.json>')")
-    if "tutorials" in data:
-        from p4tester.config.tutorials import load_tutorials_topology
-
-        require_keys(data, where, required=("tutorials",), optional=())
-        return load_tutorials_topology(base_dir / str(data["tutorials"]), f"{where}: tutorials")
-    if "p4app" in data:
-        from p4tester.config.p4app import load_p4app
-
-        require_keys(data, where, required=("p4app",), optional=())
-        return load_p4app(base_dir / str(data["p4app"]), f"{where}: p4app")
+def nodes_and_links_from_dict(data: Mapping[str, Any], base_dir: Path,
+                              where: str) -> NetworkSpec:
+    """A network given in the topology itself: `nodes` and `links` (the files of other
+    projects' formats are read by config.network_file)."""
     require_keys(data, where, required=("nodes",), optional=("links",))
     nodes = tuple(_with_base(n, base_dir) for n in _nodes(data["nodes"], f"{where}: nodes"))
     links = _links(data.get("links", []), f"{where}: links")

@@ -48,7 +48,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
-from p4tester.config.network import Endpoint, NetworkSpec, network_from_dict, parse_endpoint
+from p4tester.config.network import Endpoint, NetworkSpec, parse_endpoint
+from p4tester.config.network_file import network_from_dict
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
 from p4tester.streams.rates import Rate, RateError, RateUnit
 

@@ -16,9 +16,9 @@ from typing import Final
 from mininet.log import setLogLevel
 
 from p4tester.config.topology import load_topology
+from p4tester.lab.mininet.ready import READY_FILE
 from p4tester.lab.state import LabState
 
-READY_FILE: Final = "mininet.ready"
 KIND: Final = "mininet"
 
 

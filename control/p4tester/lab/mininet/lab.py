@@ -15,7 +15,7 @@ from typing import Final
 
 from p4tester.config.topology import Topology
 from p4tester.lab import netdev
-from p4tester.lab.mininet.keeper import READY_FILE
+from p4tester.lab.mininet.ready import READY_FILE
 from p4tester.lab.processes import stop_process
 from p4tester.lab.state import LabState
 
