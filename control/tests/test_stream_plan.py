@@ -52,6 +52,16 @@ def test_each_tx_port_is_shaped_to_its_streams_with_headroom() -> None:
     assert port_shaping((*plans, StreamPlan(looped, 100, 200))) == {1: 3036, 2: 3040}
 
 
+def test_one_frame_per_pass_by_the_profile_is_the_generator_of_before() -> None:
+    assert frames_per_pass(148_809_523.8, configured=1) == 1
+    one = profile_from_dict({"name": "p", "trial": {"frames_per_pass": 1}, "streams": [
+        {"id": 0, "tx_port": 1, "rx_port": 2}]}, "p.yaml")
+    plans = plan_streams(one, TOPOLOGY, TrialSpec("t", 0, 64, 0.4003, 2.0))
+    # round(0.4003 x 7440.48) = 2978: not a multiple of 4, one frame per pass, unshaped.
+    assert [(p.rate_pps, p.frames_per_pass, p.loop_pps) for p in plans] == [(2978, 1, 2978)]
+    assert port_shaping(plans) == {}
+
+
 def test_the_bench_says_the_passes_per_tx_frame() -> None:
     assert generator_passes(1) == "1 ingress + 1 + 1 egress (1 frame per loop pass)"
     assert generator_passes(4) == "0.25 ingress + 0.25 + 1 egress (4 frames per loop pass)"

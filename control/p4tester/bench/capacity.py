@@ -6,8 +6,9 @@ Legs, each on a fresh lab:
 - tester loopback loss-free rate (`p4tester calibrate` on topologies/bench-loopback.yaml,
   whose 100-Mbit/s ports leave the tester, not the port, as the bound) at 64/512/1518 B:
   "before" (logging build, links with their offloads on: BMv2's capture rings of 31 frames,
-  as the labs ran until issue 20), "logging" (logging build, rings sized by the MTU) and
-  "measurement" (the build the labs run now, same rings);
+  one frame per generator loop pass: as the labs ran until issue 20), "logging" (logging
+  build, rings sized by the MTU, the generator as now) and "measurement" (the build the
+  labs run now, same rings and generator);
 - processing rate of plain forwarding and of the checker under overload (bench.dataplane),
   with each build, on topologies/bench.yaml.
 Then the ratios the issue sets targets for. Every figure is measured in this run; the host
@@ -68,13 +69,19 @@ class LabSetUp:
     name: str
     build: str
     keep_offloads: bool
+    frames_per_pass: int = FRAMES_PER_PASS  # the generator's (tester.stream_plan)
 
 
 SET_UPS: Final = (
-    LabSetUp("before", LOGGING, keep_offloads=True),
+    LabSetUp("before", LOGGING, keep_offloads=True, frames_per_pass=1),
     LabSetUp("logging", LOGGING, keep_offloads=False),
     LabSetUp("measurement", MEASUREMENT, keep_offloads=False),
 )
+# The calibrated stream: topologies/profiles/one-stream.yaml's, with the set-up's generator.
+_PROFILE: Final = ("name: bench-{name}\n"
+                   "trial: {{duration_s: 2, drain_s: 0.5, frames_per_pass: {per_pass}}}\n"
+                   "frame_sizes: [64, 512, 1518]\n"
+                   "streams: [{{id: 0, tx_port: 1, rx_port: 2}}]\n")
 
 
 @contextmanager
@@ -97,10 +104,13 @@ def loopback_loss_free(set_up: LabSetUp, rundir: Path, repetitions: int,
                        ) -> Mapping[int, float]:
     """frame size -> the tester's loopback loss-free rate (median of repetitions)."""
     out = rundir / f"calibrate-{set_up.name}"
+    profile = rundir / f"profile-{set_up.name}.yaml"
+    rundir.mkdir(parents=True, exist_ok=True)
+    profile.write_text(_PROFILE.format(name=set_up.name, per_pass=set_up.frames_per_pass))
     with lab(LOOPBACK_TOPOLOGY, rundir / "lab", set_up.build,
              keep_offloads=set_up.keep_offloads):
         subprocess.run([sys.executable, "-m", "p4tester.cli.main", "calibrate",
-                        "-t", str(LOOPBACK_TOPOLOGY), "-o", str(out),
+                        "-t", str(LOOPBACK_TOPOLOGY), "-p", str(profile), "-o", str(out),
                         "--store", str(out / "stored.json"),
                         "--frame-sizes", ",".join(str(s) for s in FRAME_SIZES),
                         "--repetitions", str(repetitions)], check=True,

@@ -19,15 +19,19 @@ TRIALS_FILE = "trials.jsonl"
 
 
 def open_log(output: Path, experiment: str, profile: str, topology: str,
-             resume: bool) -> ResultLog:
-    """The run's result log; refuses to mix a new run into an old one unless resuming."""
+             resume: bool, placement: str = "") -> ResultLog:
+    """The run's result log; refuses to mix a new run into an old one unless resuming.
+    `placement`: where the switches and the controller run (lab.placement), kept in the
+    run header's labels."""
     output.mkdir(parents=True, exist_ok=True)
     log = ResultLog(output / TRIALS_FILE)
     if log.path.exists() and not resume:
         raise ConfigError(
             f"{log.path} exists: pass --resume to continue that run, or choose another -o"
         )
-    log.start(RunHeader.now(experiment=experiment, profile=profile, topology=topology))
+    labels = (("placement", placement),) if placement else ()
+    log.start(RunHeader.now(experiment=experiment, profile=profile, topology=topology,
+                            labels=labels))
     return log
 
 

@@ -33,7 +33,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.stream_headers import parse_tunnel, parse_vary
 from p4tester.config.topology import Topology
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
-from p4tester.dataplane.constants import MAX_STREAMS, TESTER_UDP_DST_PORT
+from p4tester.dataplane.constants import MAX_FRAMES_PER_PASS, MAX_STREAMS, TESTER_UDP_DST_PORT
 from p4tester.dataplane.program import bin_ranges
 from p4tester.results.latency import log_bin_edges
 from p4tester.streams.addresses import ADDRESS_FIELDS, StreamAddresses
@@ -117,6 +117,10 @@ class TrialConfig:
     # Latency trials on BMv2 run a stream looped inside the tester switch at this rate,
     # frames/s (results.reference: the tester's own latency); 0: none.
     reference_pps: int = 100
+    # BMv2: TX frames one pass of a stream's generator loop makes at 1000 frames/s or
+    # more (tester.stream_plan); 1 runs the generator as before issue 20 (3 pipeline
+    # passes per frame, ports unshaped).
+    frames_per_pass: int = 4
 
 
 # A reference stream is a probe, not load: above this it would eat the capacity the
@@ -161,6 +165,10 @@ def profile_from_dict(data: Mapping[str, Any], source: str) -> Profile:
     trial = _dataclass(TrialConfig, data.get("trial", {}), f"{source}: trial")
     if trial.duration_s <= 0 or trial.drain_s < 0 or trial.initial_duration_s <= 0:
         raise ConfigError(f"{source}: trial: durations must be positive (drain_s may be 0)")
+    if isinstance(trial.frames_per_pass, bool) or not isinstance(trial.frames_per_pass, int) \
+            or not 1 <= trial.frames_per_pass <= MAX_FRAMES_PER_PASS:
+        raise ConfigError(f"{source}: trial: frames_per_pass {trial.frames_per_pass!r}: give "
+                          f"1..{MAX_FRAMES_PER_PASS} (TX frames per generator loop pass)")
     if isinstance(trial.reference_pps, bool) or not isinstance(trial.reference_pps, int) or not \
             0 <= trial.reference_pps <= MAX_REFERENCE_PPS:
         raise ConfigError(f"{source}: trial: reference_pps {trial.reference_pps!r}: give whole "

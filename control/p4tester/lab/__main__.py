@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
             state = up(load_topology(args.topology), args.rundir, log=args.log,
                        keep_offloads=args.keep_offloads)
             print(f"lab {state.topology} up: links {state.links}, namespaces {state.netns}, "
-                  f"processes {state.pids}")
+                  f"processes {state.pids}" + (f"; {state.placement}" if state.placement else ""))
         else:
             down(args.rundir)
             print("lab down")

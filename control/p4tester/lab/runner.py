@@ -10,13 +10,16 @@ with the lab's prefixes that a crashed run left behind.
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from p4tester.config.topology import Topology
 from p4tester.lab import netdev
 from p4tester.lab.ifaces import TESTER_PREFIX, dut_iface, host_iface, tester_iface
 from p4tester.lab.kinds import dut_kind, lab_kind
+from p4tester.lab.placement import pin, plan_placement
 from p4tester.lab.processes import start_switch, stop_process
 from p4tester.lab.state import LabState
 
@@ -43,13 +46,27 @@ def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False,
         state.save(rundir)
         grpc_port = int(topology.switch.grpc.rsplit(":", 1)[1])
         ports = [(p.number, tester_iface(p.number)) for p in topology.ports]
-        state.pids.append(start_switch("tester", ports, grpc_port, topology.switch.thrift_port,
-                                       rundir, log=log))
+        tester = start_switch("tester", ports, grpc_port, topology.switch.thrift_port, rundir,
+                              log=log)
+        state.pids.append(tester)
+        state.placement = _place(tester, started.pids)
         state.save(rundir)
     except BaseException:
         down(rundir)
         raise
     return state
+
+
+def _place(tester: int, dut: Sequence[int]) -> str:
+    """Pin the tester switch and the DUT's processes apart from each other and from the
+    controller's CPU, where this host has the CPUs (lab.placement)."""
+    placement = plan_placement(sorted(os.sched_getaffinity(0)), with_dut=bool(dut))
+    if isinstance(placement, str):
+        return placement
+    pin(tester, placement.tester)
+    for pid in dut:
+        pin(pid, placement.dut)
+    return placement.describe()
 
 
 def _cable(topology: Topology, state: LabState, keep_offloads: bool) -> None:

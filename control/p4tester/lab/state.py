@@ -20,6 +20,7 @@ class LabState:
     netns: list[str] = field(default_factory=list)
     pids: list[int] = field(default_factory=list)
     kind: str = "veth"  # the lab kind (lab.kinds) whose `down` stops it
+    placement: str = ""  # where its switches run (lab.placement)
 
     def save(self, rundir: Path) -> None:
         rundir.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,7 @@ from p4tester.config.stream_rates import profile_pps
 from p4tester.config.topology import Topology
 from p4tester.experiments.errors import ExperimentError
 from p4tester.experiments.recording import Recorder
+from p4tester.lab.placement import observed_placement
 from p4tester.results.jsonl import ResultLog
 
 from .backend import Backend
@@ -92,7 +93,7 @@ class JobManager:
             output = self._results / run_id
             args.output, args.resume, args.push_pipeline, args.json = output, False, False, False
             log = open_log(output, experiment, self._profile.source, self._topology.source,
-                           resume=False)
+                           resume=False, placement=observed_placement(self._topology))
             tracker = ProgressTracker(run_id, experiment, self._profile.search.pdr_loss_ratio)
             thread = threading.Thread(target=self._run, name=f"run-{run_id}", daemon=True,
                                       args=(experiment, args, output, log, tracker))

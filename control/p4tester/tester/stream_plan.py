@@ -5,9 +5,11 @@ BMv2 paces a stream by the egress queue rate of its pacing port (whole frames pe
 second). A loop pass costs an ingress and an egress pass of the switch whatever it
 makes; with k frames per pass (v1model/generator.p4) the loop runs at rate / k and
 the TX port's queue, shaped to the streams' rates, spaces the k frames evenly. So a
-stream at FRAMES_PER_PASS_FROM_PPS or more makes FRAMES_PER_PASS frames per pass, its
-rate rounded to a multiple of it (at most 0.2 % off there, reported as the offered
-rate); slower streams, whose passes cost little, make one.
+stream at FRAMES_PER_PASS_FROM_PPS or more makes the profile's `trial: {frames_per_pass}`
+(FRAMES_PER_PASS by default) frames per pass, its rate rounded to a multiple of it (at
+most 0.2 % off there, reported as the offered rate); slower streams, whose passes cost
+little, make one. With 1 everywhere the ports stay unshaped: the generator as it was
+before issue 20 (the bench's "before").
 """
 
 from __future__ import annotations
@@ -48,15 +50,16 @@ class StreamPlan:
         return self.rate_pps // self.frames_per_pass
 
 
-def frames_per_pass(pps: float) -> int:
-    return FRAMES_PER_PASS if pps >= FRAMES_PER_PASS_FROM_PPS else 1
+def frames_per_pass(pps: float, configured: int = FRAMES_PER_PASS) -> int:
+    """The frames per loop pass of a stream at `pps`, with the profile's setting."""
+    return configured if pps >= FRAMES_PER_PASS_FROM_PPS else 1
 
 
 def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple[StreamPlan, ...]:
     plans = []
     for stream in profile.streams:
         pps = stream_pps(topology, stream, spec.frame_size, spec.offered_fraction)
-        per_pass = frames_per_pass(pps)
+        per_pass = frames_per_pass(pps, profile.trial.frames_per_pass)
         rate = per_pass * max(1, round(pps / per_pass))
         budget = spec.frame_count or max(1, round(rate * spec.duration_s))
         plans.append(StreamPlan(stream, rate, budget, per_pass))
@@ -64,10 +67,16 @@ def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple
 
 
 def port_shaping(plans: Iterable[StreamPlan]) -> dict[int, int]:
-    """Each TX port's queue rate: its streams' rates together, with the headroom. Not
-    the reference stream's loop port: its frames pass its queue twice, and leave none."""
+    """Each TX port's queue rate where a stream makes several frames per pass: its
+    streams' rates together, with the headroom (other ports send as fast as their
+    streams' loops). Not the reference stream's loop port: its frames pass its queue
+    twice, and leave none."""
     rates: dict[int, int] = defaultdict(int)
+    batched: set[int] = set()
     for plan in plans:
         if plan.stream.tx_port != REFERENCE_LOOP_PORT:
             rates[plan.stream.tx_port] += plan.rate_pps
-    return {port: math.ceil(rate * (1 + SHAPING_HEADROOM)) for port, rate in rates.items()}
+            if plan.frames_per_pass > 1:
+                batched.add(plan.stream.tx_port)
+    return {port: math.ceil(rate * (1 + SHAPING_HEADROOM)) for port, rate in rates.items()
+            if port in batched}

@@ -1,0 +1,143 @@
+"""Where a lab's processes run (issue 20.4): apart, where the host has the cores, and
+said with every run's results.
+
+A BMv2 switch that shares its cores with the lab DUT and the controller loses frames
+when they run: the tester's figures then measure the host. With enough CPUs the lab
+pins them apart: the controller gets the last CPU, the tester switch the first half of
+the others (it runs the generator and the checker), the lab DUT the rest. With fewer,
+nothing is pinned, and the results say so with the count.
+
+What a run records is observed, not planned: the CPUs each switch process (found by
+the port it listens on) and the controller may run on, whoever started them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from p4tester.config.topology import Topology
+
+PROC: Final = Path("/proc")
+# /proc/net/tcp: a socket in LISTEN.
+_TCP_LISTEN: Final = "0A"
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """The CPUs each of a lab's processes gets."""
+
+    tester: tuple[int, ...]
+    dut: tuple[int, ...]
+    controller: tuple[int, ...]
+
+    def describe(self) -> str:
+        dut = f", lab DUT cpus {cpu_list(self.dut)}" if self.dut else ""
+        return (f"pinned: tester switch cpus {cpu_list(self.tester)}{dut}, controller "
+                f"cpus {cpu_list(self.controller)}")
+
+
+def plan_placement(cpus: Sequence[int], with_dut: bool) -> Placement | str:
+    """The placement on these CPUs, or why there is none (too few to keep the processes
+    apart)."""
+    needed = 3 if with_dut else 2
+    ordered = sorted(set(cpus))
+    if len(ordered) < needed:
+        who = "the tester switch, the lab DUT and the controller" if with_dut else \
+            "the tester switch and the controller"
+        return (f"not pinned: {len(ordered)} CPU{'s' if len(ordered) != 1 else ''}, "
+                f"{needed} needed to keep {who} apart")
+    switches, controller = ordered[:-1], (ordered[-1],)
+    if not with_dut:
+        return Placement(tuple(switches), (), controller)
+    half = math.ceil(len(switches) / 2)
+    return Placement(tuple(switches[:half]), tuple(switches[half:]), controller)
+
+
+def pin(pid: int, cpus: Iterable[int]) -> None:
+    """Every thread of `pid` onto `cpus` (threads it starts later inherit it)."""
+    chosen = set(cpus)
+    for task in (PROC / str(pid) / "task").iterdir():
+        os.sched_setaffinity(int(task.name), chosen)
+
+
+def cpu_list(cpus: Iterable[int]) -> str:
+    """0-3,6 for {0, 1, 2, 3, 6}."""
+    ordered = sorted(set(cpus))
+    runs: list[str] = []
+    start = previous = ordered[0] if ordered else 0
+    for cpu in [*ordered[1:], None]:
+        if cpu is not None and cpu == previous + 1:
+            previous = cpu
+            continue
+        runs.append(str(start) if start == previous else f"{start}-{previous}")
+        if cpu is not None:
+            start = previous = cpu
+    return ",".join(runs) if ordered else "none"
+
+
+def listening_pid(port: int, proc: Path = PROC) -> int | None:
+    """The process listening on TCP `port` (IPv4), None when none is (or it is not ours
+    to see)."""
+    inodes = set()
+    try:
+        lines = (proc / "net" / "tcp").read_text().splitlines()[1:]
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 9 and fields[3] == _TCP_LISTEN and \
+                int(fields[1].rsplit(":", 1)[1], 16) == port:
+            inodes.add(f"socket:[{fields[9]}]")
+    if not inodes:
+        return None
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if any(os.readlink(fd) in inodes for fd in (entry / "fd").iterdir()):
+                return int(entry.name)
+        except OSError:
+            continue  # gone, or not ours to read
+    return None
+
+
+def observed_placement(topology: Topology) -> str:
+    """Where the tester switch, the lab DUT (a BMv2 DUT) and this controller may run
+    now: what a run records with its results."""
+    parts = []
+    for role, address in (("tester switch", topology.switch.grpc),
+                          ("lab DUT", dict(topology.dut.settings).get("grpc"))):
+        if address is None or ":" not in address:
+            continue
+        pid = listening_pid(int(address.rsplit(":", 1)[1]))
+        if pid is not None:
+            try:
+                parts.append(f"{role} cpus {cpu_list(os.sched_getaffinity(pid))}")
+            except OSError:
+                continue
+    parts.append(f"controller cpus {cpu_list(os.sched_getaffinity(0))}")
+    return f"{'; '.join(parts)} (of {os.cpu_count()} on this host)"
+
+
+def pin_controller_apart(topology: Topology) -> None:
+    """Keep this controller off the CPUs a lab pinned its switches to, where there are
+    others; nothing when the switches may run anywhere (not pinned)."""
+    mine = os.sched_getaffinity(0)
+    taken: set[int] = set()
+    for address in (topology.switch.grpc, dict(topology.dut.settings).get("grpc")):
+        if address is None or ":" not in address:
+            continue
+        pid = listening_pid(int(address.rsplit(":", 1)[1]))
+        if pid is not None:
+            try:
+                taken |= os.sched_getaffinity(pid)
+            except OSError:
+                continue
+    free = mine - taken
+    if taken and free:
+        os.sched_setaffinity(0, free)
