@@ -11,19 +11,22 @@ from p4tester.lab.placement import Placement, cpu_list, listening_pid, plan_plac
 
 
 def test_too_few_cpus_pin_nothing_and_say_why() -> None:
-    assert plan_placement([0, 1], with_dut=True) == (
-        "not pinned: 2 CPUs, 3 needed to keep the tester switch, the lab DUT and the "
+    # The tester switch keeps two CPUs: a 2-core host pins nothing, with or without DUT.
+    assert plan_placement([0, 1, 2], with_dut=True) == (
+        "not pinned: 3 CPUs, 4 needed to keep the tester switch, the lab DUT and the "
         "controller apart")
+    assert plan_placement([0, 1], with_dut=False) == (
+        "not pinned: 2 CPUs, 3 needed to keep the tester switch and the controller apart")
     assert plan_placement([3], with_dut=False) == (
-        "not pinned: 1 CPU, 2 needed to keep the tester switch and the controller apart")
+        "not pinned: 1 CPU, 3 needed to keep the tester switch and the controller apart")
 
 
 def test_the_controller_gets_the_last_cpu_the_tester_the_first_half_of_the_rest() -> None:
-    assert plan_placement([0, 1, 2], with_dut=True) == Placement((0,), (1,), (2,))
     assert plan_placement([0, 1, 2, 3], with_dut=True) == Placement((0, 1), (2,), (3,))
+    assert plan_placement([0, 1, 2, 3, 4], with_dut=True) == Placement((0, 1), (2, 3), (4,))
     assert plan_placement([7, 6, 5, 4, 3, 2, 1, 0], with_dut=True) == Placement(
         (0, 1, 2, 3), (4, 5, 6), (7,))
-    assert plan_placement([0, 1], with_dut=False) == Placement((0,), (), (1,))
+    assert plan_placement([0, 1, 2], with_dut=False) == Placement((0, 1), (), (2,))
     four, spread = plan_placement([0, 1, 2, 3], True), plan_placement([0, 2, 4], False)
     assert isinstance(four, Placement) and isinstance(spread, Placement)
     assert four.describe() == "pinned: tester switch cpus 0-1, lab DUT cpus 2, controller cpus 3"
