@@ -37,9 +37,22 @@ def test_rates_are_whole_passes_and_budgets_exact() -> None:
             for p in plans] == [(0, 1488, 4, 372, 2976), (1, 1488, 4, 372, 2976),
                                 (2, 2980, 4, 745, 5960)]
     # 10 %: 372 and 744 frames/s, below the batching rate for the half shares.
-    plans = plan_streams(PROFILE, TOPOLOGY, TrialSpec("t", 1, 64, 0.1, 1.0, frame_count=100))
+    plans = plan_streams(PROFILE, TOPOLOGY, TrialSpec("t", 1, 64, 0.1, 1.0))
     assert [(p.rate_pps, p.frames_per_pass, p.budget) for p in plans] == [
-        (372, 1, 100), (372, 1, 100), (744, 1, 100)]
+        (372, 1, 372), (372, 1, 372), (744, 1, 744)]
+
+
+def test_bursts_make_one_frame_per_pass_and_no_rate_rounds_above_line_rate() -> None:
+    # A burst at line rate: 7440.48 frames/s for stream 2, one frame per pass, unshaped.
+    plans = plan_streams(PROFILE, TOPOLOGY, TrialSpec("t", 1, 64, 1.0, 1.0, frame_count=100))
+    assert [(p.rate_pps, p.frames_per_pass, p.budget) for p in plans] == [
+        (3720, 1, 100), (3720, 1, 100), (7440, 1, 100)]
+    assert port_shaping(plans) == {}
+    # 128 B at line rate is 4222.97 frames/s: 4 x round(1055.74) = 4224 would exceed it;
+    # a half share, 2111.49: 2112 would too.
+    plans = plan_streams(PROFILE, TOPOLOGY, TrialSpec("t", 2, 128, 1.0, 1.0))
+    assert [(p.rate_pps, p.frames_per_pass) for p in plans] == [
+        (2108, 4), (2108, 4), (4220, 4)]
 
 
 def test_each_tx_port_is_shaped_to_its_streams_with_headroom() -> None:

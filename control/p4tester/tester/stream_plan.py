@@ -10,6 +10,12 @@ stream at FRAMES_PER_PASS_FROM_PPS or more makes the profile's `trial: {frames_p
 most 0.2 % off there, reported as the offered rate); slower streams, whose passes cost
 little, make one. With 1 everywhere the ports stay unshaped: the generator as it was
 before issue 20 (the bench's "before").
+
+Bursts (a trial of `frame_count` frames, RFC 2544 back-to-back) make one frame per
+pass: they are short, at line rate, and their whole figure is how many frames went out
+back to back; a shaped port that lets a stalled loop catch up only 2 % faster would
+stretch a burst the DUT must see at line rate. A rate never rounds above the port's
+line rate.
 """
 
 from __future__ import annotations
@@ -59,8 +65,12 @@ def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple
     plans = []
     for stream in profile.streams:
         pps = stream_pps(topology, stream, spec.frame_size, spec.offered_fraction)
-        per_pass = frames_per_pass(pps, profile.trial.frames_per_pass)
+        configured = 1 if spec.frame_count else profile.trial.frames_per_pass
+        per_pass = frames_per_pass(pps, configured)
+        ceiling = stream_pps(topology, stream, spec.frame_size)
         rate = per_pass * max(1, round(pps / per_pass))
+        if rate > ceiling and per_pass > 1:
+            rate = per_pass * max(1, math.floor(ceiling / per_pass))
         budget = spec.frame_count or max(1, round(rate * spec.duration_s))
         plans.append(StreamPlan(stream, rate, budget, per_pass))
     return tuple(plans)
