@@ -7,7 +7,13 @@ import os
 import socket
 from pathlib import Path
 
-from p4tester.lab.placement import Placement, cpu_list, listening_pid, plan_placement
+from p4tester.lab.placement import (
+    Placement,
+    cpu_list,
+    listening_pid,
+    listening_pids,
+    plan_placement,
+)
 
 
 def test_too_few_cpus_pin_nothing_and_say_why() -> None:
@@ -47,6 +53,15 @@ def test_the_process_listening_on_a_port_is_found() -> None:
         port = server.getsockname()[1]
         assert listening_pid(port) == os.getpid()
     assert listening_pid(port) is None  # closed: nobody listens
+
+
+def test_several_ports_are_found_in_one_pass() -> None:
+    with socket.socket() as first, socket.socket() as second:
+        for server in (first, second):
+            server.bind(("127.0.0.1", 0))
+            server.listen()
+        ports = [first.getsockname()[1], second.getsockname()[1]]
+        assert listening_pids([*ports, 1]) == dict.fromkeys(ports, os.getpid())
 
 
 def test_no_proc_no_pid(tmp_path: Path) -> None:

@@ -193,28 +193,29 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
             recirculate_preserving_field_list(RECIRC_FIELDS_REFERENCE);
         } else if (smeta.egress_rid >= REPLICA_TX
                    && smeta.egress_rid < REPLICA_TX + MAX_FRAMES_PER_PASS
-                   && (bit<8>) (smeta.egress_rid - REPLICA_TX) >= meta.tx_copies) {
-            /* A TX replica the budget's last pass does not need. */
-            mark_to_drop(smeta);
-        } else if (smeta.egress_rid >= REPLICA_TX
-                   && smeta.egress_rid < REPLICA_TX + MAX_FRAMES_PER_PASS
                    && hdr.tester.isValid()) {
-            stamp_tx_frame();
-            if (smeta.egress_port == REFERENCE_LOOP_PORT) {
-                meta.loop_stage = LOOP_STAGE_OUT;
-                recirculate_preserving_field_list(RECIRC_FIELDS_REFERENCE);
-            }
-            if (tx_vary.apply().hit) {
-                vary_next.read(meta.vary_index, (bit<32>) hdr.tester.stream_id);
-                vary_next.write((bit<32>) hdr.tester.stream_id,
-                                meta.vary_index + 1 >= vary_count ? 16w0 : meta.vary_index + 1);
-                if (tx_vary_ports.apply().hit) {
-                    write_ports();
-                    if (hdr.vxlan.isValid()) {
-                        if (hdr.udp.checksum != 0) {
-                            write_vni();
-                        } else {
-                            hdr.vxlan.vni = vary_vni;
+            if ((bit<8>) (smeta.egress_rid - REPLICA_TX) >= meta.tx_copies) {
+                /* A TX replica the budget's last pass does not need. */
+                mark_to_drop(smeta);
+            } else {
+                stamp_tx_frame();
+                if (smeta.egress_port == REFERENCE_LOOP_PORT) {
+                    meta.loop_stage = LOOP_STAGE_OUT;
+                    recirculate_preserving_field_list(RECIRC_FIELDS_REFERENCE);
+                }
+                if (tx_vary.apply().hit) {
+                    vary_next.read(meta.vary_index, (bit<32>) hdr.tester.stream_id);
+                    vary_next.write((bit<32>) hdr.tester.stream_id,
+                                    meta.vary_index + 1 >= vary_count ? 16w0
+                                                                      : meta.vary_index + 1);
+                    if (tx_vary_ports.apply().hit) {
+                        write_ports();
+                        if (hdr.vxlan.isValid()) {
+                            if (hdr.udp.checksum != 0) {
+                                write_vni();
+                            } else {
+                                hdr.vxlan.vni = vary_vni;
+                            }
                         }
                     }
                 }

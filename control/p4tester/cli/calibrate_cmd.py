@@ -30,7 +30,7 @@ from p4tester.experiments.calibration import (
     save_calibration,
 )
 from p4tester.experiments.recording import Recorder
-from p4tester.lab.placement import observed_placement, pin_controller_apart
+from p4tester.lab.placement import place_controller
 from p4tester.results.tables import Column, render_table
 from p4tester.streams.rates import line_rate_pps
 
@@ -74,9 +74,8 @@ def calibrate(args: argparse.Namespace) -> int:
         frame_sizes=tuple(int(s) for s in str(args.frame_sizes).split(",")),
         repetitions=args.repetitions, trial_duration_s=args.duration)
     output = args.output or Path(f"results/calibrate-{time.strftime('%Y%m%d-%H%M%S')}")
-    pin_controller_apart(topology)
     log = open_log(output, "calibrate", profile.source, topology.source, resume=False,
-                   placement=observed_placement(topology))
+                   placement=place_controller(topology))
     # One stream: the calibrated rate is one port's, whatever else the profile runs.
     with open_trial_runner(topology, replace(profile, streams=(stream,)),
                            push_pipeline=args.push_pipeline) as runner:

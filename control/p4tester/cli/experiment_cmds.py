@@ -42,7 +42,7 @@ from p4tester.experiments.throughput import (
     run_throughput,
 )
 from p4tester.lab.bmv2_dut import dut_settings, forwarding
-from p4tester.lab.placement import observed_placement, pin_controller_apart
+from p4tester.lab.placement import place_controller
 from p4tester.results.buffer_fill import buffer_fill
 from p4tester.results.checks import TRIAL_ERROR
 from p4tester.results.confidence import RunConfidence
@@ -501,9 +501,8 @@ def _handler(name: str, body: Body) -> Callable[[argparse.Namespace, Topology, P
         output: Path = args.output
         check_loads(args, topology, profile)
         warn_loads(args, topology, profile)
-        pin_controller_apart(topology)
         log = open_log(output, name, profile.source, topology.source, args.resume,
-                       observed_placement(topology))
+                       place_controller(topology))
         with open_trial_runner(topology, profile, push_pipeline=args.push_pipeline) as runner:
             recorder = Recorder(ProgressRunner(runner), log)
             try:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -84,64 +84,77 @@ def cpu_list(cpus: Iterable[int]) -> str:
     return ",".join(runs) if ordered else "none"
 
 
-def listening_pid(port: int, proc: Path = PROC) -> int | None:
-    """The process listening on TCP `port` (IPv4), None when none is (or it is not ours
-    to see)."""
-    inodes = set()
+def listening_pids(ports: Iterable[int], proc: Path = PROC) -> dict[int, int]:
+    """The process listening on each TCP `port` (IPv4) that has one (and is ours to
+    see): one pass over /proc for all of them."""
+    wanted = set(ports)
+    inodes: dict[str, int] = {}
     try:
         lines = (proc / "net" / "tcp").read_text().splitlines()[1:]
     except OSError:
-        return None
+        return {}
     for line in lines:
         fields = line.split()
-        if len(fields) > 9 and fields[3] == _TCP_LISTEN and \
-                int(fields[1].rsplit(":", 1)[1], 16) == port:
-            inodes.add(f"socket:[{fields[9]}]")
+        if len(fields) > 9 and fields[3] == _TCP_LISTEN:
+            port = int(fields[1].rsplit(":", 1)[1], 16)
+            if port in wanted:
+                inodes[f"socket:[{fields[9]}]"] = port
+    found: dict[int, int] = {}
     if not inodes:
-        return None
+        return found
     for entry in proc.iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if any(os.readlink(fd) in inodes for fd in (entry / "fd").iterdir()):
-                return int(entry.name)
+            for fd in (entry / "fd").iterdir():
+                listening = inodes.get(os.readlink(fd))
+                if listening is not None:
+                    found.setdefault(listening, int(entry.name))
         except OSError:
             continue  # gone, or not ours to read
-    return None
+    return found
 
 
-def observed_placement(topology: Topology) -> str:
-    """Where the tester switch, the lab DUT (a BMv2 DUT) and this controller may run
-    now: what a run records with its results."""
-    parts = []
+def listening_pid(port: int, proc: Path = PROC) -> int | None:
+    """The process listening on TCP `port`, None when none is."""
+    return listening_pids([port], proc).get(port)
+
+
+def switch_cpus(topology: Topology) -> dict[str, set[int]]:
+    """The CPUs the tester switch and a BMv2 lab DUT (found by their P4Runtime ports)
+    may run on now, by role; a switch not found is left out."""
+    roles = {}
     for role, address in (("tester switch", topology.switch.grpc),
                           ("lab DUT", dict(topology.dut.settings).get("grpc"))):
-        if address is None or ":" not in address:
+        if address is not None and ":" in address:
+            roles[int(address.rsplit(":", 1)[1])] = role
+    cpus = {}
+    for port, pid in listening_pids(roles).items():
+        try:
+            cpus[roles[port]] = os.sched_getaffinity(pid)
+        except OSError:
             continue
-        pid = listening_pid(int(address.rsplit(":", 1)[1]))
-        if pid is not None:
-            try:
-                parts.append(f"{role} cpus {cpu_list(os.sched_getaffinity(pid))}")
-            except OSError:
-                continue
+    return cpus
+
+
+def describe_placement(switches: Mapping[str, set[int]]) -> str:
+    """Where the switches and this controller may run: what a run records."""
+    parts = [f"{role} cpus {cpu_list(cpus)}" for role, cpus in switches.items()]
     parts.append(f"controller cpus {cpu_list(os.sched_getaffinity(0))}")
     return f"{'; '.join(parts)} (of {os.cpu_count()} on this host)"
 
 
-def pin_controller_apart(topology: Topology) -> None:
+def observed_placement(topology: Topology) -> str:
+    """Where the switches and this controller may run now."""
+    return describe_placement(switch_cpus(topology))
+
+
+def place_controller(topology: Topology) -> str:
     """Keep this controller off the CPUs a lab pinned its switches to, where there are
-    others; nothing when the switches may run anywhere (not pinned)."""
-    mine = os.sched_getaffinity(0)
-    taken: set[int] = set()
-    for address in (topology.switch.grpc, dict(topology.dut.settings).get("grpc")):
-        if address is None or ":" not in address:
-            continue
-        pid = listening_pid(int(address.rsplit(":", 1)[1]))
-        if pid is not None:
-            try:
-                taken |= os.sched_getaffinity(pid)
-            except OSError:
-                continue
-    free = mine - taken
+    others (nothing when the switches may run anywhere), and say where everything runs."""
+    switches = switch_cpus(topology)
+    taken = set().union(*switches.values())
+    free = os.sched_getaffinity(0) - taken
     if taken and free:
         os.sched_setaffinity(0, free)
+    return describe_placement(switches)

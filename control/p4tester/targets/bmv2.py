@@ -25,7 +25,9 @@ class Bmv2Target:
 
     def prepare(self, stream_ids: Iterable[int], tx_ports: Iterable[int]) -> None:
         commands = [f"set_queue_depth {PACER_QUEUE_DEPTH} {pacer_port(s)}" for s in stream_ids]
-        commands += [f"set_queue_depth {TX_QUEUE_DEPTH} {port}" for port in sorted(set(tx_ports))]
+        for port in sorted(set(tx_ports)):
+            # Unshaped (shape_ports), whatever a run before, killed, left.
+            commands += [f"set_queue_depth {TX_QUEUE_DEPTH} {port}", f"set_queue_rate 0 {port}"]
         self.thrift.run(commands)
 
     def set_stream_rates(self, rates_pps: Mapping[int, int]) -> None:

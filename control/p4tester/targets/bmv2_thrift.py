@@ -98,8 +98,10 @@ class Bmv2Thrift:
         self.run([f"set_queue_rate {pps} {port}"])
 
     def set_queue_rates(self, rates: dict[int, int]) -> None:
-        """Several ports in one CLI session (one process start, not one per port)."""
-        self.run([f"set_queue_rate {pps} {port}" for port, pps in rates.items()])
+        """Several ports in one CLI session (one process start, not one per port;
+        none for no ports)."""
+        if rates:
+            self.run([f"set_queue_rate {pps} {port}" for port, pps in rates.items()])
 
     def set_queue_depth(self, port: int, packets: int) -> None:
         if packets <= 0:

@@ -138,8 +138,6 @@ class TesterSession:
             self.dataplane.configure_stream(stream.id, stream.tx_port)
         self.target.prepare([s.id for s in self.profile.streams],
                             [s.tx_port for s in self.profile.streams])
-        # A run that ended without unshaping its ports (killed) must not slow this one.
-        self.target.shape_ports({s.tx_port: 0 for s in self.profile.streams})
         self.dataplane.set_latency_bins(self.profile.latency_bins_us)
         self.dataplane.set_qdepth_bins(QDEPTH_EDGES)
 
@@ -197,8 +195,10 @@ class SwitchTrialRunner:
         self.dut = dut if dut is not None else dut_counters_for(session.topology)
         self.run_value = draw_run_value(session.dataplane.run_values_in_use())
         # Frames per pass each stream's multicast group is wired for (the session wired
-        # the profile's for one).
+        # the profile's for one), and each TX port's queue rate as this runner set it
+        # (none yet: another runner on the session may have shaped a port).
         self._wired = {stream.id: 1 for stream in session.profile.streams}
+        self._shaped: dict[int, int] = {}
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         session = self.session
@@ -233,9 +233,6 @@ class SwitchTrialRunner:
         except SwitchUnansweredError as unanswered:
             return self._unanswered_trial(spec, (*plans, *reference), started, cpu_before,
                                           str(unanswered))
-        finally:
-            # Between trials the ports send at their speed (neighbor replies, OTG).
-            session.target.shape_ports(dict.fromkeys(port_shaping((*plans, *reference)), 0))
 
     def _reference_plan(self, spec: TrialSpec) -> tuple[StreamPlan, ...]:
         """The trial's reference stream (tester.reference_stream), wired on first use;
@@ -246,12 +243,17 @@ class SwitchTrialRunner:
         stream_id = reference_stream_id(profile)
         if not spec.reference_loop or not rate or stream_id is None:
             return ()
-        if stream_id not in self._wired:
-            self.session.dataplane.configure_stream(stream_id, REFERENCE_LOOP_PORT)
+        if stream_id not in self._wired:  # its group comes with the trial's (_run_streams)
             self.session.target.prepare([stream_id], [REFERENCE_LOOP_PORT])
-            self._wired[stream_id] = 1
         budget = max(1, round(rate * spec.duration_s))
         return (StreamPlan(reference_stream(profile, stream_id), rate, budget),)
+
+    def _shape(self, rates: Mapping[int, int]) -> None:
+        """Set the TX ports' queue rates that differ from what this runner set (every
+        port, the first time)."""
+        changed = {port: pps for port, pps in rates.items() if self._shaped.get(port) != pps}
+        self.session.target.shape_ports(changed)
+        self._shaped.update(changed)
 
     def _run_streams(self, spec: TrialSpec, plans: tuple[StreamPlan, ...],
                      reference: tuple[StreamPlan, ...], epoch: int, started: float,
@@ -269,7 +271,7 @@ class SwitchTrialRunner:
             dataplane.clear_stream(plan.stream.id)
         # BMv2 paces the loops (passes/s); the TX ports' queues space what they make.
         session.target.set_stream_rates({p.stream.id: p.loop_pps for p in every})
-        session.target.shape_ports(port_shaping(every))
+        self._shape(port_shaping(every))
         for plan in every:
             dataplane.start_stream(plan.stream.id, plan.budget, epoch, self.run_value,
                                    plan.frames_per_pass)

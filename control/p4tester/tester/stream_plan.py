@@ -77,10 +77,10 @@ def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple
 
 
 def port_shaping(plans: Iterable[StreamPlan]) -> dict[int, int]:
-    """Each TX port's queue rate where a stream makes several frames per pass: its
-    streams' rates together, with the headroom (other ports send as fast as their
-    streams' loops). Not the reference stream's loop port: its frames pass its queue
-    twice, and leave none."""
+    """Each TX port's queue rate: where a stream makes several frames per pass, its
+    streams' rates together with the headroom; elsewhere 0, unshaped (the port sends as
+    fast as its streams' loops, a burst at line rate). Not the reference stream's loop
+    port: its frames pass its queue twice, and leave none."""
     rates: dict[int, int] = defaultdict(int)
     batched: set[int] = set()
     for plan in plans:
@@ -88,5 +88,5 @@ def port_shaping(plans: Iterable[StreamPlan]) -> dict[int, int]:
             rates[plan.stream.tx_port] += plan.rate_pps
             if plan.frames_per_pass > 1:
                 batched.add(plan.stream.tx_port)
-    return {port: math.ceil(rate * (1 + SHAPING_HEADROOM)) for port, rate in rates.items()
-            if port in batched}
+    return {port: math.ceil(rate * (1 + SHAPING_HEADROOM)) if port in batched else 0
+            for port, rate in rates.items()}
