@@ -59,7 +59,7 @@ demo:  ## the main job: lab up, NDR/PDR at 3 frame sizes, table + results + plot
 
 calibrate:  ## the tester's own loss-free rate on this host (loopback lab), stored in results/calibration.json
 	$(PYTHON) -m p4tester.lab --rundir run/calibrate up topologies/loopback.yaml
-	$(PYTHON) -m p4tester.cli.main calibrate -t topologies/loopback.yaml; s=$$?; \
+	$(PYTHON) -m p4tester calibrate -t topologies/loopback.yaml; s=$$?; \
 	  $(PYTHON) -m p4tester.lab --rundir run/calibrate down; exit $$s
 
 lab-up:  ## bring a lab up: make lab-up TOPO=topologies/bmv2-dut.yaml

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from p4tester.cli import exit_codes
-from p4tester.cli.main import main
+from p4tester.program import main
 
 REPO = Path(__file__).resolve().parents[2]
 TOPOLOGY = REPO / "topologies/loopback.yaml"
@@ -62,9 +62,10 @@ def test_pps_load_above_line_rate_is_refused(capsys: pytest.CaptureFixture[str])
 
 
 def test_load_units_convert_at_the_frame_size() -> None:
-    from p4tester.cli.experiment_cmds import fraction_at, load_rate
     from p4tester.config.profile import load_profile
     from p4tester.config.topology import load_topology
+    from p4tester.runs.loads import fraction_at
+    from p4tester.runs.option_parsers import load_rate
 
     topology = load_topology(TOPOLOGY)
     profile = load_profile(PROFILE, topology)
@@ -135,7 +136,7 @@ def test_a_load_above_the_calibration_is_warned(
     stored = save_calibration(
         Calibration("h", "loopback", 0.0, (SizeCapacity(64, 5e6, (0.5,)),)),
         tmp_path / "calibration.json")
-    monkeypatch.setattr("p4tester.cli.calibrate_cmd.CALIBRATION_FILE", stored)
+    monkeypatch.setattr("p4tester.runs.capacity_warnings.CALIBRATION_FILE", stored)
     topology = tmp_path / "t.yaml"
     topology.write_text(
         TOPOLOGY.read_text()

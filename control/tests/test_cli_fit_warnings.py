@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from p4tester.cli.experiment_cmds import fit_warnings
 from p4tester.experiments.queue_sweep import (
     LatencyFits,
     QueueSweepConfig,
@@ -12,6 +11,7 @@ from p4tester.experiments.queue_sweep import (
 from p4tester.results.checks import HostLoad
 from p4tester.results.model import TrialResult
 from p4tester.results.plots import LinearFit
+from p4tester.runs.report_lines import fit_warnings
 
 FITS = LatencyFits(min=LinearFit(1.0, 150.0, 0.2), avg=LinearFit(203.55, 64.6, 0.9996),
                    max=LinearFit(180.0, 9000.0, 0.748))

@@ -7,12 +7,12 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from p4tester.cli.experiment_cmds import buffering_lines
 from p4tester.experiments.recording import Recorder
 from p4tester.experiments.runner import TrialSpec
 from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_throughput
 from p4tester.results.buffer_fill import buffer_fill
 from p4tester.results.model import StreamStats, TrialResult
+from p4tester.runs.report_lines import buffering_lines
 from p4tester.search import SearchGoal
 
 GOAL = SearchGoal.ndr(final_trial_duration_s=2.0, initial_trial_duration_s=2.0)

@@ -1,6 +1,8 @@
 """Imports point down (issue 22): no two modules of the package import each other,
-directly or round a circle, and nothing below the front ends (the CLI, the web server,
-the OTG server) imports one of them. Read from the sources (every import, at the top
+directly or round a circle; nothing below the front ends (the CLI, the web server,
+the OTG server) imports one of them; the front ends never import each other (they
+meet only in the program above them, p4tester.program, and in the application layer
+below them, p4tester.runs). Read from the sources (every import, at the top
 or inside a function), so a rule broken anywhere fails here."""
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "p4tester"
 FRONT_ENDS = ("p4tester.cli", "p4tester.server", "p4tester.otg")
+# Above the front ends: the program that puts their commands side by side.
+PROGRAM = ("p4tester.program", "p4tester.__main__")
 
 
 def module_files() -> dict[str, Path]:
@@ -93,8 +97,28 @@ def test_circles_are_found() -> None:
 def test_nothing_below_the_front_ends_imports_them() -> None:
     upward = {module: sorted(m for m in imported if m.startswith(FRONT_ENDS))
               for module, imported in import_graph().items()
-              if not module.startswith(FRONT_ENDS)}
+              if not module.startswith(FRONT_ENDS) and module not in PROGRAM}
     assert {module: found for module, found in upward.items() if found} == {}
+
+
+def front_end_of(module: str) -> str | None:
+    return next((f for f in FRONT_ENDS if module == f or module.startswith(f + ".")), None)
+
+
+def test_the_front_ends_never_import_each_other() -> None:
+    across = {module: sorted(m for m in imported
+                             if front_end_of(m) not in (None, front_end_of(module)))
+              for module, imported in import_graph().items() if front_end_of(module)}
+    assert {module: found for module, found in across.items() if found} == {}
+
+
+def test_the_front_ends_stand_on_the_application_layer() -> None:
+    """The web server runs experiments through runs/, not through the CLI's bodies."""
+    graph = import_graph()
+    assert "p4tester.runs.execute" in graph["p4tester.server.jobs"]
+    assert "p4tester.runs.execute" in graph["p4tester.cli.experiment_cmds"]
+    assert {"p4tester.cli.main", "p4tester.server.cli", "p4tester.otg.cli"} <= \
+        graph["p4tester.program"]
 
 
 def test_the_graph_sees_imports_inside_functions() -> None:

@@ -12,8 +12,6 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from p4tester.cli.experiment_cmds import losing_stream_lines
-from p4tester.cli.run_output import to_jsonable
 from p4tester.experiments.frame_loss import FrameLossConfig, run_frame_loss
 from p4tester.experiments.recording import Recorder
 from p4tester.experiments.runner import TrialSpec
@@ -26,6 +24,8 @@ from p4tester.results.model import (
     frames_lost,
     loss_ratio_of,
 )
+from p4tester.runs.outputs import to_jsonable
+from p4tester.runs.report_lines import losing_stream_lines
 from p4tester.search import SearchGoal, SearchResult, binary_search, mlr_search
 
 SHORT = {"final_trial_duration_s": 1.0, "initial_trial_duration_s": 0.1}

@@ -12,7 +12,6 @@ import pytest
 from scapy.layers.inet6 import ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr, IPv6
 from scapy.layers.l2 import ARP, Dot1Q, Ether
 
-from p4tester.cli.validate_cmd import describe
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import profile_from_dict
 from p4tester.config.topology import Topology, topology_from_dict
@@ -25,6 +24,7 @@ from p4tester.neighbors.resolve import (
     resolve_streams,
     write_addresses,
 )
+from p4tester.runs.describe import describe
 
 MAC1 = "02:00:00:00:00:01"
 ROUTER4 = "5a:00:00:00:00:04"

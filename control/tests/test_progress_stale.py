@@ -7,12 +7,13 @@ from dataclasses import replace
 
 import pytest
 
-from p4tester.cli.experiment_cmds import ProgressRunner, own_latency_line
+from p4tester.cli.progress import ProgressRunner
 from p4tester.experiments.latency import LatencySummary
 from p4tester.experiments.runner import TrialSpec
 from p4tester.results.model import StreamStats, TrialResult
 from p4tester.results.reference import ReferenceLatency
 from p4tester.results.tables import trials_table
+from p4tester.runs.report_lines import own_latency_line
 
 BASE = TrialResult("latency", 0, 0.5, 150.0, 2.0, 64,
                    (StreamStats(0, 64, 300, 300, 19200, 0, 0, 0, 0),))

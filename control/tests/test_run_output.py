@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from p4tester.cli.run_output import write_outputs
+from p4tester.runs.outputs import write_outputs
 
 
 def test_the_report_lines_are_in_the_summary(tmp_path: Path) -> None:

@@ -15,26 +15,22 @@ import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from p4tester.cli.experiment_cmds import EXPERIMENTS
-from p4tester.cli.run_output import to_jsonable
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import load_profile
+from p4tester.config.serving import Bind, parse_bind, read_token
 from p4tester.config.topology import load_topology
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.results.jsonl import ResultLog
 from p4tester.results.model import StreamLoss, TrialResult
+from p4tester.runs.catalog import EXPERIMENTS
+from p4tester.runs.outputs import to_jsonable
+from p4tester.runs.stopping import STOPPED_BY_USER
 from p4tester.server.app import create_app
 from p4tester.server.backend import BackendUnavailableError
 from p4tester.server.metrics import exposition
 from p4tester.server.progress import ProgressTracker, TrialPoint, bounds_of
 from p4tester.server.readings import LiveReading
-from p4tester.server.runs import STOPPED_BY_USER
-from p4tester.server.settings import (
-    Bind,
-    ServerSettings,
-    parse_bind,
-    read_token,
-)
+from p4tester.server.settings import ServerSettings
 from p4tester.server.simulated import SimulatedBackend, capacity
 from p4tester.server.validate import split_error
 
@@ -505,7 +501,7 @@ def _assets(html: str) -> list[str]:
 
 
 def test_serve_refuses_an_open_bind_without_a_token(capsys: pytest.CaptureFixture[str]) -> None:
-    from p4tester.cli.main import main
+    from p4tester.program import main
 
     code = main(["serve", "-t", str(TOPOLOGY), "--bind", "0.0.0.0:8080", "--simulate"])
     assert code == 2
@@ -557,3 +553,23 @@ def test_a_run_that_cannot_reach_the_switch_fails_and_says_why(tmp_path: Path) -
     with make_client(tmp_path) as restarted:
         [listed] = restarted.get("/api/runs").json()
     assert (listed["state"], listed["stopped"], listed["trials"]) == ("failed", message, 0)
+
+
+def test_a_load_above_the_calibration_is_warned_in_the_progress(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stored calibration: 3720 frames/s at 64 B; a soak at 60 % of the 5 Mbit/s port
+    (4464 frames/s) is warned of as the CLI warns of it (runs.loads)."""
+    from p4tester.experiments.calibration import Calibration, SizeCapacity, save_calibration
+
+    stored = save_calibration(
+        Calibration("h", "loopback", 0.0, (SizeCapacity(64, 5e6, (0.5,)),)),
+        tmp_path / "calibration.json")
+    monkeypatch.setattr("p4tester.runs.capacity_warnings.CALIBRATION_FILE", stored)
+    with make_client(tmp_path / "results") as client:
+        started = client.post("/api/runs", json={"experiment": "soak", "options": {
+            "load": "60%", "total": 1, "interval": 1}}, headers=AUTH)
+        assert started.status_code == 201, started.text
+        [warning] = started.json()["progress"]["warnings"]
+        assert wait_idle(client)["warnings"] == [warning]
+    assert warning.startswith("warning: 4464 frames/s at 64 B is above the tester's own "
+                              "loss-free rate on this host (3720 frames/s at 64 B")

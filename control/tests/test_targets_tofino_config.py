@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from p4tester.cli import exit_codes
-from p4tester.cli.main import main
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import load_profile
 from p4tester.config.topology import load_topology, topology_from_dict
+from p4tester.program import main
 
 REPO = Path(__file__).resolve().parents[2]
 TOPOLOGY = REPO / "topologies/tofino-32x100g.yaml"

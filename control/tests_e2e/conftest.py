@@ -98,7 +98,7 @@ def host_carries_the_labs(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 def p4tester(*args: str) -> subprocess.CompletedProcess[str]:
     """The CLI as a user runs it, bounded in time."""
-    return subprocess.run([sys.executable, "-m", "p4tester.cli.main", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "p4tester", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
 
 

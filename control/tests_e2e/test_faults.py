@@ -37,7 +37,7 @@ def wait_for_trials(log: Path, count: int) -> None:
 def test_switch_dies_mid_soak(lab: Path, tmp_path: Path, victim: str) -> None:
     out = tmp_path / "soak"
     soak = subprocess.Popen(
-        [sys.executable, "-m", "p4tester.cli.main", "soak", "-t", str(lab), "-p",
+        [sys.executable, "-m", "p4tester", "soak", "-t", str(lab), "-p",
          "topologies/profiles/one-stream.yaml", "-o", str(out), "--load", "20%",
          "--total", "30", "--interval", "1"],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

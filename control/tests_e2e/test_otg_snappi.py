@@ -57,7 +57,7 @@ class OtgServer:
         self.log_path = log_path
         self._log = log_path.open("w")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "p4tester.cli.main", "otg", "-t", str(topology),
+            [sys.executable, "-m", "p4tester", "otg", "-t", str(topology),
              "--bind", f"127.0.0.1:{self.port}"],
             cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT,
             env={"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(REPO / "control")})

@@ -109,7 +109,7 @@ def loopback_loss_free(set_up: LabSetUp, rundir: Path, repetitions: int,
     profile.write_text(_PROFILE.format(name=set_up.name, per_pass=set_up.frames_per_pass))
     with lab(LOOPBACK_TOPOLOGY, rundir / "lab", set_up.build,
              keep_offloads=set_up.keep_offloads):
-        subprocess.run([sys.executable, "-m", "p4tester.cli.main", "calibrate",
+        subprocess.run([sys.executable, "-m", "p4tester", "calibrate",
                         "-t", str(LOOPBACK_TOPOLOGY), "-p", str(profile), "-o", str(out),
                         "--store", str(out / "stored.json"),
                         "--frame-sizes", ",".join(str(s) for s in FRAME_SIZES),

@@ -13,30 +13,26 @@ from typing import Final
 
 from p4tester.cli import exit_codes
 from p4tester.cli.output import emit
-from p4tester.cli.run_output import open_log, write_outputs
-from p4tester.cli.trial_runners import open_trial_runner
 from p4tester.config.dut_limits import lab_need
 from p4tester.config.errors import ConfigError
-from p4tester.config.profile import Profile, load_profile
-from p4tester.config.stream_rates import busiest_stream_pps
-from p4tester.config.topology import Topology, load_topology
+from p4tester.config.profile import load_profile
+from p4tester.config.topology import load_topology
 from p4tester.experiments.calibration import (
     Calibration,
     CalibrationConfig,
     capacity_shortfall,
-    load_calibration,
-    load_warning,
     run_calibration,
     save_calibration,
 )
 from p4tester.experiments.recording import Recorder
 from p4tester.lab.placement import place_controller
 from p4tester.results.tables import Column, render_table
+from p4tester.runs.capacity_warnings import CALIBRATION_FILE
+from p4tester.runs.outputs import open_log, write_outputs
+from p4tester.runs.trial_runners import open_trial_runner
 from p4tester.streams.rates import line_rate_pps
 
 DEFAULT_PROFILE: Final = Path("topologies/profiles/one-stream.yaml")
-# Where experiments look for the host's calibration.
-CALIBRATION_FILE: Final = Path("results/calibration.json")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -116,26 +112,3 @@ def calibration_table(calibration: Calibration) -> str:
     return render_table([Column("frame B"), Column("tester NDR pps"), Column("range pps"),
                          Column("% of port", left=True), Column("port line rate pps"),
                          Column("runs")], rows)
-
-
-def warn_above_calibration(frame_size: int, offered_pps: float,
-                           path: Path | None = None) -> str | None:
-    """Says on stderr (and returns) when a load is above the stored calibration
-    (CALIBRATION_FILE unless `path` is given)."""
-    path = path or CALIBRATION_FILE
-    try:
-        calibration = load_calibration(path)
-    except ValueError as error:
-        sys.stderr.write(f"p4tester: ignoring {path}: {error}\n")
-        return None
-    if calibration is None:
-        return None
-    warning = load_warning(calibration, frame_size, offered_pps)
-    if warning is not None:
-        sys.stderr.write(f"p4tester: warning: {warning}\n")
-    return warning
-
-
-def offered_pps(fraction: float, frame_size: int, topology: Topology, profile: Profile) -> float:
-    """Frames/s of the busiest stream at `fraction` of its port's line rate."""
-    return busiest_stream_pps(topology, profile, frame_size, fraction)

@@ -21,11 +21,11 @@ from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, Field
 from starlette.responses import StreamingResponse
 
-from p4tester.cli.run_output import to_jsonable
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.results.jsonl import tool_version
+from p4tester.runs.outputs import to_jsonable
 
 from . import pages
 from .auth import require_token

@@ -11,9 +11,10 @@ from typing import Final
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, load_profile, profile_from_dict
+from p4tester.config.serving import parse_bind, read_token
 from p4tester.config.topology import Topology, load_topology
 
-from .settings import DEFAULT_BIND, DEFAULT_SIM_TIME_SCALE, ServerSettings, parse_bind, read_token
+from .settings import DEFAULT_BIND, DEFAULT_SIM_TIME_SCALE, ServerSettings
 
 DEFAULT_RESULTS: Final = Path("results")
 HELP: Final = "web dashboard, REST API and Prometheus /metrics"

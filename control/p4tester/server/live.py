@@ -13,7 +13,7 @@ from typing import Any, Final
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
-from p4tester.cli.run_output import to_jsonable
+from p4tester.runs.outputs import to_jsonable
 
 from .progress import Progress
 from .readings import LiveReading

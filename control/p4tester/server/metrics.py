@@ -24,9 +24,9 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 from prometheus_client.samples import Sample
 
-from p4tester.cli.experiment_cmds import EXPERIMENTS
 from p4tester.results.jsonl import tool_version
 from p4tester.results.model import Histogram
+from p4tester.runs.catalog import EXPERIMENTS
 
 from .progress import Progress, RunState
 from .readings import LiveReading

@@ -1,25 +1,16 @@
-"""An experiment's parameters over HTTP, parsed by the CLI's own option definitions
-(cli/experiment_cmds.py), so the API takes exactly what `p4tester EXPERIMENT` takes,
-with the same checks and messages."""
+"""An experiment's parameters over HTTP: JSON option values into the application
+layer's typed request (runs.catalog.build_request, the CLI's parser too), and the
+options as the dashboard's form shows them."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NoReturn
 
-from p4tester.cli.experiment_cmds import EXPERIMENTS
+from p4tester.runs.catalog import EXPERIMENTS, RequestError, build_request
+from p4tester.runs.requests import ExperimentRequest
 
-
-class OptionError(ValueError):
-    """Bad experiment parameters; the message is argparse's."""
-
-
-class _RaisingParser(argparse.ArgumentParser):
-    # argparse exits the process on a bad option; a server answers 400 instead.
-    def error(self, message: str) -> NoReturn:
-        raise OptionError(f"{self.prog}: {message}")
+OptionError = RequestError  # bad experiment parameters: the message says which and why
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,41 +31,18 @@ class ExperimentInfo:
     options: tuple[OptionInfo, ...]
 
 
-def experiment_parser(name: str) -> argparse.ArgumentParser:
-    if name not in EXPERIMENTS:
-        raise OptionError(f"no experiment named {name!r}; known: {sorted(EXPERIMENTS)}")
-    _summary, add_options, _handler = EXPERIMENTS[name]
-    parser = _RaisingParser(prog=f"p4tester {name}", add_help=False)
-    add_options(parser)
-    return parser
-
-
-def parse_options(name: str, options: Mapping[str, str | int | float | bool]) -> argparse.Namespace:
-    """{"frame-sizes": "64,512", "duration": 1} -> the Namespace the CLI would build
-    from `--frame-sizes 64,512 --duration 1`. A true bool is a flag; false leaves it out."""
-    argv: list[str] = []
-    for key, value in options.items():
-        flag = "--" + key.lstrip("-").replace("_", "-")
-        if value is True:
-            argv.append(flag)
-        elif value is not False:
-            argv += [flag, str(value)]
-    return experiment_parser(name).parse_args(argv)
+def parse_options(name: str,
+                  options: Mapping[str, str | int | float | bool]) -> ExperimentRequest:
+    """{"frame-sizes": "64,512", "duration": 1} -> the request the CLI builds from
+    `--frame-sizes 64,512 --duration 1` (keys may carry the CLI's dashes)."""
+    return build_request(name, {key.lstrip("-").replace("_", "-"): value
+                                for key, value in options.items()})
 
 
 def describe_experiments() -> tuple[ExperimentInfo, ...]:
-    infos = []
-    for name, (summary, _add, _handler) in EXPERIMENTS.items():
-        options = []
-        for action in experiment_parser(name)._actions:
-            if not action.option_strings:
-                continue
-            default = action.default
-            options.append(OptionInfo(
-                name=action.option_strings[-1].lstrip("-"),
-                help=(action.help or "").replace("%%", "%"),
-                required=action.required,
-                default=None if default is None else str(default),
-                choices=tuple(str(c) for c in action.choices) if action.choices else None))
-        infos.append(ExperimentInfo(name, summary, tuple(options)))
-    return tuple(infos)
+    return tuple(
+        ExperimentInfo(name, experiment.summary, tuple(
+            OptionInfo(name=option.name, help=option.help, required=option.required,
+                       default=experiment.default_text(option), choices=option.choices)
+            for option in experiment.options))
+        for name, experiment in EXPERIMENTS.items())

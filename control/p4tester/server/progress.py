@@ -17,12 +17,7 @@ from enum import Enum
 
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.results.model import StreamLoss, TrialResult
-
-
-class StopRequested(BaseException):
-    """Raised into a running experiment when the user stops it. A BaseException so that
-    the Recorder, which turns a runner's Exception into an invalid trial, lets it through
-    as it lets Ctrl-C through: the finished trials stay in trials.jsonl."""
+from p4tester.runs.stopping import StopRequested
 
 
 class RunState(Enum):
@@ -79,6 +74,9 @@ class Progress:
     # Each stream's loss in the last valid trial (an invalid one's figures are not the
     # DUT's): per stream, as the searches judge it (results.model).
     stream_losses: tuple[StreamLoss, ...] = ()
+    # Loads above the tester's calibrated capacity on this host (runs.loads): said
+    # before the first trial, as the CLI says them.
+    warnings: tuple[str, ...] = ()
 
 
 def _bound(points: list[TrialPoint], lower: bool, limit: float) -> float | None:
@@ -101,12 +99,13 @@ def bounds_of(points: tuple[TrialPoint, ...], pdr_loss_ratio: float) -> tuple[Bo
 class ProgressTracker:
     """Mutable on purpose: one per run, written by the run's thread, read by requests."""
 
-    def __init__(self, run_id: str, experiment: str, pdr_loss_ratio: float) -> None:
+    def __init__(self, run_id: str, experiment: str, pdr_loss_ratio: float,
+                 warnings: tuple[str, ...] = ()) -> None:
         self._lock = threading.Lock()
         self._pdr = pdr_loss_ratio
         self.stop_event = threading.Event()
         self._progress = Progress(run_id, experiment, RunState.RUNNING, time.time(), 0, None,
-                                  (), ())
+                                  (), (), warnings=warnings)
 
     def snapshot(self) -> Progress:
         with self._lock:

@@ -11,16 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from p4tester.cli.run_output import TRIALS_FILE
 from p4tester.results.jsonl import ResultLog, ResultLogError
 from p4tester.results.model import TrialResult
+from p4tester.runs.outputs import TRIALS_FILE
+from p4tester.runs.stopping import STOPPED_BY_USER
 
 from .progress import RunState
 
 SUMMARY_FILE: Final = "summary.json"
-# What summary.json's result.stopped says of a run the user stopped; any other reason
-# (the switch broke, bad input found late; the CLI writes the same) is a failed run.
-STOPPED_BY_USER: Final = "stopped by the user; the finished trials are kept"
 # Run ids and file names the server makes and serves: no separators, no leading dot.
 _SAFE_NAME: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _MEDIA_TYPES: Final = {".jsonl": "application/x-ndjson", ".json": "application/json",

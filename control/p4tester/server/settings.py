@@ -2,63 +2,18 @@
 
 from __future__ import annotations
 
-import ipaddress
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.serving import Bind, new_token
 
 DEFAULT_BIND: Final = "127.0.0.1:8080"
 # A simulated trial of duration d takes d x this in wall time, so a browser sees a
 # run progress (a 2-s trial shows for 0.4 s), within these bounds per trial.
 DEFAULT_SIM_TIME_SCALE: Final = 0.2
 MAX_SIM_TRIAL_WALL_S: Final = 5.0
-MIN_TOKEN_CHARS: Final = 16
-
-
-@dataclass(frozen=True, slots=True)
-class Bind:
-    host: str
-    port: int
-
-    @property
-    def loopback(self) -> bool:
-        if self.host == "localhost":
-            return True
-        try:
-            return ipaddress.ip_address(self.host).is_loopback
-        except ValueError:
-            return False  # a host name: it may resolve anywhere
-
-
-def parse_bind(text: str) -> Bind:
-    """'127.0.0.1:8080', '[::1]:8080' or '0.0.0.0:80' -> Bind."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ConfigError(f"--bind {text!r}: give HOST:PORT, e.g. {DEFAULT_BIND}")
-    return Bind(host.strip("[]"), int(port))
-
-
-def read_token(path: Path | None) -> str | None:
-    """The bearer token from a file (first line), or None without a file."""
-    if path is None:
-        return None
-    try:
-        lines = path.read_text().split()
-    except OSError as exc:
-        raise ConfigError(f"--token-file {path}: cannot read it ({exc.strerror})") from exc
-    token = lines[0] if lines else ""
-    if len(token) < MIN_TOKEN_CHARS:
-        raise ConfigError(f"--token-file {path}: the token must be at least {MIN_TOKEN_CHARS} "
-                          "characters (e.g. `python -c 'import secrets; "
-                          "print(secrets.token_urlsafe())'`)")
-    return token
-
-
-def new_token() -> str:
-    return secrets.token_urlsafe(24)
 
 
 @dataclass(frozen=True, slots=True)

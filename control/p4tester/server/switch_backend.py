@@ -7,10 +7,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from p4tester.cli.trial_runners import open_trial_runner
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialRunner
+from p4tester.runs.trial_runners import open_trial_runner
 from p4tester.tester.session import SwitchTrialRunner, TesterSession
 
 from .backend import BackendUnavailableError

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from p4tester.cli.validate_cmd import describe
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import load_profile
 from p4tester.config.topology import Topology, load_topology
+from p4tester.runs.describe import describe
 
 # ConfigError messages read "<file>: <where>: <where>: <what>"; a "where" is a key,
 # an indexed key (streams[0]) or "stream N" / "port N".

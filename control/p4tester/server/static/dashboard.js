@@ -22,6 +22,12 @@ async function api(method, path, body) {
   return data;
 }
 
+function asText(text) {
+  const cell = document.createElement("span");
+  cell.textContent = text;
+  return cell.innerHTML;
+}
+
 function say(text, bad) {
   $("message").textContent = text;
   $("message").className = bad ? "warn" : "muted";
@@ -89,7 +95,9 @@ function showProgress(p) {
       `${pct(cur.offered_fraction)} (${fmt(cur.offered_pps)} frames/s), ${cur.duration_s} s`
       : "–"],
   ];
-  if (p.message) rows.push(["message", p.message]);
+  // Messages carry exception text and file names: shown as text, never as markup.
+  if (p.message) rows.push(["message", asText(p.message)]);
+  for (const warning of p.warnings || []) rows.push(["warning", asText(warning)]);
   let html = "<table class=\"small\">" + rows.map(([k, v]) =>
     `<tr><th>${k}</th><td>${v}</td></tr>`).join("") + "</table>";
   if (p.bounds.length) {

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Final
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.serving import MIN_TOKEN_CHARS, parse_bind, read_token
 from p4tester.config.topology import load_topology
-from p4tester.server.settings import read_token
 
 HELP: Final = "Open Traffic Generator API server (snappi, the OTG conformance suite)"
 DEFAULT_BIND: Final = "127.0.0.1:8443"
@@ -39,7 +39,6 @@ def run(args: argparse.Namespace) -> int:
     from p4tester.otg.app import create_app
     from p4tester.otg.state import OtgState
     from p4tester.otg.switch_driver import SwitchDriver
-    from p4tester.server.settings import MIN_TOKEN_CHARS, parse_bind
 
     bind = parse_bind(args.bind)
     token: str | None = args.token if args.token is not None else read_token(args.token_file)

@@ -1,5 +1,5 @@
 """An experiment's output directory: trials.jsonl (crash-safe, written as trials
-end), summary.json, trials.csv, streams.csv and the plots."""
+end), summary.json, trials.csv, streams.csv, result.txt and the plots."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from p4tester.results.model import TrialResult
 from p4tester.results.tables import write_streams_csv, write_trials_csv
 
 TRIALS_FILE = "trials.jsonl"
+RESULT_TEXT_FILE = "result.txt"
 
 
 def open_log(output: Path, experiment: str, profile: str, topology: str,
@@ -67,3 +68,8 @@ def write_outputs(output: Path, result: Any, trials: tuple[TrialResult, ...],
     write_trials_csv(trials, output / "trials.csv")
     write_streams_csv(trials, output / "streams.csv")
     return document
+
+
+def write_report(output: Path, text: str) -> None:
+    """The report a person reads (result.txt), as the run printed it."""
+    (output / RESULT_TEXT_FILE).write_text(text + "\n")

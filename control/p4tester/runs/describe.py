@@ -1,5 +1,5 @@
-"""`p4tester validate`: check a topology and a profile without touching a switch,
-and show what 100 % load means for each stream at each frame size."""
+"""`p4tester validate` and `POST /api/validate`: check a topology and a profile without
+touching a switch, and show what 100 % load means for each stream at each frame size."""
 
 from __future__ import annotations
 

@@ -1,0 +1,191 @@
+"""Each experiment's body: its request and the run's context in, the experiment run
+through the run's recorder, its result and report (tables, lines) and plots out."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from p4tester.config.profile import Profile
+from p4tester.config.topology import Topology
+from p4tester.experiments.back_to_back import BackToBackConfig, run_back_to_back
+from p4tester.experiments.frame_loss import FrameLossConfig, run_frame_loss
+from p4tester.experiments.frame_size_scan import FrameSizeScanConfig, run_frame_size_scan
+from p4tester.experiments.latency import LatencyConfig, run_latency
+from p4tester.experiments.queue_sweep import QueueSweepConfig, min_fit_thresholds, run_queue_sweep
+from p4tester.experiments.ramp_soak import RampConfig, SoakConfig, run_ramp, run_soak
+from p4tester.experiments.recording import Recorder
+from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_throughput
+from p4tester.results.plots import (
+    PlotError,
+    plot_frame_loss_rate,
+    plot_intervals,
+    plot_latency_histograms,
+    plot_loss_vs_frame_size,
+    plot_throughput,
+)
+from p4tester.results.tables import throughput_table, trials_table
+from p4tester.search.goals import SearchGoal
+from p4tester.streams.rates import Rate
+
+from .dut_buffer import bmv2_dut_buffer
+from .loads import fraction_at, line_rate_of
+from .report_lines import buffering_lines, fit_warnings, latency_lines, losing_stream_lines
+from .requests import (
+    BackToBackRequest,
+    FrameLossRequest,
+    FrameSizeScanRequest,
+    LatencyRequest,
+    QueueSweepRequest,
+    RampRequest,
+    SoakRequest,
+    ThroughputRequest,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """Where a body runs: the files it was given, the run's recorder (every trial goes
+    through it), and the run's output directory for its plots."""
+
+    topology: Topology
+    profile: Profile
+    recorder: Recorder
+    output: Path
+
+    def fraction(self, rate: Rate, frame_size: int) -> float:
+        return fraction_at(rate, frame_size, self.topology, self.profile)
+
+
+Outcome = tuple[Any, str]  # the experiment's result, the report for a person
+
+
+def plot(draw: Callable[[], Path]) -> None:
+    # No valid trial to plot: the tables say why.
+    with contextlib.suppress(PlotError):
+        draw()
+
+
+def throughput_body(request: ThroughputRequest, run: RunContext) -> Outcome:
+    profile = run.profile
+    final = request.trial_s(profile)
+    width = profile.search.relative_width
+    ndr = SearchGoal("NDR", 0.0, width, final,
+                     initial_trial_duration_s=profile.trial.initial_duration_s)
+    pdr = SearchGoal("PDR", profile.search.pdr_loss_ratio, width, final,
+                     initial_trial_duration_s=profile.trial.initial_duration_s)
+    config = ThroughputConfig(line_rate_bps=line_rate_of(run.topology, profile),
+                              frame_sizes=request.frame_sizes or profile.frame_sizes,
+                              method=SearchMethod(request.method or profile.search.method),
+                              ndr=ndr, pdr=pdr)
+    result = run_throughput(config, run.recorder)
+    plot(lambda: plot_throughput(result.points(), run.output / "throughput.png"))
+    return result, "\n".join([throughput_table(result.points()), *losing_stream_lines(result),
+                              *buffering_lines(result)])
+
+
+def latency_body(request: LatencyRequest, run: RunContext) -> Outcome:
+    config = LatencyConfig(frame_size=request.frame_size,
+                           offered_fraction=run.fraction(request.load, request.frame_size),
+                           trials=request.trials,
+                           trial_duration_s=request.trial_s(run.profile))
+    result = run_latency(config, run.recorder)
+    valid = [t for t in run.recorder.trials if t.valid and t.streams]
+    if valid:
+        plot(lambda: plot_latency_histograms(valid[-1].streams, run.output / "latency.png"))
+    text = trials_table(run.recorder.trials)
+    if result.summary is not None:
+        text += latency_lines(result.summary)
+    return result, text
+
+
+def frame_loss_body(request: FrameLossRequest, run: RunContext) -> Outcome:
+    config = FrameLossConfig(frame_sizes=request.frame_sizes or run.profile.frame_sizes,
+                             step_fraction=request.step,
+                             trial_duration_s=request.trial_s(run.profile))
+    result = run_frame_loss(config, run.recorder)
+    plot(lambda: plot_frame_loss_rate(run.recorder.trials, run.output / "frame-loss.png"))
+    return result, trials_table(run.recorder.trials)
+
+
+def back_to_back_body(request: BackToBackRequest, run: RunContext) -> Outcome:
+    size = request.frame_size
+    config = BackToBackConfig(frame_size=size,
+                              line_rate_bps=line_rate_of(run.topology, run.profile),
+                              throughput_fraction=run.fraction(request.throughput, size),
+                              repetitions=request.repetitions,
+                              trial_duration_s=request.trial_s(run.profile),
+                              max_burst_frames=request.max_burst)
+    result = run_back_to_back(config, run.recorder)
+    text = (f"back-to-back at {size} B: average burst {result.average_frames:.1f} "
+            f"frames (min {result.min_frames}, max {result.max_frames}); RFC 9004 corrected "
+            f"buffer {result.corrected_buffer_frames:.1f} frames = "
+            f"{result.corrected_buffer_time_s * 1e3:.3f} ms")
+    return result, text
+
+
+def frame_size_scan_body(request: FrameSizeScanRequest, run: RunContext) -> Outcome:
+    config = FrameSizeScanConfig(start_size=request.start, end_size=request.end,
+                                 step=request.step, offered_fraction=request.load,
+                                 trial_duration_s=request.trial_s(run.profile))
+    result = run_frame_size_scan(config, run.recorder)
+    trials = run.recorder.trials
+    plot(lambda: plot_loss_vs_frame_size(trials, run.output / "loss-vs-frame-size.png"))
+    text = (trials_table(trials) + f"\nNDR frame size: {result.ndr_frame_size}; "
+            f"loss bands: {[(b.first_size, b.last_size) for b in result.loss_bands]}")
+    return result, text
+
+
+def ramp_body(request: RampRequest, run: RunContext) -> Outcome:
+    size = request.frame_size
+    config = RampConfig(frame_size=size, start_fraction=run.fraction(request.start, size),
+                        end_fraction=run.fraction(request.end, size),
+                        step_fraction=run.fraction(request.step, size),
+                        step_duration_s=request.trial_s(run.profile))
+    result = run_ramp(config, run.recorder)
+    plot(lambda: plot_frame_loss_rate(run.recorder.trials, run.output / "ramp.png",
+                                      title="Loss per ramp step"))
+    return result, trials_table(run.recorder.trials)
+
+
+def soak_body(request: SoakRequest, run: RunContext) -> Outcome:
+    config = SoakConfig(frame_size=request.frame_size,
+                        offered_fraction=run.fraction(request.load, request.frame_size),
+                        total_duration_s=request.total_s, interval_s=request.interval_s)
+    result = run_soak(config, run.recorder)
+    plot(lambda: plot_intervals(run.recorder.trials, run.output / "soak.png"))
+    totals = result.totals
+    text = (trials_table(run.recorder.trials) + f"\nsoak: {totals.intervals} intervals, TX "
+            f"{totals.tx_frames}, RX {totals.rx_frames}, lost {totals.lost}, reordered "
+            f"{totals.reordered}, intervals with loss {totals.intervals_with_loss}")
+    return result, text
+
+
+def queue_sweep_body(request: QueueSweepRequest, run: RunContext) -> Outcome:
+    dut = bmv2_dut_buffer(run.topology)
+    config = QueueSweepConfig(frame_sizes=request.frame_sizes or run.profile.frame_sizes,
+                              buffer_percents=request.buffer_percents,
+                              offered_fraction=request.load,
+                              trial_duration_s=request.trial_s(run.profile),
+                              repetitions=request.repetitions, plot_dir=run.output)
+    result = run_queue_sweep(config, run.recorder, dut)
+    trials = run.recorder.trials
+    lines = [trials_table(trials)]
+    for fit in result.by_size:
+        lines.append(f"{fit.frame_size} B: avg latency = {fit.fits.avg.slope:.3f} us/% x buffer "
+                     f"+ {fit.fits.avg.intercept:.1f} (R^2 {fit.fits.avg.r_squared:.3f}); max "
+                     f"R^2 {fit.fits.max.r_squared:.3f}; min slope {fit.fits.min.slope:.3f}")
+    if result.left_out:
+        reasons = sorted({p.reason for p in result.left_out})
+        lines.append(f"left out {len(result.left_out)} of "
+                     f"{len(result.left_out) + len(result.points)} points that the tester or "
+                     f"the DUT could not vouch for ({', '.join(reasons)}), after repeats")
+    lines.extend(fit_warnings(result, trials))
+    for size in result.unfitted_sizes:
+        lines.append(f"{size} B: could not fit latency vs buffer: fewer than "
+                     f"{min_fit_thresholds(config)} of {len(config.buffer_percents)} thresholds "
+                     "have trials both sides vouch for (a busy host?); no fit reported")
+    return result, "\n".join(lines)

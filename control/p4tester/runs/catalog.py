@@ -1,0 +1,126 @@
+"""The experiments a run can be: name, one-line summary, request type and body, and
+the one way a request is built from option values, whichever front end read them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from .bodies import (
+    Outcome,
+    RunContext,
+    back_to_back_body,
+    frame_loss_body,
+    frame_size_scan_body,
+    latency_body,
+    queue_sweep_body,
+    ramp_body,
+    soak_body,
+    throughput_body,
+)
+from .option_parsers import OptionValueError
+from .requests import (
+    BackToBackRequest,
+    ExperimentRequest,
+    FrameLossRequest,
+    FrameSizeScanRequest,
+    LatencyRequest,
+    Option,
+    QueueSweepRequest,
+    RampRequest,
+    SoakRequest,
+    ThroughputRequest,
+)
+
+
+class RequestError(ValueError):
+    """Bad experiment options; the message names the experiment, the option and the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class Experiment:
+    name: str
+    summary: str
+    request_type: type[ExperimentRequest]
+    body: Callable[[Any, RunContext], Outcome]
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        return self.request_type.OPTIONS
+
+    def default_text(self, option: Option) -> str | None:
+        """An option's default as a user would type it (None: no default)."""
+        value = self.request_type.defaults().get(option.field)
+        if value is None:
+            return None
+        if isinstance(value, tuple):
+            return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
+        return str(value)
+
+
+EXPERIMENTS: Final[Mapping[str, Experiment]] = {e.name: e for e in (
+    Experiment("throughput", "RFC 2544 26.1: NDR and PDR per frame size (MLRsearch or binary)",
+               ThroughputRequest, throughput_body),
+    Experiment("latency", "RFC 2544 26.2 latency at a load, RFC 8219 figures",
+               LatencyRequest, latency_body),
+    Experiment("frame-loss", "RFC 2544 26.3 frame loss rate curve",
+               FrameLossRequest, frame_loss_body),
+    Experiment("back-to-back", "RFC 2544 26.4 back-to-back frames, RFC 9004 buffer time",
+               BackToBackRequest, back_to_back_body),
+    Experiment("frame-size-scan", "loss vs frame size at a fixed load",
+               FrameSizeScanRequest, frame_size_scan_body),
+    Experiment("ramp", "step the load every trial", RampRequest, ramp_body),
+    Experiment("soak", "long run in interval statistics", SoakRequest, soak_body),
+    Experiment("queue-sweep", "latency vs DUT buffer threshold (seed 004)",
+               QueueSweepRequest, queue_sweep_body),
+)}
+
+
+def experiment_named(name: str) -> Experiment:
+    if name not in EXPERIMENTS:
+        raise RequestError(f"no experiment named {name!r}; known: {sorted(EXPERIMENTS)}")
+    return EXPERIMENTS[name]
+
+
+def parse_option(option: Option, text: str) -> object:
+    """One option's value from its text, or the error a user can act on."""
+    if option.choices is not None and text not in option.choices:
+        listed = ", ".join(repr(c) for c in option.choices)
+        raise OptionValueError(f"invalid choice: {text!r} (choose from {listed})")
+    try:
+        return option.parse(text)
+    except OptionValueError:
+        raise
+    except ValueError as exc:  # int, float: their own messages name no option
+        kind = getattr(option.parse, "__name__", "value")
+        raise OptionValueError(f"invalid {kind} value: {text!r}") from exc
+
+
+def build_request(name: str, values: Mapping[str, object]) -> ExperimentRequest:
+    """A request from option values by option name ("frame-sizes"): texts are parsed,
+    values a front end parsed already (ints, floats from JSON) are parsed from their
+    text the same way. RequestError for an unknown experiment or option, a missing
+    required one or a value that does not parse."""
+    experiment = experiment_named(name)
+    prog = f"p4tester {name}"
+    by_name = {o.name: o for o in experiment.options}
+    unknown = [key for key in values if key not in by_name]
+    if unknown:
+        given = " ".join(f"--{key} {values[key]}" for key in unknown)
+        raise RequestError(f"{prog}: unrecognized arguments: {given}")
+    missing = [f"--{o.name}" for o in experiment.options if o.required and values.get(o.name)
+               is None]
+    if missing:
+        raise RequestError(f"{prog}: the following arguments are required: "
+                           f"{', '.join(missing)}")
+    fields: dict[str, object] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        option = by_name[key]
+        try:
+            fields[option.field] = parse_option(option, str(value))
+        except OptionValueError as exc:
+            raise RequestError(f"{prog}: argument --{option.name}: {exc}") from exc
+    return experiment.request_type(**fields)

@@ -1,0 +1,99 @@
+"""The lines a run's report adds under its tables: where to look first, what a bound
+measured while the DUT buffered means, the tester's own latency, and fits that could
+not be measured on this host."""
+
+from __future__ import annotations
+
+from p4tester.experiments.latency import LatencySummary
+from p4tester.experiments.queue_sweep import QueueSweepResult
+from p4tester.experiments.throughput import ThroughputResult
+from p4tester.results.buffer_fill import buffer_fill
+from p4tester.results.model import TrialResult
+from p4tester.results.reference import SPIKED_MARK
+from p4tester.results.tables import losing_streams_text
+
+# Seed 004 expects average and maximum latency linear in buffer %: below this R^2 the
+# line is not the DUT's shape, and on a busy host it is the host's.
+MIN_FIT_R_SQUARED = 0.9
+
+
+def losing_stream_lines(result: ThroughputResult) -> list[str]:
+    """A line per goal and frame size naming the streams that lost frames at the lowest
+    failing load: with many streams, where to look first."""
+    return [f"{size.frame_size} B {bounds.goal}: lowest failing load {bounds.upper.percent:.2f} "
+            f"%, frames lost per stream (stream:lost) {losing_streams_text(bounds.losing_streams)}"
+            for size in result.sizes for bounds in (size.ndr, size.pdr)
+            if bounds.upper is not None and bounds.losing_streams]
+
+
+def buffering_lines(result: ThroughputResult) -> list[str]:
+    """A line per goal and frame size whose bound was measured in a trial the DUT
+    buffered through: latency rose, the buffer was filling, and a longer trial would
+    have filled it; the trial length suggested from how fast it filled
+    (results.buffer_fill; RFC 2544 asks for 60-s trials)."""
+    lines = []
+    for size in result.sizes:
+        for bounds in (size.ndr, size.pdr):
+            if bounds.lower is None or bounds.buffered_us is None:
+                continue
+            fill = buffer_fill(bounds.buffered_us, bounds.trial_s, bounds.lower.pps)
+            lines.append(
+                f"{size.frame_size} B {bounds.goal}: the DUT was filling its buffer in the "
+                f"{bounds.trial_s:g}-s trial at {bounds.lower.percent:.2f} % (latency rose "
+                f"{bounds.buffered_us / 1000:.1f} ms): {fill.describe()}; the bound may hold "
+                f"only for trials that short: measure with longer ones (--duration "
+                f"{fill.suggested_trial_s:g}; RFC 2544: 60)")
+    return lines
+
+
+def percentile_text(value: float | None) -> str:
+    """A percentile from histogram interpolation: a tenth of a microsecond is all the
+    BMv2 clock (1 us) supports; None (no samples, or beyond the last bin) said as such."""
+    return "n/a" if value is None else f"{value:.1f}"
+
+
+def latency_lines(summary: LatencySummary) -> str:
+    """Typical and worst-case latency of a latency run, then the tester's own."""
+    return (f"\ntypical latency (median of p50) {percentile_text(summary.typical_latency_us)} "
+            f"us, worst case (median of p99.9) {percentile_text(summary.worst_case_latency_us)}"
+            f" us, min {summary.min_us} avg {summary.avg_us:.1f} max {summary.max_us} us"
+            + own_latency_line(summary))
+
+
+def own_latency_line(summary: LatencySummary) -> str:
+    """What the tester's reference stream says of the latency figures above."""
+    if summary.tester_floor_us is None or summary.tester_max_us is None:
+        return ""
+    line = (f"\ntester's own latency (reference stream looped inside the tester switch): "
+            f"{summary.tester_floor_us:g}..{summary.tester_max_us:g} us")
+    if summary.tester_spiked_trials:
+        line += (f"; it spiked in {summary.tester_spiked_trials} of {summary.trials} trials, "
+                 "enough to account for their max and high percentiles: the host delayed "
+                 f"frames, not only the DUT (trials marked '{SPIKED_MARK}')")
+    return line
+
+
+def fit_warnings(result: QueueSweepResult, trials: tuple[TrialResult, ...]) -> list[str]:
+    """A line per poor fit: on a busy host (more runnable tasks than CPUs in a trial)
+    it says the fit could not be measured here, instead of reporting it as the DUT's.
+    The self-check catches frames the host dropped, not frames it delayed; a maximum
+    is one frame per trial, and a scheduling stall of either switch decides it."""
+    busy = [t for t in trials if t.host_load is not None and t.host_load.busy]
+    warnings = []
+    for fit in result.by_size:
+        for name, line in (("avg", fit.fits.avg), ("max", fit.fits.max)):
+            if line.r_squared >= MIN_FIT_R_SQUARED:
+                continue
+            if busy:
+                worst = max(t.host_load.load_1m for t in busy if t.host_load is not None)
+                warnings.append(
+                    f"{fit.frame_size} B: could not measure {name} latency vs buffer on this "
+                    f"host: R^2 {line.r_squared:.3f} < {MIN_FIT_R_SQUARED} with the host busy "
+                    f"in {len(busy)} of {len(trials)} trials (load up to {worst:.2f}); the "
+                    "host delayed frames, not only the DUT: not a result, rerun on a quieter "
+                    "host")
+            else:
+                warnings.append(
+                    f"{fit.frame_size} B: {name} latency is not linear in buffer % (R^2 "
+                    f"{line.r_squared:.3f} < {MIN_FIT_R_SQUARED}, host not busy)")
+    return warnings

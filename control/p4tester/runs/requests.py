@@ -1,0 +1,210 @@
+"""Typed, frozen requests: what an experiment run takes, whichever front end parsed it
+(the CLI from argv, the web server from JSON). Each request lists its options once
+(`OPTIONS`): their names, help, parsers and which are required; a request's defaults
+are its fields' defaults."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from p4tester.config.profile import Profile
+from p4tester.experiments.throughput import SearchMethod
+from p4tester.streams.rates import Rate
+
+from .option_parsers import load_fraction, load_rate, percent_list, size_list
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option: `name` as the CLI spells it without dashes and the API takes it."""
+
+    name: str
+    help: str
+    parse: Callable[[str], object]
+    required: bool = False
+    choices: tuple[str, ...] | None = None
+    field_name: str = ""  # the request's field, when not the name with underscores
+
+    @property
+    def field(self) -> str:
+        return self.field_name or self.name.replace("-", "_")
+
+
+def _duration() -> Option:
+    return Option("duration", "trial seconds (default: the profile's)", float,
+                  field_name="duration_s")
+
+
+class ExperimentRequest:
+    """What every request answers: its options, the loads to check against line rate
+    and the fixed loads to check against the tester's calibrated capacity."""
+
+    __slots__ = ()
+    OPTIONS: ClassVar[tuple[Option, ...]] = ()
+
+    def rates_at_one_size(self) -> tuple[int, dict[str, Rate]]:
+        """The frame size and the loads (option name -> Rate) given at it."""
+        return 0, {}
+
+    def fixed_loads(self, profile: Profile) -> list[tuple[int, Rate | float]]:
+        """(frame size, load) of the highest fixed load offered, a Rate or a share of
+        line rate."""
+        del profile
+        return []
+
+    def trial_s(self, profile: Profile) -> float:
+        duration = getattr(self, "duration_s", None)
+        return float(duration) if duration else profile.trial.duration_s
+
+    @classmethod
+    def defaults(cls) -> dict[str, object]:
+        return {f.name: f.default for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+                if f.default is not dataclasses.MISSING}
+
+
+@dataclass(frozen=True, slots=True)
+class ThroughputRequest(ExperimentRequest):
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("method", "search method (default: the profile's)", str,
+               choices=tuple(m.value for m in SearchMethod)),
+        Option("frame-sizes", "e.g. 64,512,1518", size_list),
+        _duration(),
+    )
+    method: str | None = None
+    frame_sizes: tuple[int, ...] | None = None
+    duration_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LatencyRequest(ExperimentRequest):
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("frame-size", "frame size (B)", int, required=True),
+        Option("load", "offered load, normally the throughput found: 95%, 3000pps, 2Mbps",
+               load_rate, required=True),
+        Option("trials", "RFC 2544: at least 20", int),
+        _duration(),
+    )
+    frame_size: int
+    load: Rate
+    trials: int = 20
+    duration_s: float | None = None
+
+    def rates_at_one_size(self) -> tuple[int, dict[str, Rate]]:
+        return self.frame_size, {"load": self.load}
+
+    def fixed_loads(self, profile: Profile) -> list[tuple[int, Rate | float]]:
+        return [(self.frame_size, self.load)]
+
+
+@dataclass(frozen=True, slots=True)
+class FrameLossRequest(ExperimentRequest):
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("frame-sizes", "e.g. 64,512,1518", size_list),
+        Option("step", "load step, <= 0.1 (RFC 2544)", float),
+        _duration(),
+    )
+    frame_sizes: tuple[int, ...] | None = None
+    step: float = 0.1
+    duration_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BackToBackRequest(ExperimentRequest):
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("frame-size", "frame size (B)", int, required=True),
+        Option("throughput", "the DUT's measured throughput, for RFC 9004's correction",
+               load_rate, required=True),
+        Option("repetitions", "RFC 2544: 50", int),
+        Option("max-burst", "longest burst tried (frames)", int),
+        _duration(),
+    )
+    frame_size: int
+    throughput: Rate
+    repetitions: int = 50
+    max_burst: int | None = None
+    duration_s: float | None = None
+
+    def rates_at_one_size(self) -> tuple[int, dict[str, Rate]]:
+        return self.frame_size, {"throughput": self.throughput}
+
+
+@dataclass(frozen=True, slots=True)
+class FrameSizeScanRequest(ExperimentRequest):
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("start", "first frame size (B)", int, required=True),
+        Option("end", "last frame size (B)", int, required=True),
+        Option("step", "bytes between sizes", int),
+        Option("load", "share of line rate at every size: 100%, 0.5", load_fraction),
+        _duration(),
+    )
+    start: int
+    end: int
+    step: int = 1
+    load: float = 1.0
+    duration_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RampRequest(ExperimentRequest):
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("frame-size", "frame size (B)", int),
+        Option("start", "e.g. 20%, 1000pps", load_rate, required=True),
+        Option("end", "last load", load_rate, required=True),
+        Option("step", "load added every step", load_rate, required=True),
+        _duration(),
+    )
+    start: Rate
+    end: Rate
+    step: Rate
+    frame_size: int = 64
+    duration_s: float | None = None
+
+    def rates_at_one_size(self) -> tuple[int, dict[str, Rate]]:
+        return self.frame_size, {"start": self.start, "end": self.end, "step": self.step}
+
+    def fixed_loads(self, profile: Profile) -> list[tuple[int, Rate | float]]:
+        return [(self.frame_size, self.end)]
+
+
+@dataclass(frozen=True, slots=True)
+class SoakRequest(ExperimentRequest):
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("frame-size", "frame size (B)", int),
+        Option("load", "e.g. 30%, 2000pps", load_rate, required=True),
+        Option("total", "soak seconds", float, required=True, field_name="total_s"),
+        Option("interval", "seconds per interval", float, field_name="interval_s"),
+    )
+    load: Rate
+    total_s: float
+    frame_size: int = 64
+    interval_s: float = 10.0
+
+    def rates_at_one_size(self) -> tuple[int, dict[str, Rate]]:
+        return self.frame_size, {"load": self.load}
+
+    def fixed_loads(self, profile: Profile) -> list[tuple[int, Rate | float]]:
+        return [(self.frame_size, self.load)]
+
+
+@dataclass(frozen=True, slots=True)
+class QueueSweepRequest(ExperimentRequest):
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("frame-sizes", "e.g. 64,512,1518", size_list),
+        Option("buffers", "DUT buffer thresholds, % of its queue depth", percent_list,
+               field_name="buffer_percents"),
+        Option("load", "per TX port (seed 004: two ports at ~50% into one)", load_fraction),
+        Option("repetitions", "trials per frame size and threshold; the fit uses their "
+               "medians", int),
+        _duration(),
+    )
+    frame_sizes: tuple[int, ...] | None = None
+    buffer_percents: tuple[float, ...] = (1, 10, 20, 40, 60, 80, 100)
+    load: float = 0.502
+    repetitions: int = 3
+    duration_s: float | None = None
+
+    def fixed_loads(self, profile: Profile) -> list[tuple[int, Rate | float]]:
+        return [(size, self.load) for size in self.frame_sizes or profile.frame_sizes]
