@@ -127,3 +127,15 @@ def test_the_graph_sees_imports_inside_functions() -> None:
     assert "p4tester.lab.mininet.build" in graph["p4tester.lab.mininet.keeper"]
     assert {"p4tester.config.tutorials", "p4tester.config.p4app"} <= \
         graph["p4tester.config.network_file"]
+
+
+def test_the_tester_core_is_target_neutral() -> None:
+    """tester/ (the one trial loop, self-checks, stream plans) imports no target and
+    no lab: targets and labs supply their reads and writes to it (issue 22)."""
+    found = {module: sorted(m for m in imported
+                            if m.startswith(("p4tester.targets", "p4tester.lab")))
+             for module, imported in import_graph().items()
+             if module.startswith("p4tester.tester")}
+    assert {module: names for module, names in found.items() if names} == {}
+    assert "p4tester.tester.trial_loop" in import_graph()["p4tester.targets.bmv2_trials"]
+    assert "p4tester.tester.trial_loop" in import_graph()["p4tester.targets.tofino.runner"]

@@ -24,7 +24,8 @@ from p4tester.lab import netdev
 from p4tester.lab.linux_dut import NAMESPACE
 from p4tester.neighbors.resolve import ResolutionError, prepare, resolve_streams
 from p4tester.results.jsonl import ResultLog
-from p4tester.tester.session import SwitchTrialRunner, TesterSession
+from p4tester.targets.bmv2_session import TesterSession
+from p4tester.targets.bmv2_trials import SwitchTrialRunner
 from p4tester.tester.snapshot import CounterSnapshot
 
 from conftest import p4tester

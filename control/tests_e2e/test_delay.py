@@ -16,7 +16,8 @@ from p4tester.experiments.runner import TrialSpec
 from p4tester.lab.dut_impairments import DutImpairments, impairment_entities
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.results.model import LatencyStats
-from p4tester.tester.session import SwitchTrialRunner, TesterSession
+from p4tester.targets.bmv2_session import TesterSession
+from p4tester.targets.bmv2_trials import SwitchTrialRunner
 
 LINE_RATE_64B_PPS = 5e6 / (84 * 8)
 # A held frame leaves at the first pass of the DUT's recirculation loop after its

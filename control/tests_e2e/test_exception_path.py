@@ -13,7 +13,8 @@ from p4tester.config.topology import load_topology
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab import netdev
 from p4tester.lab.linux_dut import NAMESPACE
-from p4tester.tester.session import SwitchTrialRunner, TesterSession
+from p4tester.targets.bmv2_session import TesterSession
+from p4tester.targets.bmv2_trials import SwitchTrialRunner
 
 LINE_RATE_64B_PPS = 5e6 / (84 * 8)
 DURATION_S = 2.0

@@ -18,7 +18,8 @@ from p4tester.experiments.runner import TrialSpec
 from p4tester.lab.runner import dut_iface
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.results.checks import DUT_LIMITED
-from p4tester.tester.session import SwitchTrialRunner, TesterSession
+from p4tester.targets.bmv2_session import TesterSession
+from p4tester.targets.bmv2_trials import SwitchTrialRunner
 
 LINE_RATE_64B_PPS = 5e6 / (84 * 8)
 RATE_PPS = 1000

@@ -49,7 +49,8 @@ from p4tester.dataplane.constants import (
 from p4tester.dataplane.headers import TesterHeader, epoch_flags
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab import runner as lab_runner
-from p4tester.tester.session import SwitchTrialRunner, TesterSession
+from p4tester.targets.bmv2_session import TesterSession
+from p4tester.targets.bmv2_trials import SwitchTrialRunner
 
 LOAD = 0.2  # of the 5 Mbit/s port: 1488 frames/s at 64 B
 TRIAL_S = 4.0

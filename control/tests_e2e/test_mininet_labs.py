@@ -24,7 +24,8 @@ from p4tester.lab import ifaces, netdev
 from p4tester.lab.runner import down, up
 from p4tester.results.checks import TESTER_LIMITED
 from p4tester.results.model import TrialResult
-from p4tester.tester.session import SwitchTrialRunner, TesterSession
+from p4tester.targets.bmv2_session import TesterSession
+from p4tester.targets.bmv2_trials import SwitchTrialRunner
 
 from conftest import p4tester, toolchain_required
 

@@ -20,7 +20,8 @@ from p4tester.experiments.runner import TrialSpec
 from p4tester.results.checks import TESTER_LIMITED
 from p4tester.results.model import TrialResult
 from p4tester.results.reference import SPIKE_FLOOR_US, spiked
-from p4tester.tester.session import SwitchTrialRunner, TesterSession
+from p4tester.targets.bmv2_session import TesterSession
+from p4tester.targets.bmv2_trials import SwitchTrialRunner
 
 TRIAL_S = 2.0
 REFERENCE_PPS = 100  # the profile default

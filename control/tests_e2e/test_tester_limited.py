@@ -22,7 +22,8 @@ from p4tester.dataplane.constants import EPOCHS
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab import runner as lab_runner
 from p4tester.results.checks import TESTER_LIMITED
-from p4tester.tester.session import SwitchTrialRunner, TesterSession
+from p4tester.targets.bmv2_session import TesterSession
+from p4tester.targets.bmv2_trials import SwitchTrialRunner
 
 LOADS = (0.3, 0.6, 0.9, 0.6, 0.3)  # of the 5 Mbit/s port: 2232 .. 6696 frames/s at 64 B
 TRIAL_S = 1.0

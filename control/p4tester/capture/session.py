@@ -12,7 +12,8 @@ from p4tester.dataplane import names
 from p4tester.dataplane.constants import RX_KIND_FOREIGN, RX_KIND_STREAM
 from p4tester.experiments.runner import TrialSpec
 from p4tester.results.model import TrialResult
-from p4tester.tester.session import SwitchTrialRunner, TesterSession
+from p4tester.targets.bmv2_session import TesterSession
+from p4tester.targets.bmv2_trials import SwitchTrialRunner
 
 CAPTURE_RULE = 0
 # After the trial, copies still on their way to the controller.

@@ -50,7 +50,7 @@ def capture(args: argparse.Namespace, topology: Topology, profile: Profile) -> i
                              foreign_only=args.foreign_port is not None, count=args.count,
                              min_gap_us=args.min_gap_us, load=args.load,
                              duration_s=args.duration, frame_size=frame_size)
-    from p4tester.tester.session import TesterSession
+    from p4tester.targets.bmv2_session import TesterSession
 
     with TesterSession(topology, profile, push_pipeline=args.push_pipeline) as session:
         result = run_capture(session, request)

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         return exit_codes.OK
     if args.command == "stats":
         from p4tester.cli.stats_cmd import watch
-        from p4tester.tester.session import TesterSession
+        from p4tester.targets.bmv2_session import TesterSession
 
         if args.count < 1 or args.interval <= 0:
             raise ConfigError("--count must be >= 1 and --interval > 0")

@@ -10,7 +10,7 @@ from typing import Any
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import RX_KIND_COUNT
 from p4tester.results.tables import Column, render_table
-from p4tester.tester.session import TesterSession
+from p4tester.targets.bmv2_session import TesterSession
 from p4tester.tester.snapshot import CounterSnapshot
 
 RX_KIND_NAMES = ("stream", "foreign", "truncated", "bad_signature", "bad_stream", "stale",

@@ -3,7 +3,8 @@
 A TrialRunner sets the streams of the profile to the spec's frame size and load,
 runs them for the spec's duration (or exactly frame_count frames), waits for the
 drain, reads every figure and returns one TrialResult. The switch-backed runner
-is p4tester.tester.session.SwitchTrialRunner; tests use simulated ones.
+is p4tester.targets.bmv2_trials.SwitchTrialRunner (Tofino: targets.tofino.runner), both
+the one trial loop of tester.trial_loop; tests use simulated ones.
 """
 
 from __future__ import annotations

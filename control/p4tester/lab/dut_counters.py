@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Mapping
-from typing import Protocol
 
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
@@ -28,28 +27,9 @@ from p4tester.lab.bmv2_dut import DUT_P4INFO, dut_settings, forwarding
 from p4tester.lab.ifaces import dut_iface
 from p4tester.lab.linux_dut import NAMESPACE
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
+from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
 from p4tester.tester.port_counters import InterfaceCounters, KernelInterfaceCounters
 from p4tester.tester.selfcheck import ProgramPortCounts
-
-# A DUT read is a side check: it must not hold a trial up for long.
-DUT_TIMEOUT_S = 1.0
-
-
-class DutCounterSource(Protocol):
-    """A lab DUT's ports: their interfaces' counters and what the DUT itself counted.
-    Either read gives None when the DUT cannot be read: the trial is then unchecked on
-    the DUT's side, which makes it as little the DUT's result as a dut-limited one
-    (issue 21: no check switches itself off). A DUT that is gone (`running` False: its
-    process or namespace no longer exists) is another matter: it forwards nothing, which
-    is the DUT's own behaviour, and the trials show it as loss."""
-
-    def interfaces(self) -> Mapping[int, str]: ...
-
-    def running(self) -> bool: ...
-
-    def read_interfaces(self) -> Mapping[int, InterfaceCounters] | None: ...
-
-    def read_program(self) -> ProgramPortCounts | None: ...
 
 
 class Bmv2DutCounters:

@@ -28,8 +28,9 @@ from p4tester.dataplane.program import seeds_for_rate
 from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.streams.frame_sizes import FCS_BYTES
 from p4tester.streams.template import build_template
-from p4tester.tester.session import TesterSession, frame_spec
+from p4tester.targets.bmv2_session import TesterSession, frame_spec
 from p4tester.tester.snapshot import CounterSnapshot, bytes_between, packets_between
+from p4tester.tester.trial_loop import SEND_GRACE_S, SEND_SLACK
 
 from .capture import PortCaptures
 from .errors import internal, validation
@@ -40,8 +41,6 @@ from .readings import FlowCounters, Latency, PortCounters, Reading
 POLL_S: Final = 0.1
 DRAIN_S: Final = 0.3
 MAX_DRAIN_S: Final = 5.0
-SEND_SLACK: Final = 1.5
-SEND_GRACE_S: Final = 5.0
 JOIN_S: Final = 30.0
 NS_PER_BMV2_TICK: Final = 1000.0  # BMv2 timestamps are microseconds
 

@@ -30,7 +30,8 @@ def open_trial_runner(topology: Topology, profile: Profile, *,
             client.close()
         return
 
-    from p4tester.tester.session import SwitchTrialRunner, TesterSession
+    from p4tester.targets.bmv2_session import TesterSession
+    from p4tester.targets.bmv2_trials import SwitchTrialRunner
 
     with TesterSession(topology, profile, push_pipeline=push_pipeline) as session:
         yield SwitchTrialRunner(session)

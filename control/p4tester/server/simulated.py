@@ -24,7 +24,7 @@ from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.experiments.simulated_runner import SimulatedDut, SimulatedRunner
 from p4tester.results.model import Histogram, StreamStats, TrialResult
 from p4tester.runs.stopping import StopRequested
-from p4tester.tester.session import QDEPTH_EDGES
+from p4tester.tester.trial_loop import QDEPTH_EDGES
 
 from .readings import LiveReading, PortReading, StreamReading
 from .settings import MAX_SIM_TRIAL_WALL_S

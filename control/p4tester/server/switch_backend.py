@@ -11,7 +11,8 @@ from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialRunner
 from p4tester.runs.trial_runners import open_trial_runner
-from p4tester.tester.session import SwitchTrialRunner, TesterSession
+from p4tester.targets.bmv2_session import TesterSession
+from p4tester.targets.bmv2_trials import SwitchTrialRunner
 
 from .backend import BackendUnavailableError
 from .readings import LiveReading

@@ -9,8 +9,9 @@ import time
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM, HIST_OUTSIDE_BIN
 from p4tester.results.model import Histogram
-from p4tester.tester.session import QDEPTH_EDGES, TesterSession
+from p4tester.targets.bmv2_session import TesterSession
 from p4tester.tester.snapshot import CounterSnapshot
+from p4tester.tester.trial_loop import QDEPTH_EDGES
 
 from .readings import LiveReading, PortReading, StreamReading
 

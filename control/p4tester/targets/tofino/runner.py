@@ -4,17 +4,18 @@ Rates are not rounded to whole frames per second as on BMv2: the generator's tim
 makes fractional rates, and each application reports the rate it really makes
 (AppPlan.schedule), which is what TrialResult.offered_pps sums.
 
-Each trial checks itself (issue 10) as on BMv2 (tester.session): the ports' MAC
-counters ($PORT_STAT, port_stats.MacPortCounters) against the program's rx_port /
-tx_port, read programs-first before the trial and ports-first after the drain
-(tester.selfcheck says why), re-read a few times before a difference is believed.
-A trial where the tester lost frames itself is invalid, "tester-limited".
+A trial runs through the one trial loop (tester.trial_loop), as on BMv2: it checks
+itself (issue 10), the ports' MAC counters ($PORT_STAT, port_stats.MacPortCounters)
+against the program's rx_port / tx_port, read on both sides of the program's at each
+edge (tester.selfcheck says why) and re-read a few times before a difference is
+believed. A trial where the tester lost frames itself, or whose generators did not
+make their budgets in time, is invalid, "tester-limited".
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from p4tester.config.errors import ConfigError
@@ -23,29 +24,36 @@ from p4tester.config.stream_rates import stream_pps
 from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import (
     EPOCHS,
+    RX_KIND_COUNT,
     RX_KIND_FOREIGN,
     RX_KIND_MISMATCHED,
     RX_KIND_STALE,
+    RX_KIND_STREAM,
 )
 from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.runner import TrialSpec
-from p4tester.results.checks import TESTER_LIMITED, SelfCheck
-from p4tester.results.model import TrialResult
+from p4tester.results.model import StreamStats, TrialResult
 from p4tester.streams.template import FrameSpec, build_template
 from p4tester.targets.tofino import names
 from p4tester.targets.tofino.bfrt import BfrtClient
 from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
 from p4tester.targets.tofino.port_stats import MacPortCounters
 from p4tester.tester.port_counters import InterfaceCounters, PortCounterSource
-from p4tester.tester.selfcheck import ProgramPortCounts, build_self_check
-from p4tester.tester.session import QDEPTH_EDGES, SETTLE_READS, SETTLE_S, TrialFailed
+from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.snapshot import CounterSnapshot, packets_between
+from p4tester.tester.trial_loop import (
+    QDEPTH_EDGES,
+    ArmedTrial,
+    Extras,
+    RxKinds,
+    Sender,
+    SentReading,
+    TrialLoop,
+)
 
 POLL_S: Final = 0.2
 # rx_lost is 32 bits: at 100G and 64 B, 2^32 lost frames take 29 s.
 LOST_POLL_S: Final = 10.0
-SEND_SLACK: Final = 1.5
-SEND_GRACE_S: Final = 5.0
 
 
 def target_from_config(client: BfrtClient, topology: Topology, profile: Profile) -> TofinoTarget:
@@ -80,8 +88,101 @@ def stream_template(stream: StreamConfig, frame_size: int, epoch: int = 0,
                                     encapsulation=stream.encapsulation))
 
 
+class TofinoTrials:
+    """A Tofino tester's side of the trial loop (tester.trial_loop). Mutable on purpose:
+    it keeps the budgets of the trial being run and when rx_lost was last polled."""
+
+    host_bound = False  # the switch's ASIC, not this host, carries the traffic
+    poll_s = POLL_S
+
+    def __init__(self, target: TofinoTarget, topology: Topology, profile: Profile,
+                 ports: PortCounterSource, run_value: int,
+                 clock: Callable[[], float]) -> None:
+        self.target = target
+        self.topology = topology
+        self.profile = profile
+        self.ports = ports
+        self.run_value = run_value
+        self._clock = clock
+        self._budgets: dict[int, int] = {}
+        self._last_lost_poll = 0.0
+
+    @property
+    def drain_s(self) -> float:
+        return self.profile.trial.drain_s
+
+    def _port_numbers(self) -> tuple[int, ...]:
+        return tuple(sorted(self.target.dev_ports))
+
+    def port_names(self) -> Mapping[int, str]:
+        return {p: self.ports.interface(p) for p in self._port_numbers()}
+
+    def read_ports(self) -> Mapping[int, InterfaceCounters] | None:
+        return self.ports.read(self._port_numbers())
+
+    def read_program(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
+        return self.target.snapshot(), self.target.port_counts()
+
+    def arm(self, spec: TrialSpec) -> ArmedTrial:
+        rates: dict[int, float] = {}
+        templates: dict[int, bytes] = {}
+        self._budgets = {}
+        for stream in self.profile.streams:
+            size = stream.size_in(spec.frame_size)
+            rates[stream.id] = stream_pps(self.topology, stream, spec.frame_size,
+                                          spec.offered_fraction)
+            self._budgets[stream.id] = spec.frame_count or max(
+                1, round(rates[stream.id] * spec.duration_s))
+            templates[stream.id] = stream_template(stream, size, spec.trial_index % EPOCHS,
+                                                   self.run_value)
+        # The driver writes each stream's expectation from its template: before the
+        # opening edge, so only this trial's frames count from then on.
+        self.target.set_templates(templates)
+        self.target.set_stream_rates(rates)
+        apps = self.target.apps
+        return ArmedTrial(
+            tuple(Sender(a.app_id, self._budgets[a.stream_ids[0]], a.schedule.achieved_pps)
+                  for a in apps),
+            # Each application reports the rate its timer really makes.
+            sum(a.schedule.achieved_pps * len(a.stream_ids) for a in apps),
+            what="generator applications",
+            slow_hint="is the program loaded and the pktgen port enabled?")
+
+    def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
+        self._last_lost_poll = self._clock()
+        self.target.start_trial(self._budgets)
+
+    def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
+        made = self.target.generated()
+        now = self._clock()
+        if now - self._last_lost_poll >= LOST_POLL_S:
+            self.target.poll_lost()
+            self._last_lost_poll = now
+        # The pktgen port sends what an application makes: made is sent.
+        return {s.key: SentReading(made.get(s.key, 0)) for s in senders}
+
+    def stop(self, trial: ArmedTrial) -> None:
+        self.target.stop_trial()
+
+    def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
+        def kind(which: int) -> int:
+            return packets_between(before, after, names.RX_KIND, which)
+
+        return RxKinds(kind(RX_KIND_FOREIGN), kind(RX_KIND_STALE), kind(RX_KIND_MISMATCHED),
+                       sum(kind(k) for k in range(RX_KIND_COUNT) if k != RX_KIND_STREAM))
+
+    def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
+                     after: CounterSnapshot) -> tuple[StreamStats, ...]:
+        return self.target.stream_stats(before, after)
+
+    def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
+               before: CounterSnapshot, after: CounterSnapshot) -> Extras:
+        return Extras()
+
+
 class TofinoTrialRunner:
-    """TrialRunner on a Tofino tester; open() once before the first trial.
+    """TrialRunner on a Tofino tester: the trial loop over TofinoTrials; open() once
+    before the first trial.
 
     `ports`: where the tester ports' own counters come from; by default their MAC
     counters through the target's BfRt client. A port without them (None from the
@@ -96,12 +197,11 @@ class TofinoTrialRunner:
                  run_value: int | None = None) -> None:
         self.target = target
         self.run_value = draw_run_value(()) if run_value is None else run_value
-        self.topology = topology
         self.profile = profile
-        self._sleep = sleep
-        self._clock = clock
         self.ports: PortCounterSource = ports or MacPortCounters(
             target.client, lambda: target.dev_ports, target.front_panel)
+        self.loop = TrialLoop(TofinoTrials(target, topology, profile, self.ports,
+                                           self.run_value, clock), sleep=sleep, clock=clock)
 
     def open(self) -> None:
         streams = self.profile.streams
@@ -110,92 +210,4 @@ class TofinoTrialRunner:
         self.target.set_qdepth_bins(QDEPTH_EDGES)
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
-        rates: dict[int, float] = {}
-        budgets: dict[int, int] = {}
-        templates: dict[int, bytes] = {}
-        for stream in self.profile.streams:
-            size = stream.size_in(spec.frame_size)
-            rates[stream.id] = stream_pps(self.topology, stream, spec.frame_size,
-                                          spec.offered_fraction)
-            budgets[stream.id] = spec.frame_count or max(1, round(rates[stream.id]
-                                                                  * spec.duration_s))
-            templates[stream.id] = stream_template(stream, size, spec.trial_index % EPOCHS,
-                                                   self.run_value)
-        target = self.target
-        target.set_templates(templates)
-        target.set_stream_rates(rates)
-        started = time.time()
-        ports = tuple(sorted(target.dev_ports))
-        before = target.snapshot()
-        # Programs before ports at the start: see tester.selfcheck.
-        program_before = target.port_counts()
-        ports_before = self.ports.read(ports)
-        target.start_trial(budgets)
-        try:
-            self._wait_until_sent(budgets)
-        finally:
-            target.stop_trial()
-        self._sleep(self.profile.trial.drain_s)
-        after, check = self._settled_snapshot(ports, program_before, ports_before)
-        error = None
-        if check is not None and not check.ok:
-            error = f"{TESTER_LIMITED}: {check.describe()}"
-        return TrialResult(
-            experiment=spec.experiment,
-            trial_index=spec.trial_index,
-            offered_fraction=spec.offered_fraction,
-            offered_pps=sum(a.schedule.achieved_pps * len(a.stream_ids) for a in target.apps),
-            duration_s=spec.duration_s,
-            frame_size=spec.frame_size,
-            streams=target.stream_stats(before, after),
-            started_at=started,
-            rx_foreign=packets_between(before, after, names.RX_KIND, RX_KIND_FOREIGN),
-            rx_stale=packets_between(before, after, names.RX_KIND, RX_KIND_STALE),
-            rx_mismatched=packets_between(before, after, names.RX_KIND, RX_KIND_MISMATCHED),
-            labels=spec.labels,
-            valid=error is None,
-            error=error,
-            self_check=check,
-        )
-
-    def _settled_snapshot(self, ports: tuple[int, ...], program_before: ProgramPortCounts,
-                          ports_before: Mapping[int, InterfaceCounters] | None,
-                          ) -> tuple[CounterSnapshot, SelfCheck | None]:
-        """The closing snapshot and the self-check; re-read (bounded) while a frame a
-        MAC counted may still be on its way through the pipeline."""
-        check: SelfCheck | None = None
-        for attempt in range(SETTLE_READS + 1):
-            if attempt:
-                self._sleep(SETTLE_S)
-            # Ports before programs at the end: see tester.selfcheck.
-            ports_after = self.ports.read(ports)
-            program_after = self.target.port_counts()
-            after = self.target.snapshot()
-            if ports_before is None or ports_after is None:
-                return after, None
-            check = build_self_check({p: self.ports.interface(p) for p in ports}, ports_before,
-                                     ports_after, program_before, program_after)
-            if check.ok:
-                break
-        return after, check
-
-    def _wait_until_sent(self, budgets: dict[int, int]) -> None:
-        apps = {a.app_id: (budgets[a.stream_ids[0]], a.schedule.achieved_pps)
-                for a in self.target.apps}
-        allowed = max(b / pps for b, pps in apps.values()) * SEND_SLACK + SEND_GRACE_S
-        start = self._clock()
-        last_lost_poll = start
-        while True:
-            self._sleep(POLL_S)
-            made = self.target.generated()
-            if all(made.get(app, 0) >= budget for app, (budget, _) in apps.items()):
-                return
-            now = self._clock()
-            if now - last_lost_poll >= LOST_POLL_S:
-                self.target.poll_lost()
-                last_lost_poll = now
-            if now - start > allowed:
-                short = sorted(a for a, (b, _) in apps.items() if made.get(a, 0) < b)
-                raise TrialFailed(
-                    f"generator applications {short} did not make their budgets within "
-                    f"{allowed:.1f} s: is the program loaded and the pktgen port enabled?")
+        return self.loop.run_trial(spec)

@@ -1,0 +1,274 @@
+"""Trials on a BMv2 tester switch: its reads and writes for the one trial loop
+(tester.trial_loop), and the TrialRunner experiments use.
+
+Arming writes what each stream's frames must be (run value, epoch, RX port, IP
+version) before the opening edge, so a late frame of the previous trial or run counts
+as rx_stale, never in this trial's RX. Starting wires each stream for its frames per
+loop pass, clears its registers in-band, sets the loops' pacing and the TX ports'
+queue rates, arms the budgets and seeds the loops. Each poll reads a stream's
+registers in-band: frames made, the next sequence number (frames that left) and the
+switch's clock, the proof of the load it offered. A latency trial runs the reference
+stream beside the streams (tester.reference_stream).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from p4tester.dataplane import names
+from p4tester.dataplane.constants import (
+    EPOCHS,
+    REFERENCE_LOOP_PORT,
+    RX_KIND_COUNT,
+    RX_KIND_FOREIGN,
+    RX_KIND_MISMATCHED,
+    RX_KIND_STALE,
+    RX_KIND_STREAM,
+)
+from p4tester.dataplane.program import seeds_for_rate
+from p4tester.dataplane.run_identity import draw_run_value
+from p4tester.experiments.runner import TrialSpec
+from p4tester.lab.dut_counters import dut_counters_for
+from p4tester.lab.ifaces import tester_iface
+from p4tester.results.latency import latency_stats
+from p4tester.results.model import Histogram, StreamStats, TrialResult
+from p4tester.streams.frame_sizes import FCS_BYTES
+from p4tester.streams.template import build_template
+from p4tester.targets.bmv2_session import TesterSession, frame_spec
+from p4tester.tester.dut_source import DutCounterSource
+from p4tester.tester.link_frames import check_frame_fits
+from p4tester.tester.port_counters import (
+    InterfaceCounters,
+    KernelInterfaceCounters,
+    PortCounterSource,
+)
+from p4tester.tester.reference_stream import (
+    lost_reason,
+    reference_latency,
+    reference_stream,
+    reference_stream_id,
+)
+from p4tester.tester.selfcheck import ProgramPortCounts
+from p4tester.tester.snapshot import (
+    CounterSnapshot,
+    bytes_between,
+    histogram_between,
+    packets_between,
+)
+from p4tester.tester.stream_plan import StreamPlan, plan_streams, port_shaping
+from p4tester.tester.trial_course import StreamSample
+from p4tester.tester.trial_loop import (
+    QDEPTH_EDGES,
+    ArmedTrial,
+    Extras,
+    RxKinds,
+    Sender,
+    SentReading,
+    TrialLoop,
+)
+
+POLL_S = 0.1
+
+
+class Bmv2Trials:
+    """A BMv2 tester switch's side of the trial loop. Mutable on purpose: it keeps what
+    it wired and shaped, and the trial being run (one at a time)."""
+
+    host_bound = True  # BMv2 runs on this host: its load explains the switch's limits
+    poll_s = POLL_S
+
+    def __init__(self, session: TesterSession, ports: PortCounterSource,
+                 run_value: int) -> None:
+        self.session = session
+        self.ports = ports
+        self.port_numbers = tuple(p.number for p in session.topology.ports)
+        self.run_value = run_value
+        # Frames per pass each stream's multicast group is wired for (the session wired
+        # the profile's for one), and each TX port's queue rate as this runner set it
+        # (none yet: another runner on the session may have shaped a port).
+        self._wired = {stream.id: 1 for stream in session.profile.streams}
+        self._shaped: dict[int, int] = {}
+        self._plans: tuple[StreamPlan, ...] = ()
+        self._reference: tuple[StreamPlan, ...] = ()
+
+    @property
+    def drain_s(self) -> float:
+        return self.session.profile.trial.drain_s
+
+    # ---- edges -----------------------------------------------------------
+    def port_names(self) -> Mapping[int, str]:
+        return {n: self.ports.interface(n) for n in self.port_numbers}
+
+    def read_ports(self) -> Mapping[int, InterfaceCounters] | None:
+        return self.ports.read(self.port_numbers)
+
+    def read_program(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
+        snapshot = CounterSnapshot.take(self.session.dataplane)
+        return snapshot, ProgramPortCounts(
+            rx={port: cell.packets for port, cell in snapshot.cells[names.RX_PORT].items()},
+            tx={port: cell.packets for port, cell in snapshot.cells[names.TX_PORT].items()})
+
+    # ---- sending ---------------------------------------------------------
+    def arm(self, spec: TrialSpec) -> ArmedTrial:
+        plans = plan_streams(self.session.profile, self.session.topology, spec)
+        for plan in plans:
+            for port in {plan.stream.tx_port, plan.stream.rx_port}:
+                check_frame_fits(self.ports.interface(port), plan.stream.size_in(spec.frame_size),
+                                 f"stream {plan.stream.id}, port {port}")
+        self._plans, self._reference = plans, self._reference_plan(spec)
+        epoch = spec.trial_index % EPOCHS
+        for plan in self._every:
+            self.session.dataplane.expect_stream(plan.stream.id, plan.stream.rx_port,
+                                                 ipv6=plan.stream.ipv6, epoch=epoch,
+                                                 run=self.run_value)
+        # The reference stream is not waited for: it watches the trial's streams and
+        # stops with them.
+        senders = (*(Sender(p.stream.id, p.budget, p.rate_pps) for p in plans),
+                   *(Sender(p.stream.id, p.budget, p.rate_pps, waited=False)
+                     for p in self._reference))
+        return ArmedTrial(senders, float(sum(p.rate_pps for p in plans)))
+
+    @property
+    def _every(self) -> tuple[StreamPlan, ...]:
+        return (*self._plans, *self._reference)
+
+    def _reference_plan(self, spec: TrialSpec) -> tuple[StreamPlan, ...]:
+        """The trial's reference stream (tester.reference_stream), wired on first use;
+        () when the trial is no latency trial, the profile turned it off (reference_pps
+        0) or uses every stream id."""
+        profile = self.session.profile
+        rate = profile.trial.reference_pps
+        stream_id = reference_stream_id(profile)
+        if not spec.reference_loop or not rate or stream_id is None:
+            return ()
+        if stream_id not in self._wired:  # its group comes with the trial's (start)
+            self.session.target.prepare([stream_id], [REFERENCE_LOOP_PORT])
+        budget = max(1, round(rate * spec.duration_s))
+        return (StreamPlan(reference_stream(profile, stream_id), rate, budget),)
+
+    def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
+        dataplane = self.session.dataplane
+        epoch = spec.trial_index % EPOCHS
+        every = self._every
+        for plan in every:
+            if self._wired.get(plan.stream.id) != plan.frames_per_pass:
+                dataplane.configure_stream(plan.stream.id, plan.stream.tx_port,
+                                           plan.frames_per_pass)
+                self._wired[plan.stream.id] = plan.frames_per_pass
+        for plan in every:
+            dataplane.clear_stream(plan.stream.id)
+        # BMv2 paces the loops (passes/s); the TX ports' queues space what they make.
+        self.session.target.set_stream_rates({p.stream.id: p.loop_pps for p in every})
+        self._shape(port_shaping(every))
+        for plan in every:
+            dataplane.start_stream(plan.stream.id, plan.budget, epoch, self.run_value,
+                                   plan.frames_per_pass)
+        for plan in self._plans:
+            dataplane.set_port_variation(plan.stream.id, plan.stream.field_cycle)
+        for plan in every:
+            template = build_template(
+                frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch,
+                           self.run_value))
+            dataplane.seed_stream(plan.stream.id, template, seeds_for_rate(plan.loop_pps))
+
+    def _shape(self, rates: Mapping[int, int]) -> None:
+        """Set the TX ports' queue rates that differ from what this runner set (every
+        port, the first time)."""
+        changed = {port: pps for port, pps in rates.items() if self._shaped.get(port) != pps}
+        self.session.target.shape_ports(changed)
+        self._shaped.update(changed)
+
+    def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
+        readings = {}
+        for sender in senders:
+            registers = self.session.dataplane.read_stream_registers(sender.key)
+            # Trials clear the sequence to 0: the next number is the frames sent.
+            readings[sender.key] = SentReading(
+                registers.generated, registers.tx_next_seq,
+                StreamSample(registers.switch_time, registers.tx_next_seq,
+                             registers.rx_samples, registers.latency_sum))
+        return readings
+
+    def stop(self, trial: ArmedTrial) -> None:
+        for sender in trial.senders:  # P4Runtime writes: served while the data plane floods
+            self.session.dataplane.stop_stream(sender.key)
+
+    # ---- figures ---------------------------------------------------------
+    def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
+        def kind(which: int) -> int:
+            return packets_between(before, after, names.RX_KIND, which)
+
+        return RxKinds(kind(RX_KIND_FOREIGN), kind(RX_KIND_STALE), kind(RX_KIND_MISMATCHED),
+                       sum(kind(k) for k in range(RX_KIND_COUNT) if k != RX_KIND_STREAM))
+
+    def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
+                     after: CounterSnapshot) -> tuple[StreamStats, ...]:
+        return tuple(self._stream_stats(plan.stream.id, plan.stream.size_in(spec.frame_size),
+                                        before, after) for plan in self._plans)
+
+    def _stream_stats(self, sid: int, frame_size: int, before: CounterSnapshot,
+                      after: CounterSnapshot) -> StreamStats:
+        registers = self.session.dataplane.read_stream_registers(sid)
+        rx = packets_between(before, after, names.RX_STREAM, sid)
+        edges = self.session.profile.latency_bins_us
+        cells = histogram_between(before, after, names.LATENCY_HIST, sid)
+        histogram = Histogram(edges, tuple(cells[: len(edges) - 1]), cells[-1])
+        qcells = histogram_between(before, after, names.QDEPTH_HIST, sid)
+        queue = Histogram(QDEPTH_EDGES, tuple(qcells[: len(QDEPTH_EDGES) - 1]), qcells[-1])
+        latency = None
+        if registers.rx_samples:
+            latency = latency_stats(registers.rx_samples, registers.latency_min,
+                                    registers.latency_max, registers.latency_sum,
+                                    registers.jitter_sum, histogram)
+        return StreamStats(
+            stream_id=sid,
+            frame_size=frame_size,
+            tx_frames=packets_between(before, after, names.TX_STREAM, sid),
+            rx_frames=rx,
+            # The switch counts frames without FCS; frame sizes include it.
+            rx_bytes=bytes_between(before, after, names.RX_STREAM, sid) + FCS_BYTES * rx,
+            gap_events=packets_between(before, after, names.RX_GAP_EVENTS, sid),
+            lost_in_gaps=registers.rx_lost,
+            reordered=packets_between(before, after, names.RX_REORDERED, sid),
+            duplicates=packets_between(before, after, names.RX_DUPLICATE, sid),
+            latency=latency,
+            queue_depth=queue if queue.total else None,
+        )
+
+    def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
+               before: CounterSnapshot, after: CounterSnapshot) -> Extras:
+        """The reference stream's figures, and why the trial is not vouched for when
+        it did not come back whole."""
+        if not self._reference:
+            return Extras()
+        sid = self._reference[0].stream.id
+        tx = packets_between(before, after, names.TX_STREAM, sid)
+        rx = packets_between(before, after, names.RX_STREAM, sid)
+        largest = max((s.latency.max_us for s in streams if s.latency is not None),
+                      default=None)
+        registers = self.session.dataplane.read_stream_registers(sid)
+        return Extras(reference_latency(sid, tx, rx, registers, largest), lost_reason(tx, rx))
+
+
+class SwitchTrialRunner:
+    """TrialRunner on a BMv2 tester switch: the trial loop over Bmv2Trials.
+
+    `ports`: where the tester ports' own counters come from; by default a BMv2 lab's
+    interfaces (tester port N is p4lt<N>). Ports without such counters give trials
+    without a self-check. `dut`: a lab DUT on the same host to check after each trial
+    (default: the topology's, see lab.dut_counters; None for loopback and external
+    DUTs). A runner is one run: it draws the run value its frames carry
+    (dataplane.run_identity), apart from the one the switch's previous run used.
+    """
+
+    def __init__(self, session: TesterSession, ports: PortCounterSource | None = None,
+                 dut: DutCounterSource | None = None) -> None:
+        self.session = session
+        self.run_value = draw_run_value(session.dataplane.run_values_in_use())
+        self.trials = Bmv2Trials(session, ports or KernelInterfaceCounters(tester_iface),
+                                 self.run_value)
+        self.loop = TrialLoop(self.trials,
+                              dut if dut is not None else dut_counters_for(session.topology))
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        return self.loop.run_trial(spec)

@@ -1,0 +1,434 @@
+"""The one trial loop (issue 22): how a trial runs and is judged, on every target.
+
+A trial: the target arms it (what each stream's frames must be, templates, rates);
+the opening edge is read (the tester ports' own counters and a lab DUT's on both
+sides of the program's: tester.selfcheck says why); the senders start; the loop
+waits, bounded, until each sender made its budget and let it out, keeping each read
+(on targets that time them, the proof of the load offered: tester.trial_course);
+the senders stop; the DUT drains; the closing edge is read, and re-read while
+frames may still be on their way; the figures are judged. A trial the tester could
+not vouch for (frames it lost itself, a load it did not offer, a switch that did
+not answer) is tester-limited, one in which a lab DUT lost frames to the host is
+dut-limited: never the DUT's result.
+
+Targets supply only their reads and writes (TrialTarget): BMv2 in targets.bmv2_trials,
+Tofino in targets.tofino.runner.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Final, Protocol
+
+from p4tester.dataplane.program import SwitchUnansweredError
+from p4tester.experiments.runner import TrialSpec
+from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, SelfCheck
+from p4tester.results.model import StreamStats, TrialResult
+from p4tester.results.reference import ReferenceLatency
+from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
+from p4tester.tester.host_load import CpuTimes, host_load, read_cpu_times
+from p4tester.tester.port_counters import InterfaceCounters
+from p4tester.tester.selfcheck import (
+    InterfaceBracket,
+    ProgramPortCounts,
+    build_self_check,
+    describe_overcount,
+)
+from p4tester.tester.snapshot import CounterSnapshot
+from p4tester.tester.trial_course import (
+    OfferedLoad,
+    StreamSample,
+    late_frames,
+    latency_course,
+    not_offered,
+    offered_load,
+)
+
+# Queue depth bins (packets) for DUT-stamped frames.
+QDEPTH_EDGES: Final = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,
+                       16384, 65536)
+# A trial may take this much longer than its budget at its rate before it is
+# declared stuck (the switch or its CPU busy elsewhere).
+SEND_SLACK: Final = 1.5
+SEND_GRACE_S: Final = 5.0
+# Frames a port delivered just before the drain ended may still wait in the switch's
+# input queue: the self-check re-reads this many times, this far apart, before it
+# calls them dropped.
+SETTLE_READS: Final = 3
+SETTLE_S: Final = 0.2
+# A lab DUT whose counters could not be read at an edge of the trial: nothing vouches that
+# it held its configured behaviour, so the trial is not the DUT's result either.
+DUT_UNCHECKED: Final = ("unchecked: the lab DUT's counters could not be read (it did not "
+                        f"answer within {DUT_TIMEOUT_S:g} s: busy host, or the DUT stopped)")
+
+
+class TrialFailed(RuntimeError):
+    pass
+
+
+class GeneratorBehind(TrialFailed):
+    """The generator did not send its budget in time (the tester's limit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sender:
+    """What the loop waits for: a stream (BMv2) or a generator application (Tofino).
+    `waited`: False for a sender that only watches the others (the reference stream),
+    started and stopped with them but neither waited for nor counted in the load."""
+
+    key: int
+    budget: int
+    rate_pps: float
+    waited: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class SentReading:
+    """One poll of a sender: frames its generator made and frames that left its TX
+    port (None where the target tells only what it made), and, where the target times
+    them on the switch's clock, the sample that proves the load offered."""
+
+    generated: int
+    sent: int | None = None
+    sample: StreamSample | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ArmedTrial:
+    """A trial the target armed: its senders, the load they offer together, how the
+    target names them in a message, and what to check when they are slow."""
+
+    senders: tuple[Sender, ...]
+    offered_pps: float
+    what: str = "streams"
+    slow_hint: str = "the switch is too slow for this rate, or stopped"
+
+    @property
+    def waited(self) -> tuple[Sender, ...]:
+        return tuple(s for s in self.senders if s.waited)
+
+
+@dataclass(frozen=True, slots=True)
+class RxKinds:
+    """Frames the checker kept out of every stream between two snapshots."""
+
+    foreign: int
+    stale: int
+    mismatched: int
+    outside_streams: int  # every kind but a stream's
+
+
+@dataclass(frozen=True, slots=True)
+class Extras:
+    """A target's figures beyond the streams' (the reference stream's latency), and why
+    they leave the trial unvouched ("" when they do not)."""
+
+    reference: ReferenceLatency | None = None
+    unvouched: str = ""
+
+
+class TrialTarget(Protocol):
+    """The target-specific reads and writes of a trial."""
+
+    @property
+    def poll_s(self) -> float: ...
+
+    @property
+    def drain_s(self) -> float:
+        """How long the DUT may take to let the trial's last frames through."""
+        ...
+
+    @property
+    def host_bound(self) -> bool:
+        """The switch runs on this host: its load and CPU steal explain its limits."""
+        ...
+
+    def port_names(self) -> Mapping[int, str]:
+        """Tester ports whose own counters the self-check reads, by interface name."""
+        ...
+
+    def read_ports(self) -> Mapping[int, InterfaceCounters] | None: ...
+
+    def read_program(self) -> tuple[CounterSnapshot, ProgramPortCounts]: ...
+
+    def arm(self, spec: TrialSpec) -> ArmedTrial:
+        """Before the opening edge: from then on only this trial's frames count."""
+        ...
+
+    def start(self, trial: ArmedTrial, spec: TrialSpec) -> None: ...
+
+    def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]: ...
+
+    def stop(self, trial: ArmedTrial) -> None: ...
+
+    def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds: ...
+
+    def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
+                     after: CounterSnapshot) -> tuple[StreamStats, ...]: ...
+
+    def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
+               before: CounterSnapshot, after: CounterSnapshot) -> Extras: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Edge:
+    """One edge of a trial: the program's counters with the interfaces' around them."""
+
+    snapshot: CounterSnapshot
+    program: ProgramPortCounts
+    ports: InterfaceBracket | None
+    dut_interfaces: InterfaceBracket | None
+    dut_program: ProgramPortCounts | None
+
+
+def _bracket(first: Mapping[int, InterfaceCounters] | None,
+             second: Mapping[int, InterfaceCounters] | None) -> InterfaceBracket | None:
+    if first is None or second is None:
+        return None
+    return InterfaceBracket(first, second)
+
+
+@dataclass
+class TrialLoop:
+    """The TrialRunner every target's trials go through. Mutable on purpose: the
+    clock and sleep are injectable for tests, nothing else changes."""
+
+    target: TrialTarget
+    dut: DutCounterSource | None = None
+    sleep: Callable[[float], None] = field(default=time.sleep)
+    clock: Callable[[], float] = field(default=time.monotonic)
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        target = self.target
+        trial = target.arm(spec)
+        started = time.time()
+        cpu_before = read_cpu_times() if target.host_bound else None
+        before = self._opening_edge()
+        try:
+            return self._run_armed(spec, trial, started, cpu_before, before)
+        except SwitchUnansweredError as unanswered:
+            # An in-band request the switch did not answer, from the start to the last
+            # read: the trial's figures cannot be read.
+            return self._unanswered(spec, trial, started, cpu_before, str(unanswered))
+
+    def _run_armed(self, spec: TrialSpec, trial: ArmedTrial, started: float,
+                   cpu_before: CpuTimes | None, before: _Edge) -> TrialResult:
+        samples: dict[int, list[StreamSample]] = {}
+        behind = ""
+        try:
+            self.target.start(trial, spec)
+            self._wait_until_sent(trial, samples)
+        except GeneratorBehind as fell_behind:
+            # What was sent is still counted exactly: read it, but the trial did not
+            # offer the load it was asked for, so it is the tester's limit.
+            behind = str(fell_behind)
+        finally:
+            self.target.stop(trial)
+        self.sleep(self.target.drain_s)
+        after, check, dut_check = self._settled(before)
+        return self._judged(spec, trial, started, cpu_before, before, after, check, dut_check,
+                            samples, behind)
+
+    # ---- the edges -------------------------------------------------------
+    def _opening_edge(self) -> _Edge:
+        # Interfaces on both sides of their programs' reads: see tester.selfcheck.
+        ports_first = self.target.read_ports()
+        dut_first = self.dut.read_interfaces() if self.dut else None
+        snapshot, program = self.target.read_program()
+        dut_program = self.dut.read_program() if self.dut else None
+        return _Edge(snapshot, program, _bracket(ports_first, self.target.read_ports()),
+                     _bracket(dut_first, self.dut.read_interfaces() if self.dut else None),
+                     dut_program)
+
+    def _closing_edge(self) -> _Edge:
+        dut_first = self.dut.read_interfaces() if self.dut else None
+        ports_first = self.target.read_ports()
+        dut_program = self.dut.read_program() if self.dut else None
+        dut_interfaces = _bracket(dut_first, self.dut.read_interfaces() if self.dut else None)
+        snapshot, program = self.target.read_program()
+        return _Edge(snapshot, program, _bracket(ports_first, self.target.read_ports()),
+                     dut_interfaces, dut_program)
+
+    def _settled(self, before: _Edge) -> tuple[_Edge, SelfCheck | None, SelfCheck | None]:
+        """The closing edge, self-check and DUT check; re-read (bounded) while frames
+        the ports counted may still be on their way through a switch."""
+        names = self.target.port_names()
+        check: SelfCheck | None = None
+        dut_check: SelfCheck | None = None
+        after = before
+        for attempt in range(SETTLE_READS + 1):
+            if attempt:
+                self.sleep(SETTLE_S)
+            after = self._closing_edge()
+            if before.ports is not None and after.ports is not None:
+                check = build_self_check(names, before.ports, after.ports, before.program,
+                                         after.program)
+            dut_check = self._dut_check(before, after)
+            if (check is None or check.ok) and (dut_check is None or dut_check.ok):
+                break
+        if check is not None and before.ports is not None and after.ports is not None:
+            outside = self.target.rx_kinds(before.snapshot, after.snapshot).outside_streams
+            overcount = describe_overcount(names, before.ports, after.ports, before.program,
+                                           after.program, outside)
+            if overcount:
+                # The tester counted frames from before the trial as a stream's (or sent
+                # frames it did not make): its figures are not the DUT's (issue 21).
+                check = replace(check, unvouched=overcount)
+        return after, check, dut_check
+
+    def _dut_check(self, before: _Edge, after: _Edge) -> SelfCheck | None:
+        dut = self.dut
+        if dut is None:
+            return None
+        if (before.dut_interfaces is not None and before.dut_program is not None
+                and after.dut_interfaces is not None and after.dut_program is not None):
+            return build_self_check(dut.interfaces(), before.dut_interfaces,
+                                    after.dut_interfaces, before.dut_program, after.dut_program)
+        if dut.running():
+            return SelfCheck((), unvouched=DUT_UNCHECKED)
+        return None  # gone: no check; its trials show what it forwarded
+
+    # ---- sending ---------------------------------------------------------
+    def _wait_until_sent(self, trial: ArmedTrial,
+                         samples: dict[int, list[StreamSample]]) -> None:
+        """Wait (bounded) until every waited sender made its budget and its TX port let
+        it all out (or stopped sending: a frame its full TX queue dropped is never
+        numbered); each read goes into `samples`."""
+        waited = trial.waited
+        if not waited:
+            return
+        allowed = max(s.budget / s.rate_pps for s in waited) * SEND_SLACK + SEND_GRACE_S
+        deadline = self.clock() + allowed
+        waiting = {s.key: s for s in waited}
+        last_sent: dict[int, int | None] = {}
+        while waiting:
+            self.sleep(self.target.poll_s)
+            readings = self.target.read_sent(tuple(waiting.values()))
+            for key, sender in list(waiting.items()):
+                reading = readings[key]
+                if reading.sample is not None:
+                    samples.setdefault(key, []).append(reading.sample)
+                let_out = (reading.sent is None or reading.sent >= sender.budget
+                           or reading.sent == last_sent.get(key))
+                if reading.generated >= sender.budget and let_out:
+                    del waiting[key]
+                last_sent[key] = reading.sent
+            if waiting and self.clock() > deadline:
+                raise GeneratorBehind(
+                    f"{trial.what} {sorted(waiting)} did not send their budgets within "
+                    f"{allowed:.1f} s: {trial.slow_hint}")
+
+    # ---- judging ---------------------------------------------------------
+    def _judged(self, spec: TrialSpec, trial: ArmedTrial, started: float,
+                cpu_before: CpuTimes | None, before: _Edge, after: _Edge,
+                check: SelfCheck | None, dut_check: SelfCheck | None,
+                samples: Mapping[int, list[StreamSample]], behind: str) -> TrialResult:
+        target = self.target
+        offered = [offered_load(samples[s.key], s.rate_pps, s.budget)
+                   for s in trial.waited if s.key in samples]
+        proven = len(offered) == len(trial.waited)
+        if not behind and proven:
+            # A trial proves the load it offered (issue 21): one that fell behind its
+            # rate or caught up in a burst is the tester's limit, never the DUT's result.
+            behind = "; ".join(
+                reason for sender, load in zip(trial.waited, offered, strict=True)
+                if (reason := not_offered(sender.key, load, sender.rate_pps, target.poll_s)))
+        streams = target.stream_stats(trial, spec, before.snapshot, after.snapshot)
+        extras = target.extras(trial, streams, before.snapshot, after.snapshot)
+        behind = behind or extras.unvouched
+        if behind:
+            check = replace(check or SelfCheck(()),
+                            unvouched=self._with_host_load(behind, cpu_before))
+        error = None
+        if check is not None and not check.ok:
+            error = f"{TESTER_LIMITED}: {check.describe()}"
+        elif dut_check is not None and dut_check.unvouched:
+            error = f"{DUT_LIMITED}: {dut_check.unvouched}"
+        elif dut_check is not None and not dut_check.ok:
+            error = f"{DUT_LIMITED}: the DUT did not hold its configured behaviour: " \
+                    f"{dut_check.describe()}"
+        kinds = target.rx_kinds(before.snapshot, after.snapshot)
+        return TrialResult(
+            experiment=spec.experiment,
+            trial_index=spec.trial_index,
+            offered_fraction=spec.offered_fraction,
+            offered_pps=trial.offered_pps,
+            duration_s=spec.duration_s,
+            frame_size=spec.frame_size,
+            streams=streams,
+            started_at=started,
+            rx_foreign=kinds.foreign,
+            rx_stale=kinds.stale,
+            rx_mismatched=kinds.mismatched,
+            labels=spec.labels,
+            offered_pps_measured=_measured_pps(offered) if proven else None,
+            dut_buffering_us=_buffering(streams, samples),
+            late_frames=_late(trial.waited, streams, samples) if proven else None,
+            reference=extras.reference,
+            max_burst_frames=max((load.max_burst_frames for load in offered), default=None)
+            if proven else None,
+            valid=error is None,
+            error=error,
+            self_check=check,
+            dut_check=dut_check,
+            host_load=host_load(cpu_before, read_cpu_times()) if target.host_bound else None,
+        )
+
+    def _unanswered(self, spec: TrialSpec, trial: ArmedTrial, started: float,
+                    cpu_before: CpuTimes | None, what: str) -> TrialResult:
+        """A trial the tester's switch did not answer an in-band request in: its figures
+        cannot be read; tester-limited, never the DUT's loss."""
+        self.target.stop(trial)  # P4Runtime writes: served while the data plane is flooded
+        self.sleep(self.target.drain_s)
+        reason = self._with_host_load(what, cpu_before)
+        return TrialResult(
+            experiment=spec.experiment, trial_index=spec.trial_index,
+            offered_fraction=spec.offered_fraction, offered_pps=trial.offered_pps,
+            duration_s=spec.duration_s, frame_size=spec.frame_size, started_at=started,
+            labels=spec.labels, valid=False, error=f"{TESTER_LIMITED}: {reason}",
+            self_check=SelfCheck((), unvouched=reason),
+            host_load=host_load(cpu_before, read_cpu_times()) if self.target.host_bound
+            else None)
+
+    def _with_host_load(self, what: str, cpu_before: CpuTimes | None) -> str:
+        """`what` the tester could not do, with the host's load and CPU steal since the
+        trial began, on a switch this host runs: what most often starves it."""
+        if not self.target.host_bound:
+            return what
+        load = host_load(cpu_before, read_cpu_times())
+        steal = "" if load.steal_fraction is None else f", CPU steal {load.steal_fraction:.0%}"
+        return f"{what} (host load {load.load_1m:.2f} on {load.cpus} CPUs{steal})"
+
+
+def _buffering(streams: tuple[StreamStats, ...],
+               samples: Mapping[int, list[StreamSample]]) -> float | None:
+    """The largest latency rise of a stream whose DUT buffer filled through the trial
+    (tester.trial_course), None when no stream's did."""
+    rises = []
+    for stream in streams:
+        if stream.latency is None or stream.stream_id not in samples:
+            continue
+        total = round(stream.latency.avg_us * stream.latency.samples)
+        course = latency_course(samples[stream.stream_id], stream.latency.samples, total)
+        if course is not None and course.buffering:
+            rises.append(course.rise)
+    return max(rises, default=None)
+
+
+def _late(senders: tuple[Sender, ...], streams: tuple[StreamStats, ...],
+          samples: Mapping[int, list[StreamSample]]) -> int | None:
+    """Frames all streams received after the trial's end (None: one stream's unknown)."""
+    by_stream = {s.stream_id: s for s in streams}
+    late = [late_frames(samples.get(sender.key, ()), sender.budget,
+                        stream.latency.samples if stream.latency else 0)
+            for sender in senders if (stream := by_stream.get(sender.key)) is not None]
+    known = [n for n in late if n is not None]
+    return sum(known) if late and len(known) == len(late) else None
+
+
+def _measured_pps(offered: list[OfferedLoad]) -> float | None:
+    """All senders' measured rates together; None when one could not be measured."""
+    known = [load.pps for load in offered if load.pps is not None]
+    return sum(known) if len(known) == len(offered) else None
