@@ -17,7 +17,7 @@ from p4tester.dataplane import names
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab.runner import dut_iface
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
-from p4tester.results.checks import DUT_LIMITED
+from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED
 from p4tester.targets.bmv2_session import TesterSession
 from p4tester.targets.bmv2_trials import SwitchTrialRunner
 
@@ -62,7 +62,12 @@ def test_tester_counts_equal_a_capture_of_what_the_dut_sent(lab: Path, tmp_path:
     assert stream.lost_in_gaps == seen.lost_in_gaps
     assert stream.lost == FRAMES - seen.received
 
-    if not trial.valid:
+    if not trial.valid and trial.invalid_reason == TESTER_LIMITED:
+        # On a busy host the tester may not prove the rate it offered (a stalled loop
+        # spaced the frames unevenly): the trial says so, and its counts still equal the
+        # capture above. Every frame reached the DUT, so the pattern below holds whole.
+        assert trial.dut_check is None or trial.dut_check.ok, trial.error
+    elif not trial.valid:
         # The lab DUT lost frames to the host (not scheduled for longer than its port's
         # capture ring holds, on a busy host): the trial says so, and the tester still
         # equals the capture above. The DUT applied its pattern to the frames it did

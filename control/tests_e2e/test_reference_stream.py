@@ -27,7 +27,7 @@ TRIAL_S = 2.0
 REFERENCE_PPS = 100  # the profile default
 LOAD = 0.2  # of the 5 Mbit/s port: 1488 frames/s at 64 B
 FREE_TRIALS = 2
-SQUEEZED_TRIALS = 5
+MAX_SQUEEZED_TRIALS = 8
 TIME_LIMIT_S = 90.0
 
 
@@ -53,10 +53,17 @@ def test_the_reference_stream_shows_the_testers_own_latency(lab: Path, tmp_path:
         free = [runner.run_trial(TrialSpec("latency", index, 64, LOAD, TRIAL_S,
                                            reference_loop=True))
                 for index in range(1, 1 + FREE_TRIALS)]
+        squeezed: list[TrialResult] = []
         with busy_host(switch_pid):
-            squeezed = [runner.run_trial(TrialSpec("latency", index, 64, LOAD, TRIAL_S,
-                                                   reference_loop=True))
-                        for index in range(1 + FREE_TRIALS, 1 + FREE_TRIALS + SQUEEZED_TRIALS)]
+            # How long the host holds the switch's threads varies from trial to trial: the
+            # squeeze goes on (bounded) until three trials have figures and one spiked.
+            for index in range(1 + FREE_TRIALS, 1 + FREE_TRIALS + MAX_SQUEEZED_TRIALS):
+                squeezed.append(runner.run_trial(TrialSpec("latency", index, 64, LOAD, TRIAL_S,
+                                                           reference_loop=True)))
+                with_figures = [t for t in squeezed if t.streams and t.reference]
+                if len(with_figures) >= 3 and any(t.reference.spiked for t in with_figures
+                                                  if t.reference):
+                    break
     # A squeezed switch may not answer a read in time: such a trial has no figures
     # (tester-limited, tests_e2e/test_tester_limited.py); the others have them all.
     read = [t for t in squeezed if t.streams]
