@@ -1,37 +1,30 @@
-"""The trial runner an experiment uses, chosen by the topology's switch target: BMv2
-over P4Runtime, or Tofino over BfRt (the SDE's client is imported only then)."""
+"""The trial runner an experiment uses, chosen by the topology's switch target from
+the targets that offer one (each target module opens its own: BMv2 over P4Runtime,
+Tofino over BfRt, whose SDE client is imported only when a Tofino runner opens)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from typing import Final
 
+from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialRunner
+from p4tester.targets.bmv2_trials import open_bmv2_trials
+from p4tester.targets.tofino.runner import open_tofino_trials
+
+Opener = Callable[..., AbstractContextManager[TrialRunner]]
+TRIAL_RUNNERS: Final[Mapping[str, Opener]] = {"bmv2": open_bmv2_trials,
+                                              "tofino": open_tofino_trials}
 
 
-@contextmanager
 def open_trial_runner(topology: Topology, profile: Profile, *,
-                      push_pipeline: bool) -> Iterator[TrialRunner]:
+                      push_pipeline: bool) -> AbstractContextManager[TrialRunner]:
     """Connected and wired for the profile's streams; disconnected after the block."""
-    if topology.switch.target == "tofino":
-        from p4tester.targets.tofino.runner import TofinoTrialRunner, target_from_config
-        from p4tester.targets.tofino.sde_client import SdeBfrtClient
-
-        # bf_switchd loads the program from its --conf-file: there is nothing to push.
-        client = SdeBfrtClient(topology.switch.grpc, device_id=topology.switch.device_id)
-        try:
-            runner = TofinoTrialRunner(target_from_config(client, topology, profile),
-                                       topology, profile)
-            runner.open()
-            yield runner
-        finally:
-            client.close()
-        return
-
-    from p4tester.targets.bmv2_session import TesterSession
-    from p4tester.targets.bmv2_trials import SwitchTrialRunner
-
-    with TesterSession(topology, profile, push_pipeline=push_pipeline) as session:
-        yield SwitchTrialRunner(session)
+    target = topology.switch.target
+    if target not in TRIAL_RUNNERS:
+        raise ConfigError(f"{topology.source}: switch target {target!r} runs no trials; "
+                          f"known: {', '.join(sorted(TRIAL_RUNNERS))}")
+    return TRIAL_RUNNERS[target](topology, profile, push_pipeline=push_pipeline)

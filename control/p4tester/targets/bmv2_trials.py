@@ -13,8 +13,11 @@ stream beside the streams (tester.reference_stream).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
+from p4tester.config.profile import Profile
+from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import (
     EPOCHS,
@@ -27,7 +30,7 @@ from p4tester.dataplane.constants import (
 )
 from p4tester.dataplane.program import seeds_for_rate
 from p4tester.dataplane.run_identity import draw_run_value
-from p4tester.experiments.runner import TrialSpec
+from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.lab.dut_counters import dut_counters_for
 from p4tester.lab.ifaces import tester_iface
 from p4tester.results.latency import latency_stats
@@ -272,3 +275,12 @@ class SwitchTrialRunner:
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         return self.loop.run_trial(spec)
+
+
+@contextmanager
+def open_bmv2_trials(topology: Topology, profile: Profile, *,
+                     push_pipeline: bool) -> Iterator[TrialRunner]:
+    """A BMv2 tester's trial runner: its session opened (the program pushed if asked
+    or missing), closed after the block."""
+    with TesterSession(topology, profile, push_pipeline=push_pipeline) as session:
+        yield SwitchTrialRunner(session)

@@ -15,7 +15,8 @@ make their budgets in time, is invalid, "tester-limited".
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Final
 
 from p4tester.config.errors import ConfigError
@@ -31,7 +32,7 @@ from p4tester.dataplane.constants import (
     RX_KIND_STREAM,
 )
 from p4tester.dataplane.run_identity import draw_run_value
-from p4tester.experiments.runner import TrialSpec
+from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.results.model import StreamStats, TrialResult
 from p4tester.streams.template import FrameSpec, build_template
 from p4tester.targets.tofino import names
@@ -211,3 +212,21 @@ class TofinoTrialRunner:
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         return self.loop.run_trial(spec)
+
+
+@contextmanager
+def open_tofino_trials(topology: Topology, profile: Profile, *,
+                       push_pipeline: bool) -> Iterator[TrialRunner]:
+    """A Tofino tester's trial runner over the SDE's BfRt client (imported only now);
+    bf_switchd loads the program from its --conf-file: there is nothing to push."""
+    del push_pipeline
+    from p4tester.targets.tofino.sde_client import SdeBfrtClient
+
+    client = SdeBfrtClient(topology.switch.grpc, device_id=topology.switch.device_id)
+    try:
+        runner = TofinoTrialRunner(target_from_config(client, topology, profile),
+                                   topology, profile)
+        runner.open()
+        yield runner
+    finally:
+        client.close()

@@ -1,0 +1,73 @@
+"""The application layer's pieces on their own (runs/): requests built from option
+values whichever front end read them, their defaults as a user types them, loads
+checked before the switch is touched, and the trial runner chosen by target."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.profile import load_profile
+from p4tester.config.topology import load_topology
+from p4tester.runs.catalog import EXPERIMENTS, RequestError, build_request
+from p4tester.runs.loads import check_loads
+from p4tester.runs.requests import LatencyRequest, QueueSweepRequest, RampRequest
+from p4tester.runs.trial_runners import TRIAL_RUNNERS, open_trial_runner
+from p4tester.streams.rates import Rate
+
+REPO = Path(__file__).resolve().parents[2]
+TOPOLOGY = REPO / "topologies" / "loopback.yaml"
+PROFILE = REPO / "topologies" / "profiles" / "one-stream.yaml"
+
+
+def test_texts_and_json_values_build_the_same_request() -> None:
+    from_argv = build_request("latency", {"frame-size": "64", "load": "50%", "trials": "3"})
+    from_json = build_request("latency", {"frame-size": 64, "load": "50%", "trials": 3})
+    assert from_argv == from_json == LatencyRequest(64, Rate.parse("50%"), trials=3)
+
+
+def test_unset_options_keep_the_requests_defaults() -> None:
+    request = build_request("queue-sweep", {"buffers": None, "load": "0.4"})
+    assert request == QueueSweepRequest(load=0.4)
+    assert request.buffer_percents == (1, 10, 20, 40, 60, 80, 100)
+    sweep = EXPERIMENTS["queue-sweep"]
+    defaults = {o.name: sweep.default_text(o) for o in sweep.options}
+    assert defaults == {"frame-sizes": None, "buffers": "1,10,20,40,60,80,100",
+                        "load": "0.502", "repetitions": "3", "duration": None}
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"frame-size": "64"}, "p4tester latency: the following arguments are required: --load"),
+    ({"frame-size": "x", "load": "50%"},
+     "p4tester latency: argument --frame-size: invalid int value: 'x'"),
+    ({"frame-size": "64", "load": "fast"}, "p4tester latency: argument --load: load 'fast': "),
+    ({"frame-size": "64", "load": "5%", "burst": "3"},
+     "p4tester latency: unrecognized arguments: --burst 3"),
+])
+def test_bad_values_name_the_option_and_the_fix(values: dict[str, str], message: str) -> None:
+    with pytest.raises(RequestError) as error:
+        build_request("latency", values)
+    assert str(error.value).startswith(message)
+
+
+def test_a_load_above_line_rate_is_refused_before_the_switch() -> None:
+    topology = load_topology(TOPOLOGY)
+    profile = load_profile(PROFILE, topology)
+    check_loads(RampRequest(Rate.parse("10%"), Rate.parse("7000pps"), Rate.parse("10%")),
+                topology, profile)
+    # 7441 frames/s at 64 B: one above the 5-Mbit/s port's 7440.48 (a RateError names it).
+    with pytest.raises(ConfigError, match=r"^load 7441 pps: rate 7441 pps is above the port's"):
+        check_loads(RampRequest(Rate.parse("10%"), Rate.parse("7441pps"), Rate.parse("10%")),
+                    topology, profile)
+
+
+def test_every_target_offers_a_trial_runner_and_others_are_named() -> None:
+    assert sorted(TRIAL_RUNNERS) == ["bmv2", "tofino"]
+    topology = load_topology(TOPOLOGY)
+    elsewhere = replace(topology, switch=replace(topology.switch, target="ebpf"))
+    with pytest.raises(ConfigError, match=r"switch target 'ebpf' runs no trials; known: "
+                                          r"bmv2, tofino"):
+        open_trial_runner(elsewhere, load_profile(PROFILE, topology), push_pipeline=False)
