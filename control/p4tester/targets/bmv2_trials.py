@@ -19,15 +19,7 @@ from contextlib import contextmanager
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
-from p4tester.dataplane.constants import (
-    EPOCHS,
-    REFERENCE_LOOP_PORT,
-    RX_KIND_COUNT,
-    RX_KIND_FOREIGN,
-    RX_KIND_MISMATCHED,
-    RX_KIND_STALE,
-    RX_KIND_STREAM,
-)
+from p4tester.dataplane.constants import EPOCHS, REFERENCE_LOOP_PORT
 from p4tester.dataplane.program import seeds_for_rate
 from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.runner import TrialRunner, TrialSpec
@@ -198,11 +190,7 @@ class Bmv2Trials:
 
     # ---- figures ---------------------------------------------------------
     def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
-        def kind(which: int) -> int:
-            return packets_between(before, after, names.RX_KIND, which)
-
-        return RxKinds(kind(RX_KIND_FOREIGN), kind(RX_KIND_STALE), kind(RX_KIND_MISMATCHED),
-                       sum(kind(k) for k in range(RX_KIND_COUNT) if k != RX_KIND_STREAM))
+        return RxKinds.between(before, after, names.RX_KIND)
 
     def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
                      after: CounterSnapshot) -> tuple[StreamStats, ...]:

@@ -22,6 +22,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final, Protocol
 
+from p4tester.dataplane.constants import (
+    RX_KIND_COUNT,
+    RX_KIND_FOREIGN,
+    RX_KIND_MISMATCHED,
+    RX_KIND_STALE,
+    RX_KIND_STREAM,
+)
 from p4tester.dataplane.program import SwitchUnansweredError
 from p4tester.experiments.runner import TrialSpec
 from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, SelfCheck
@@ -36,7 +43,7 @@ from p4tester.tester.selfcheck import (
     build_self_check,
     describe_overcount,
 )
-from p4tester.tester.snapshot import CounterSnapshot
+from p4tester.tester.snapshot import CounterSnapshot, packets_between
 from p4tester.tester.trial_course import (
     OfferedLoad,
     StreamSample,
@@ -118,6 +125,16 @@ class RxKinds:
     stale: int
     mismatched: int
     outside_streams: int  # every kind but a stream's
+
+    @classmethod
+    def between(cls, before: CounterSnapshot, after: CounterSnapshot,
+                counter: str) -> RxKinds:
+        """From the target's rx_kind counter (one cell per kind, dataplane.constants)."""
+        def kind(which: int) -> int:
+            return packets_between(before, after, counter, which)
+
+        return cls(kind(RX_KIND_FOREIGN), kind(RX_KIND_STALE), kind(RX_KIND_MISMATCHED),
+                   sum(kind(k) for k in range(RX_KIND_COUNT) if k != RX_KIND_STREAM))
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,14 +23,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.stream_rates import stream_pps
 from p4tester.config.topology import Topology
-from p4tester.dataplane.constants import (
-    EPOCHS,
-    RX_KIND_COUNT,
-    RX_KIND_FOREIGN,
-    RX_KIND_MISMATCHED,
-    RX_KIND_STALE,
-    RX_KIND_STREAM,
-)
+from p4tester.dataplane.constants import EPOCHS
 from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.results.model import StreamStats, TrialResult
@@ -41,7 +34,7 @@ from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
 from p4tester.targets.tofino.port_stats import MacPortCounters
 from p4tester.tester.port_counters import InterfaceCounters, PortCounterSource
 from p4tester.tester.selfcheck import ProgramPortCounts
-from p4tester.tester.snapshot import CounterSnapshot, packets_between
+from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.trial_loop import (
     QDEPTH_EDGES,
     ArmedTrial,
@@ -166,11 +159,7 @@ class TofinoTrials:
         self.target.stop_trial()
 
     def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
-        def kind(which: int) -> int:
-            return packets_between(before, after, names.RX_KIND, which)
-
-        return RxKinds(kind(RX_KIND_FOREIGN), kind(RX_KIND_STALE), kind(RX_KIND_MISMATCHED),
-                       sum(kind(k) for k in range(RX_KIND_COUNT) if k != RX_KIND_STREAM))
+        return RxKinds.between(before, after, names.RX_KIND)
 
     def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
                      after: CounterSnapshot) -> tuple[StreamStats, ...]:
