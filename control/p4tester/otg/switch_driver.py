@@ -29,8 +29,8 @@ from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.streams.frame_sizes import FCS_BYTES
 from p4tester.streams.template import build_template
 from p4tester.targets.bmv2_session import TesterSession, frame_spec
+from p4tester.tester.send_watch import Sender, SendWatch, SentReading
 from p4tester.tester.snapshot import CounterSnapshot, bytes_between, packets_between
-from p4tester.tester.trial_loop import SEND_GRACE_S, SEND_SLACK
 
 from .capture import PortCaptures
 from .errors import internal, validation
@@ -67,7 +67,8 @@ class _Run:
     run_value: int = 0  # the header's run byte of this start's frames
     templates: dict[int, bytes] = field(default_factory=dict)  # to seed again on resume
     paused_at: float | None = None  # monotonic time of the pause
-    paused_s: float = 0.0  # paused time so far, which the send deadline does not count
+    # The budgeted flows not yet sent, and their deadline (paused time not counted).
+    watch: SendWatch = field(default_factory=lambda: SendWatch((), 0.0))
     last_rx: dict[str, int] = field(default_factory=dict)  # RX count at the last poll
 
     @property
@@ -148,7 +149,10 @@ class SwitchDriver:
                                            run_value)
                 for flow in flows:
                     dataplane.set_port_variation(flow.stream_id, flow.stream.field_cycle)
-                run = _Run(flows, before, time.time(), epoch=epoch, run_value=run_value)
+                run = _Run(flows, before, time.time(), epoch=epoch, run_value=run_value,
+                           watch=SendWatch([Sender(f.stream_id, f.budget, f.rate_pps)
+                                            for f in flows if f.budget is not None],
+                                           time.monotonic()))
                 for flow in flows:
                     template = ixia_layout(
                         build_template(frame_spec(flow.stream, flow.frame_size, epoch,
@@ -185,29 +189,26 @@ class SwitchDriver:
 
     def _follow_flows(self, session: TesterSession, run: _Run) -> None:
         dataplane = session.dataplane
-        longest = max((f.budget / f.rate_pps for f in run.flows if f.budget is not None),
-                      default=0.0)
-        limit = longest * SEND_SLACK + SEND_GRACE_S
-        deadline = time.monotonic() + limit
+        watch = run.watch
         while not run.done:
             if run.stop.is_set():  # stopped: only the drains are left to wait for
                 time.sleep(POLL_S)
             stopping = run.stop.wait(POLL_S)
             with self._lock:
+                sent: set[int] = set()
+                if not stopping and run.paused_at is None and watch.waiting:
+                    # Each budgeted flow by the one rule of tester.send_watch.
+                    readings = {key: SentReading(dataplane.read_stream_registers(key).generated)
+                                for key in watch.waiting}
+                    sent = {sender.key for sender in watch.done(readings)}
+                    late = watch.late(time.monotonic())
+                    if late:
+                        names_late = [f.name for f in run.flows if f.stream_id in late]
+                        raise RuntimeError(
+                            f"flows {names_late} did not send their frames within "
+                            f"{watch.allowed_s:.1f} s: the switch is too slow for these rates")
                 for flow in run.flows:
-                    if flow.name in run.sent_at or (run.paused_at is not None
-                                                    and not stopping):
-                        continue
-                    if not stopping and flow.budget is not None:
-                        if dataplane.read_stream_registers(flow.stream_id).generated \
-                                < flow.budget:
-                            if time.monotonic() - run.paused_s > deadline:
-                                raise RuntimeError(
-                                    f"flow {flow.name!r} did not send its {flow.budget} "
-                                    f"frames within {limit:.1f} s: the switch is too slow "
-                                    "for these rates")
-                            continue
-                    elif not stopping:
+                    if flow.name in run.sent_at or not (stopping or flow.stream_id in sent):
                         continue
                     dataplane.stop_stream(flow.stream_id)
                     run.sent_at[flow.name] = time.monotonic()
@@ -251,6 +252,7 @@ class SwitchDriver:
                 if flow.name not in run.sent_at:
                     session.dataplane.stop_stream(flow.stream_id)
             run.paused_at = time.monotonic()
+            run.watch.pause(run.paused_at)
 
     def resume(self) -> None:
         """Arm the paused flows again with their budgets and seed their loops: they
@@ -265,7 +267,7 @@ class SwitchDriver:
                                                    run.epoch, run.run_value)
                     session.dataplane.seed_stream(flow.stream_id, run.templates[flow.stream_id],
                                                   seeds_for_rate(flow.rate_pps))
-            run.paused_s += time.monotonic() - run.paused_at
+            run.watch.resume(time.monotonic())
             run.paused_at = None
 
     def stop(self) -> None:

@@ -44,6 +44,7 @@ from p4tester.tester.reference_stream import (
     reference_stream_id,
 )
 from p4tester.tester.selfcheck import ProgramPortCounts
+from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import (
     CounterSnapshot,
     bytes_between,
@@ -57,8 +58,6 @@ from p4tester.tester.trial_loop import (
     ArmedTrial,
     Extras,
     RxKinds,
-    Sender,
-    SentReading,
     TrialLoop,
 )
 

@@ -43,6 +43,7 @@ from p4tester.tester.selfcheck import (
     build_self_check,
     describe_overcount,
 )
+from p4tester.tester.send_watch import Sender, SendWatch, SentReading
 from p4tester.tester.snapshot import CounterSnapshot, packets_between
 from p4tester.tester.trial_course import (
     OfferedLoad,
@@ -56,10 +57,6 @@ from p4tester.tester.trial_course import (
 # Queue depth bins (packets) for DUT-stamped frames.
 QDEPTH_EDGES: Final = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,
                        16384, 65536)
-# A trial may take this much longer than its budget at its rate before it is
-# declared stuck (the switch or its CPU busy elsewhere).
-SEND_SLACK: Final = 1.5
-SEND_GRACE_S: Final = 5.0
 # Frames a port delivered just before the drain ended may still wait in the switch's
 # input queue: the self-check re-reads this many times, this far apart, before it
 # calls them dropped.
@@ -77,29 +74,6 @@ class TrialFailed(RuntimeError):
 
 class GeneratorBehind(TrialFailed):
     """The generator did not send its budget in time (the tester's limit)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Sender:
-    """What the loop waits for: a stream (BMv2) or a generator application (Tofino).
-    `waited`: False for a sender that only watches the others (the reference stream),
-    started and stopped with them but neither waited for nor counted in the load."""
-
-    key: int
-    budget: int
-    rate_pps: float
-    waited: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class SentReading:
-    """One poll of a sender: frames its generator made and frames that left its TX
-    port (None where the target tells only what it made), and, where the target times
-    them on the switch's clock, the sample that proves the load offered."""
-
-    generated: int
-    sent: int | None = None
-    sample: StreamSample | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,32 +284,21 @@ class TrialLoop:
     # ---- sending ---------------------------------------------------------
     def _wait_until_sent(self, trial: ArmedTrial,
                          samples: dict[int, list[StreamSample]]) -> None:
-        """Wait (bounded) until every waited sender made its budget and its TX port let
-        it all out (or stopped sending: a frame its full TX queue dropped is never
-        numbered); each read goes into `samples`."""
-        waited = trial.waited
-        if not waited:
-            return
-        allowed = max(s.budget / s.rate_pps for s in waited) * SEND_SLACK + SEND_GRACE_S
-        deadline = self.clock() + allowed
-        waiting = {s.key: s for s in waited}
-        last_sent: dict[int, int | None] = {}
-        while waiting:
+        """Wait (bounded) until every waited sender is done (tester.send_watch); each
+        read goes into `samples`."""
+        watch = SendWatch(trial.senders, self.clock())
+        while watch.waiting:
             self.sleep(self.target.poll_s)
-            readings = self.target.read_sent(tuple(waiting.values()))
-            for key, sender in list(waiting.items()):
-                reading = readings[key]
+            readings = self.target.read_sent(tuple(watch.waiting.values()))
+            for key, reading in readings.items():
                 if reading.sample is not None:
                     samples.setdefault(key, []).append(reading.sample)
-                let_out = (reading.sent is None or reading.sent >= sender.budget
-                           or reading.sent == last_sent.get(key))
-                if reading.generated >= sender.budget and let_out:
-                    del waiting[key]
-                last_sent[key] = reading.sent
-            if waiting and self.clock() > deadline:
+            watch.done(readings)
+            late = watch.late(self.clock())
+            if late:
                 raise GeneratorBehind(
-                    f"{trial.what} {sorted(waiting)} did not send their budgets within "
-                    f"{allowed:.1f} s: {trial.slow_hint}")
+                    f"{trial.what} {late} did not send their budgets within "
+                    f"{watch.allowed_s:.1f} s: {trial.slow_hint}")
 
     # ---- judging ---------------------------------------------------------
     def _judged(self, spec: TrialSpec, trial: ArmedTrial, started: float,

@@ -34,14 +34,13 @@ from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
 from p4tester.targets.tofino.port_stats import MacPortCounters
 from p4tester.tester.port_counters import InterfaceCounters, PortCounterSource
 from p4tester.tester.selfcheck import ProgramPortCounts
+from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.trial_loop import (
     QDEPTH_EDGES,
     ArmedTrial,
     Extras,
     RxKinds,
-    Sender,
-    SentReading,
     TrialLoop,
 )
 
