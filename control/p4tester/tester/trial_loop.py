@@ -68,11 +68,7 @@ DUT_UNCHECKED: Final = ("unchecked: the lab DUT's counters could not be read (it
                         f"answer within {DUT_TIMEOUT_S:g} s: busy host, or the DUT stopped)")
 
 
-class TrialFailed(RuntimeError):
-    pass
-
-
-class GeneratorBehind(TrialFailed):
+class GeneratorBehind(RuntimeError):
     """The generator did not send its budget in time (the tester's limit)."""
 
 

@@ -1,0 +1,137 @@
+"""The one trial loop (tester.trial_loop) over a fake target: the order a trial runs
+in, the self-check of the tester's ports, the proof of the offered load, a switch
+that stops answering, and a target's own reason not to vouch. Time passes only in
+the loop's sleep."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from p4tester.dataplane.program import SwitchUnansweredError
+from p4tester.experiments.runner import TrialSpec
+from p4tester.p4rt import CounterValue
+from p4tester.results.model import StreamStats, TrialResult
+from p4tester.tester.port_counters import InterfaceCounters
+from p4tester.tester.selfcheck import ProgramPortCounts
+from p4tester.tester.send_watch import Sender, SentReading
+from p4tester.tester.snapshot import CounterSnapshot
+from p4tester.tester.trial_course import StreamSample
+from p4tester.tester.trial_loop import ArmedTrial, Extras, RxKinds, TrialLoop
+
+BUDGET = 200  # frames: 1 s at 200 frames/s
+SPEC = TrialSpec("throughput", 0, 64, 0.5, 1.0)
+TICKS_PER_S = 1_000_000  # the fake switch clock: microseconds
+
+
+class FakeTarget:
+    """One stream from port 1 to port 2 over a perfect wire; `lost_in_switch` of the
+    frames port 2 delivered never reach the program; `stall_s`: the generator sends
+    nothing for that long, then catches up at once."""
+
+    poll_s = 0.1
+    drain_s = 0.5
+    host_bound = False
+
+    def __init__(self, *, lost_in_switch: int = 0, stall_s: float = 0.0,
+                 unanswered_at: str = "", reference_lost: str = "") -> None:
+        self.now = 0.0
+        self.sent = 0
+        self.lost_in_switch = lost_in_switch
+        self.stall_s = stall_s
+        self.unanswered_at = unanswered_at
+        self.reference_lost = reference_lost
+        self.calls: list[str] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+    def port_names(self) -> Mapping[int, str]:
+        return {1: "p1", 2: "p2"}
+
+    def read_ports(self) -> Mapping[int, InterfaceCounters] | None:
+        return {1: InterfaceCounters(0, self.sent, 0, 0),
+                2: InterfaceCounters(self.sent, 0, 0, 0)}
+
+    def read_program(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
+        received = max(0, self.sent - self.lost_in_switch)
+        snapshot = CounterSnapshot({"rx": {0: CounterValue(received, 64 * received)}})
+        return snapshot, ProgramPortCounts(rx={2: received}, tx={1: self.sent})
+
+    def arm(self, spec: TrialSpec) -> ArmedTrial:
+        self.calls.append("arm")
+        return ArmedTrial((Sender(0, BUDGET, 200.0),), 200.0)
+
+    def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
+        self.calls.append("start")
+        self.started = self.now
+
+    def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
+        if self.unanswered_at == "poll":
+            raise SwitchUnansweredError("register read", 0, 2.0)
+        running = self.now - self.started
+        self.sent = 0 if running < self.stall_s else min(BUDGET, round(running * 200))
+        return {0: SentReading(self.sent, self.sent,
+                               StreamSample(round(self.now * TICKS_PER_S), self.sent))}
+
+    def stop(self, trial: ArmedTrial) -> None:
+        self.calls.append("stop")
+
+    def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
+        return RxKinds(0, 0, 0, 0)
+
+    def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
+                     after: CounterSnapshot) -> tuple[StreamStats, ...]:
+        if self.unanswered_at == "figures":
+            raise SwitchUnansweredError("register read", 0, 2.0)
+        rx = after.cell("rx", 0).packets - before.cell("rx", 0).packets
+        return (StreamStats(0, 64, self.sent, rx, 64 * rx, 0, 0, 0, 0),)
+
+    def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
+               before: CounterSnapshot, after: CounterSnapshot) -> Extras:
+        return Extras(unvouched=self.reference_lost)
+
+
+def run(target: FakeTarget) -> tuple[TrialLoop, TrialResult]:
+    loop = TrialLoop(target, sleep=target.sleep, clock=lambda: target.now)
+    return loop, loop.run_trial(SPEC)
+
+
+def test_a_clean_trial_is_vouched_for_with_its_load_proven() -> None:
+    target = FakeTarget()
+    _, result = run(target)
+    assert target.calls == ["arm", "start", "stop"]
+    assert result.valid and result.error is None
+    assert result.self_check.ok
+    assert result.offered_pps_measured == 200.0
+    assert [(s.tx_frames, s.rx_frames) for s in result.streams] == [(200, 200)]
+
+
+def test_frames_the_switch_lost_itself_are_the_testers_not_the_duts() -> None:
+    _, result = run(FakeTarget(lost_in_switch=3))
+    assert result.invalid_reason == "tester-limited"
+    assert result.error == ("tester-limited: port 2: 3 of 200 frames p2 received never "
+                            "reached the program")
+
+
+def test_a_load_sent_in_a_burst_after_a_stall_is_not_the_load_asked_for() -> None:
+    _, result = run(FakeTarget(stall_s=0.55))
+    # The proof measures from the first sample that saw frames: 180 of them in 0.8 s.
+    assert result.error == ("tester-limited: stream 0 offered 225 frames/s, not its 200 "
+                            "(measured on the switch's clock over 0.80 s)")
+    assert (result.offered_pps_measured, result.max_burst_frames) == (225.0, 100)
+
+
+def test_a_switch_that_stops_answering_gives_a_trial_without_figures() -> None:
+    for where in ("poll", "figures"):
+        target = FakeTarget(unanswered_at=where)
+        _, result = run(target)
+        assert (result.valid, result.streams) == (False, ())
+        assert result.error.startswith(
+            "tester-limited: the switch did not answer the in-band register read of stream 0 "
+            "within 2 s: it is busy")
+        assert target.calls[-1] == "stop"  # stopped even so
+
+
+def test_a_targets_own_reason_makes_the_trial_unvouched() -> None:
+    _, result = run(FakeTarget(reference_lost="reference stream: 2 of 100 frames lost"))
+    assert result.error == "tester-limited: reference stream: 2 of 100 frames lost"
