@@ -52,6 +52,7 @@ class FakeDriver:
         self.calls: list[str] = []
         self.capturing_ports: set[str] = set()
         self.paused = False
+        self.unvouched: str | None = None  # the self-check's verdict once flows stop
 
     def apply(self, config: MappedConfig) -> None:
         self.calls.append("apply")
@@ -88,7 +89,7 @@ class FakeDriver:
                  for f in self.started}
         ports = {"p1": PortCounters(frames_tx=100, bytes_tx=12800),
                  "p2": PortCounters(frames_rx=99, bytes_rx=12672)}
-        return Reading(flows, ports)
+        return Reading(flows, ports, unvouched=None if self.transmitting else self.unvouched)
 
     def start_capture(self, port: MappedPort) -> None:
         self.calls.append(f"capture start {port.number}")
@@ -281,3 +282,15 @@ def test_unknown_path_in_error_shape() -> None:
     reply = client_for(FakeDriver()).post("/monitor/states", json={"choice": "ipv4_neighbors"})
     assert reply.status_code == 404
     assert reply.json() == {"code": 404, "kind": "validation", "errors": ["Not Found"]}
+
+
+def test_a_stop_says_when_the_tester_cannot_vouch_for_the_figures(driver: FakeDriver) -> None:
+    """The start's self-check (otg.switch_driver): a tester that lost frames itself says
+    so as an OTG warning of the stop that ends the flows, the only answer OTG gives."""
+    client = client_for(driver)
+    client.post("/config", json=CONFIG)
+    client.post("/control/state", json=START)
+    driver.unvouched = "tester-limited: port 2: 5 of 35 frames p4lt2 received never " \
+                       "reached the program"
+    assert client.post("/control/state", json=STOP).json() == {"warnings": [
+        "tester-limited: port 2: 5 of 35 frames p4lt2 received never reached the program"]}

@@ -19,6 +19,7 @@ from p4tester.otg.mapping import MappedConfig, map_config
 from p4tester.otg.readings import Reading
 from p4tester.otg.switch_driver import SwitchDriver
 from p4tester.p4rt import CounterValue
+from p4tester.tester.port_counters import InterfaceCounters
 
 LOOPBACK = Path(__file__).resolve().parents[2] / "topologies" / "loopback.yaml"
 FRAMES_PER_READ = 7  # the fake generator sends this many frames between two reads
@@ -100,6 +101,25 @@ class FakeDataplane:
         return {}
 
 
+class FakePorts:
+    """The tester ports' own counters: port 1 sent what the program sent; port 2
+    delivered what the program received, and `lost_in_switch` more that the program
+    never saw (the self-check's case)."""
+
+    def __init__(self, dataplane: FakeDataplane) -> None:
+        self.dataplane = dataplane
+        self.lost_in_switch = 0
+
+    def interface(self, port: int) -> str:
+        return f"p4lt{port}"
+
+    def read(self, ports: tuple[int, ...]) -> dict[int, InterfaceCounters]:
+        sent = sum(self.dataplane.sent.values())
+        received = sent - (RX_LOSS if 1 in self.dataplane.sent else 0)
+        delivered = max(0, received) + self.lost_in_switch
+        return {1: InterfaceCounters(0, sent, 0, 0), 2: InterfaceCounters(delivered, 0, 0, 0)}
+
+
 class FakeTarget:
     def __init__(self) -> None:
         self.rates: dict[int, int] = {}
@@ -109,8 +129,10 @@ class FakeTarget:
 
 
 class FakeSession:
-    def __init__(self, dataplane: FakeDataplane) -> None:
+    def __init__(self, dataplane: FakeDataplane, topology: Topology, profile: Profile) -> None:
         self.dataplane = dataplane
+        self.topology = topology
+        self.profile = profile
         self.target = FakeTarget()
         self.opened = False
 
@@ -147,10 +169,11 @@ def setup() -> tuple[SwitchDriver, FakeDataplane, MappedConfig]:
     def factory(_topology: Topology, profile: Profile, *, push_pipeline: bool) -> Any:
         assert [s.id for s in profile.streams] == [0, 1]
         pushes.append(push_pipeline)
-        return FakeSession(dataplane)
+        return FakeSession(dataplane, _topology, profile)
 
     pushes.clear()
-    driver = SwitchDriver(topology, drain_s=0.05, push_pipeline=True, session_factory=factory)
+    driver = SwitchDriver(topology, drain_s=0.05, push_pipeline=True, session_factory=factory,
+                          ports=FakePorts(dataplane))
     return driver, dataplane, two_flows(topology)
 
 
@@ -270,3 +293,25 @@ def test_pause_keeps_the_count_and_resume_sends_the_rest(
     assert dataplane.calls.count("start 0 budget 30") == 2
     with pytest.raises(Exception, match="no flows are paused: nothing to resume"):
         driver.resume()
+
+
+def test_a_start_checks_itself_once_its_flows_stopped(
+        setup: tuple[SwitchDriver, FakeDataplane, MappedConfig]) -> None:
+    """The tester ports' counters against the program's, as a trial's (tester.trial_loop):
+    frames port 2 delivered that the program never counted are the tester's loss, said
+    once the flows stopped, never the DUT's."""
+    driver, _dataplane, config = setup
+    driver.apply(config)
+    fixed = (config.flows[0],)
+    ports = driver._ports
+    assert isinstance(ports, FakePorts)
+    driver.start(fixed)
+    ports.lost_in_switch = 5  # after the opening edge: lost during this start
+    wait_for(driver, "fixed")
+    driver.stop()
+    assert driver.read().unvouched == ("tester-limited: port 2: 5 of 35 frames p4lt2 received "
+                                       "never reached the program")
+    driver.start(fixed)  # nothing lost in this one: vouched for
+    wait_for(driver, "fixed")
+    driver.stop()
+    assert driver.read().unvouched is None

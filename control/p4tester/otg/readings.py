@@ -45,6 +45,9 @@ class Reading:
     flows: dict[str, FlowCounters]
     ports: dict[str, PortCounters]
     error: str | None = None  # the last run failed: why
+    # The last run's self-check, once all its flows stopped: why the tester cannot vouch
+    # for its figures (frames it lost itself), None when it can or has not checked yet.
+    unvouched: str | None = None
 
 
 class TrafficDriver(Protocol):

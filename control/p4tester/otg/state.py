@@ -82,6 +82,10 @@ class OtgState:
                                      "resumes all flows together; leave flow_names empty")
                 {"stop": self.driver.stop, "pause": self.driver.pause,
                  "resume": self.driver.resume}[state]()
+                if state == "stop":
+                    # The flows' figures are final now, and so is the self-check.
+                    unvouched = self.driver.read().unvouched
+                    return [unvouched] if unvouched else []
                 return []
         raise validation(f"{where}.state {state!r}: use start, stop, pause or resume")
 

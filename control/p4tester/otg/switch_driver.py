@@ -10,6 +10,12 @@ stop is asked, stops it, lets its frames drain (DRAIN_S, then until its RX count
 stops moving, at most MAX_DRAIN_S) and reads its final figures: only then does
 the flow read as stopped, so a client polling for `stopped and frames_rx ==
 count` sees final counts. One lock serialises every use of the P4Runtime session.
+
+Each start checks itself as a trial does (tester.trial_loop, over the BMv2 trial
+target's reads): the tester ports' own counters and a lab DUT's are read around the
+program's when the flows start and once they have all stopped; frames the tester
+lost itself (or a lab DUT lost to the host) make the start unvouched, and the stop
+request says why (an OTG warning), so its loss is never taken for the DUT's.
 """
 
 from __future__ import annotations
@@ -26,11 +32,18 @@ from p4tester.dataplane import names
 from p4tester.dataplane.constants import EPOCHS
 from p4tester.dataplane.program import seeds_for_rate
 from p4tester.dataplane.run_identity import draw_run_value
+from p4tester.lab.dut_counters import dut_counters_for
+from p4tester.lab.ifaces import tester_iface
+from p4tester.results.checks import TESTER_LIMITED
 from p4tester.streams.frame_sizes import FCS_BYTES
 from p4tester.streams.template import build_template
 from p4tester.targets.bmv2_session import TesterSession, frame_spec
+from p4tester.targets.bmv2_trials import Bmv2Trials
+from p4tester.tester.dut_source import DutCounterSource
+from p4tester.tester.port_counters import KernelInterfaceCounters, PortCounterSource
 from p4tester.tester.send_watch import Sender, SendWatch, SentReading
 from p4tester.tester.snapshot import CounterSnapshot, bytes_between, packets_between
+from p4tester.tester.trial_loop import Edge, TrialLoop, verdict
 
 from .capture import PortCaptures
 from .errors import internal, validation
@@ -70,6 +83,11 @@ class _Run:
     # The budgeted flows not yet sent, and their deadline (paused time not counted).
     watch: SendWatch = field(default_factory=lambda: SendWatch((), 0.0))
     last_rx: dict[str, int] = field(default_factory=dict)  # RX count at the last poll
+    # The self-check: its loop, the opening edge, and its verdict once all flows stopped.
+    checks: TrialLoop | None = None
+    edge: Edge | None = None
+    unvouched: str | None = None
+    ended: bool = False  # flows stopped and the start checked: the next may begin
 
     @property
     def done(self) -> bool:
@@ -79,7 +97,9 @@ class _Run:
 class SwitchDriver:
     def __init__(self, topology: Topology, *, drain_s: float = DRAIN_S,
                  push_pipeline: bool = False,
-                 session_factory: Callable[..., TesterSession] = TesterSession) -> None:
+                 session_factory: Callable[..., TesterSession] = TesterSession,
+                 ports: PortCounterSource | None = None,
+                 dut: DutCounterSource | None = None) -> None:
         if topology.switch.target != "bmv2":
             raise validation(f"p4tester otg drives BMv2 switches for now, not "
                              f"{topology.switch.target}")
@@ -94,6 +114,10 @@ class SwitchDriver:
         self._trials = 0
         self._captures = PortCaptures()
         self._session_factory = session_factory
+        # The self-check's counters: the tester ports' interfaces (tester port N is
+        # p4lt<N> in the labs) and the topology's lab DUT, as a trial's.
+        self._ports = ports or KernelInterfaceCounters(tester_iface)
+        self._dut = dut if dut is not None else dut_counters_for(topology)
         # --push-pipeline loads the tester program with the first config only: a push
         # resets the switch's state, the later configs reuse the program.
         self._push = push_pipeline
@@ -140,7 +164,9 @@ class SwitchDriver:
                 for flow in flows:
                     dataplane.expect_stream(flow.stream_id, flow.stream.rx_port,
                                             ipv6=flow.stream.ipv6, epoch=epoch, run=run_value)
-                before = CounterSnapshot.take(dataplane)
+                checks = TrialLoop(Bmv2Trials(session, self._ports, run_value), self._dut)
+                edge = checks.opening_edge()
+                before = edge.snapshot
                 for flow in flows:
                     dataplane.clear_stream(flow.stream_id)
                 session.target.set_stream_rates({f.stream_id: f.rate_pps for f in flows})
@@ -150,6 +176,7 @@ class SwitchDriver:
                 for flow in flows:
                     dataplane.set_port_variation(flow.stream_id, flow.stream.field_cycle)
                 run = _Run(flows, before, time.time(), epoch=epoch, run_value=run_value,
+                           checks=checks, edge=edge,
                            watch=SendWatch([Sender(f.stream_id, f.budget, f.rate_pps)
                                             for f in flows if f.budget is not None],
                                            time.monotonic()))
@@ -175,6 +202,7 @@ class SwitchDriver:
         runs until the stop."""
         try:
             self._follow_flows(session, run)
+            self._check(run)
         except Exception as exc:  # answered to the next metrics request, never lost
             run.error = f"flows stopped on an error: {exc}"
             try:
@@ -186,6 +214,8 @@ class SwitchDriver:
                 after = run.before
             for flow in run.flows:
                 run.final.setdefault(flow.name, _Final(after, None, time.time()))
+        finally:
+            run.ended = True
 
     def _follow_flows(self, session: TesterSession, run: _Run) -> None:
         dataplane = session.dataplane
@@ -228,6 +258,18 @@ class SwitchDriver:
                     if settled or time.monotonic() - run.sent_at[flow.name] > MAX_DRAIN_S:
                         run.final[flow.name] = _Final(snapshot, self._latency(session, flow),
                                                       time.time())
+
+    def _check(self, run: _Run) -> None:
+        """The start's self-check, once all its flows stopped (module docstring)."""
+        if run.checks is None or run.edge is None:
+            return
+        try:
+            with self._lock:
+                _, check, dut_check = run.checks.settled(run.edge)
+        except Exception as exc:  # counters unreadable: nothing vouches for the start
+            run.unvouched = f"{TESTER_LIMITED}: the self-check could not read counters: {exc}"
+            return
+        run.unvouched = verdict(check, dut_check)
 
     @staticmethod
     def _latency(session: TesterSession, flow: MappedFlow) -> Latency | None:
@@ -279,7 +321,9 @@ class SwitchDriver:
         thread.join(JOIN_S)
 
     def running(self) -> bool:
-        return self._run is not None and not self._run.done
+        """Flows still transmitting or draining, or their start not yet checked (its
+        closing edge must not count the next start's frames)."""
+        return self._run is not None and not (self._run.done and self._run.ended)
 
     # ---- counters --------------------------------------------------------
     def read(self) -> Reading:
@@ -316,7 +360,8 @@ class SwitchDriver:
                 + FCS_BYTES * tx,
                 bytes_rx=bytes_between(self._port_base, now, names.RX_PORT, port.number)
                 + FCS_BYTES * rx)
-        return Reading(flows, ports, run.error if run is not None else None)
+        return Reading(flows, ports, run.error if run is not None else None,
+                       run.unvouched if run is not None else None)
 
     # ---- capture ---------------------------------------------------------
     def start_capture(self, port: MappedPort) -> None:

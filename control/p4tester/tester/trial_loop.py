@@ -160,7 +160,7 @@ class TrialTarget(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class _Edge:
+class Edge:
     """One edge of a trial: the program's counters with the interfaces' around them."""
 
     snapshot: CounterSnapshot
@@ -192,7 +192,7 @@ class TrialLoop:
         trial = target.arm(spec)
         started = time.time()
         cpu_before = read_cpu_times() if target.host_bound else None
-        before = self._opening_edge()
+        before = self.opening_edge()
         try:
             return self._run_armed(spec, trial, started, cpu_before, before)
         except SwitchUnansweredError as unanswered:
@@ -201,7 +201,7 @@ class TrialLoop:
             return self._unanswered(spec, trial, started, cpu_before, str(unanswered))
 
     def _run_armed(self, spec: TrialSpec, trial: ArmedTrial, started: float,
-                   cpu_before: CpuTimes | None, before: _Edge) -> TrialResult:
+                   cpu_before: CpuTimes | None, before: Edge) -> TrialResult:
         samples: dict[int, list[StreamSample]] = {}
         behind = ""
         try:
@@ -214,33 +214,34 @@ class TrialLoop:
         finally:
             self.target.stop(trial)
         self.sleep(self.target.drain_s)
-        after, check, dut_check = self._settled(before)
+        after, check, dut_check = self.settled(before)
         return self._judged(spec, trial, started, cpu_before, before, after, check, dut_check,
                             samples, behind)
 
     # ---- the edges -------------------------------------------------------
-    def _opening_edge(self) -> _Edge:
+    def opening_edge(self) -> Edge:
         # Interfaces on both sides of their programs' reads: see tester.selfcheck.
         ports_first = self.target.read_ports()
         dut_first = self.dut.read_interfaces() if self.dut else None
         snapshot, program = self.target.read_program()
         dut_program = self.dut.read_program() if self.dut else None
-        return _Edge(snapshot, program, _bracket(ports_first, self.target.read_ports()),
+        return Edge(snapshot, program, _bracket(ports_first, self.target.read_ports()),
                      _bracket(dut_first, self.dut.read_interfaces() if self.dut else None),
                      dut_program)
 
-    def _closing_edge(self) -> _Edge:
+    def _closing_edge(self) -> Edge:
         dut_first = self.dut.read_interfaces() if self.dut else None
         ports_first = self.target.read_ports()
         dut_program = self.dut.read_program() if self.dut else None
         dut_interfaces = _bracket(dut_first, self.dut.read_interfaces() if self.dut else None)
         snapshot, program = self.target.read_program()
-        return _Edge(snapshot, program, _bracket(ports_first, self.target.read_ports()),
+        return Edge(snapshot, program, _bracket(ports_first, self.target.read_ports()),
                      dut_interfaces, dut_program)
 
-    def _settled(self, before: _Edge) -> tuple[_Edge, SelfCheck | None, SelfCheck | None]:
+    def settled(self, before: Edge) -> tuple[Edge, SelfCheck | None, SelfCheck | None]:
         """The closing edge, self-check and DUT check; re-read (bounded) while frames
-        the ports counted may still be on their way through a switch."""
+        the ports counted may still be on their way through a switch. Also what OTG
+        flows are checked by once they all stopped (otg.switch_driver)."""
         names = self.target.port_names()
         check: SelfCheck | None = None
         dut_check: SelfCheck | None = None
@@ -265,7 +266,7 @@ class TrialLoop:
                 check = replace(check, unvouched=overcount)
         return after, check, dut_check
 
-    def _dut_check(self, before: _Edge, after: _Edge) -> SelfCheck | None:
+    def _dut_check(self, before: Edge, after: Edge) -> SelfCheck | None:
         dut = self.dut
         if dut is None:
             return None
@@ -298,7 +299,7 @@ class TrialLoop:
 
     # ---- judging ---------------------------------------------------------
     def _judged(self, spec: TrialSpec, trial: ArmedTrial, started: float,
-                cpu_before: CpuTimes | None, before: _Edge, after: _Edge,
+                cpu_before: CpuTimes | None, before: Edge, after: Edge,
                 check: SelfCheck | None, dut_check: SelfCheck | None,
                 samples: Mapping[int, list[StreamSample]], behind: str) -> TrialResult:
         target = self.target
@@ -317,14 +318,7 @@ class TrialLoop:
         if behind:
             check = replace(check or SelfCheck(()),
                             unvouched=self._with_host_load(behind, cpu_before))
-        error = None
-        if check is not None and not check.ok:
-            error = f"{TESTER_LIMITED}: {check.describe()}"
-        elif dut_check is not None and dut_check.unvouched:
-            error = f"{DUT_LIMITED}: {dut_check.unvouched}"
-        elif dut_check is not None and not dut_check.ok:
-            error = f"{DUT_LIMITED}: the DUT did not hold its configured behaviour: " \
-                    f"{dut_check.describe()}"
+        error = verdict(check, dut_check)
         kinds = target.rx_kinds(before.snapshot, after.snapshot)
         return TrialResult(
             experiment=spec.experiment,
@@ -376,6 +370,20 @@ class TrialLoop:
         load = host_load(cpu_before, read_cpu_times())
         steal = "" if load.steal_fraction is None else f", CPU steal {load.steal_fraction:.0%}"
         return f"{what} (host load {load.load_1m:.2f} on {load.cpus} CPUs{steal})"
+
+
+def verdict(check: SelfCheck | None, dut_check: SelfCheck | None) -> str | None:
+    """Why the tester cannot vouch for what it measured (None: it can): the tester lost
+    frames or could not prove its load, or a lab DUT lost frames to the host or did not
+    hold its configured behaviour."""
+    if check is not None and not check.ok:
+        return f"{TESTER_LIMITED}: {check.describe()}"
+    if dut_check is not None and dut_check.unvouched:
+        return f"{DUT_LIMITED}: {dut_check.unvouched}"
+    if dut_check is not None and not dut_check.ok:
+        return (f"{DUT_LIMITED}: the DUT did not hold its configured behaviour: "
+                f"{dut_check.describe()}")
+    return None
 
 
 def _buffering(streams: tuple[StreamStats, ...],
