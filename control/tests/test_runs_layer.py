@@ -71,3 +71,34 @@ def test_every_target_offers_a_trial_runner_and_others_are_named() -> None:
     with pytest.raises(ConfigError, match=r"switch target 'ebpf' runs no trials; known: "
                                           r"bmv2, tofino"):
         open_trial_runner(elsewhere, load_profile(PROFILE, topology), push_pipeline=False)
+
+
+def test_back_to_back_reports_the_implied_buffer_time_next_to_the_corrected_one(
+        tmp_path: Path) -> None:
+    """RFC 9004 6.4: corrected = implied x (1 - throughput / line rate), both said."""
+    import re
+    import threading
+
+    from p4tester.runs.catalog import experiment_named
+    from p4tester.runs.execute import RunEnd, plan_run, run_experiment
+    from p4tester.server.simulated import SimulatedBackend
+
+    topology = load_topology(TOPOLOGY)
+    profile = load_profile(PROFILE, topology)
+    request = build_request("back-to-back", {"frame-size": "64", "throughput": "40%",
+                                             "repetitions": "2", "duration": "1",
+                                             "max-burst": "200"})
+    plan = plan_run(experiment_named("back-to-back"), request, topology, profile,
+                    tmp_path / "b2b")
+    backend = SimulatedBackend(topology, profile, 0.0)
+    outcome = run_experiment(plan, backend.trial_runner(threading.Event()))
+    assert outcome.end is RunEnd.FINISHED
+    match = re.fullmatch(r"back-to-back at 64 B: average burst ([\d.]+) frames \(min \d+, max "
+                         r"\d+\); RFC 9004 implied buffer time ([\d.]+) ms, corrected buffer "
+                         r"([\d.]+) frames = ([\d.]+) ms", outcome.text)
+    assert match is not None, outcome.text
+    burst, implied_ms, frames, corrected_ms = map(float, match.groups())
+    line_pps = 5e6 / (84 * 8)
+    assert implied_ms == pytest.approx(burst / line_pps * 1e3, abs=0.001)
+    assert corrected_ms == pytest.approx(implied_ms * 0.6, abs=0.002)
+    assert frames == pytest.approx(burst * 0.6, abs=0.05)

@@ -120,9 +120,12 @@ def back_to_back_body(request: BackToBackRequest, run: RunContext) -> Outcome:
                               trial_duration_s=request.trial_s(run.profile),
                               max_burst_frames=request.max_burst)
     result = run_back_to_back(config, run.recorder)
+    # RFC 9004 6.4: the raw figure (implied: the burst at line rate) next to the one
+    # corrected for what the DUT forwarded while the burst came in.
     text = (f"back-to-back at {size} B: average burst {result.average_frames:.1f} "
-            f"frames (min {result.min_frames}, max {result.max_frames}); RFC 9004 corrected "
-            f"buffer {result.corrected_buffer_frames:.1f} frames = "
+            f"frames (min {result.min_frames}, max {result.max_frames}); RFC 9004 implied "
+            f"buffer time {result.implied_buffer_time_s * 1e3:.3f} ms, corrected buffer "
+            f"{result.corrected_buffer_frames:.1f} frames = "
             f"{result.corrected_buffer_time_s * 1e3:.3f} ms")
     return result, text
 
