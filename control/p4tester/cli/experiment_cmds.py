@@ -17,7 +17,7 @@ from p4tester.config.topology import Topology
 from p4tester.lab.placement import place_controller
 from p4tester.results.checks import TRIAL_ERROR
 from p4tester.results.confidence import RunConfidence
-from p4tester.runs.catalog import EXPERIMENTS, Experiment, build_request, parse_option
+from p4tester.runs.catalog import Experiment, build_request, parse_option
 from p4tester.runs.execute import RunEnd, plan_run, run_experiment
 from p4tester.runs.option_parsers import OptionValueError
 from p4tester.runs.replot import replot as replot_results
@@ -91,5 +91,3 @@ def replot(args: argparse.Namespace) -> int:
     emit(document, text, args.json)
     return exit_codes.OK
 
-
-__all__ = ["EXPERIMENTS", "add_options", "handler", "replot"]

@@ -9,13 +9,12 @@ from pathlib import Path
 from p4tester.cli import exit_codes
 from p4tester.cli.calibrate_cmd import add_parser as add_calibrate
 from p4tester.cli.capture_cmd import add_options as add_capture_options
-from p4tester.cli.experiment_cmds import EXPERIMENTS, add_options, handler, replot
+from p4tester.cli.experiment_cmds import add_options, handler, replot
 from p4tester.cli.output import emit
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import load_profile
 from p4tester.config.topology import load_topology
-
-COMMANDS = ("validate", "stats", "capture", "calibrate", "replot", *EXPERIMENTS)
+from p4tester.runs.catalog import EXPERIMENTS
 
 
 def _common(sub: argparse.ArgumentParser, *, switch: bool) -> None:
@@ -54,7 +53,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    """Runs one of COMMANDS; its errors are the program's to report (p4tester.program)."""
+    """Runs one of the commands add_commands adds; its errors are the program's to
+    report (p4tester.program)."""
     as_json = bool(getattr(args, "json", False))
     if args.command == "replot":
         return replot(args)

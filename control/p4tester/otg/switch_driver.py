@@ -70,24 +70,28 @@ class _Final:
 @dataclass(slots=True)
 class _Run:
     flows: tuple[MappedFlow, ...]
-    before: CounterSnapshot
     started: float
+    # The self-check: its loop and the opening edge, whose snapshot every flow's
+    # figures count from.
+    checks: TrialLoop
+    edge: Edge
+    # The budgeted flows not yet sent, their deadline, and whether the run is paused
+    # (paused time not counted).
+    watch: SendWatch
+    epoch: int
+    run_value: int  # the header's run byte of this start's frames
     stop: threading.Event = field(default_factory=threading.Event)
     sent_at: dict[str, float] = field(default_factory=dict)  # budget sent or stopped
     final: dict[str, _Final] = field(default_factory=dict)
     error: str | None = None
-    epoch: int = 0
-    run_value: int = 0  # the header's run byte of this start's frames
     templates: dict[int, bytes] = field(default_factory=dict)  # to seed again on resume
-    paused_at: float | None = None  # monotonic time of the pause
-    # The budgeted flows not yet sent, and their deadline (paused time not counted).
-    watch: SendWatch = field(default_factory=lambda: SendWatch((), 0.0))
     last_rx: dict[str, int] = field(default_factory=dict)  # RX count at the last poll
-    # The self-check: its loop, the opening edge, and its verdict once all flows stopped.
-    checks: TrialLoop | None = None
-    edge: Edge | None = None
-    unvouched: str | None = None
+    unvouched: str | None = None  # the self-check's verdict once all flows stopped
     ended: bool = False  # flows stopped and the start checked: the next may begin
+
+    @property
+    def before(self) -> CounterSnapshot:
+        return self.edge.snapshot
 
     @property
     def done(self) -> bool:
@@ -166,7 +170,6 @@ class SwitchDriver:
                                             ipv6=flow.stream.ipv6, epoch=epoch, run=run_value)
                 checks = TrialLoop(Bmv2Trials(session, self._ports, run_value), self._dut)
                 edge = checks.opening_edge()
-                before = edge.snapshot
                 for flow in flows:
                     dataplane.clear_stream(flow.stream_id)
                 session.target.set_stream_rates({f.stream_id: f.rate_pps for f in flows})
@@ -175,11 +178,9 @@ class SwitchDriver:
                                            run_value)
                 for flow in flows:
                     dataplane.set_port_variation(flow.stream_id, flow.stream.field_cycle)
-                run = _Run(flows, before, time.time(), epoch=epoch, run_value=run_value,
-                           checks=checks, edge=edge,
-                           watch=SendWatch([Sender(f.stream_id, f.budget, f.rate_pps)
-                                            for f in flows if f.budget is not None],
-                                           time.monotonic()))
+                watch = SendWatch([Sender(f.stream_id, f.budget, f.rate_pps)
+                                   for f in flows if f.budget is not None], time.monotonic())
+                run = _Run(flows, time.time(), checks, edge, watch, epoch, run_value)
                 for flow in flows:
                     template = ixia_layout(
                         build_template(frame_spec(flow.stream, flow.frame_size, epoch,
@@ -226,7 +227,7 @@ class SwitchDriver:
             stopping = run.stop.wait(POLL_S)
             with self._lock:
                 sent: set[int] = set()
-                if not stopping and run.paused_at is None and watch.waiting:
+                if not stopping and not watch.paused and watch.waiting:
                     # Each budgeted flow by the one rule of tester.send_watch.
                     readings = {key: SentReading(dataplane.read_stream_registers(key).generated)
                                 for key in watch.waiting}
@@ -261,8 +262,6 @@ class SwitchDriver:
 
     def _check(self, run: _Run) -> None:
         """The start's self-check, once all its flows stopped (module docstring)."""
-        if run.checks is None or run.edge is None:
-            return
         try:
             with self._lock:
                 _, check, dut_check = run.checks.settled(run.edge)
@@ -288,20 +287,19 @@ class SwitchDriver:
             run, session = self._run, self._session
             if run is None or session is None or run.done:
                 raise validation("no flows are transmitting: nothing to pause")
-            if run.paused_at is not None:
+            if run.watch.paused:
                 return
             for flow in run.flows:
                 if flow.name not in run.sent_at:
                     session.dataplane.stop_stream(flow.stream_id)
-            run.paused_at = time.monotonic()
-            run.watch.pause(run.paused_at)
+            run.watch.pause(time.monotonic())
 
     def resume(self) -> None:
         """Arm the paused flows again with their budgets and seed their loops: they
         send what is left of their budgets."""
         with self._lock:
             run, session = self._run, self._session
-            if run is None or session is None or run.paused_at is None:
+            if run is None or session is None or not run.watch.paused:
                 raise validation("no flows are paused: nothing to resume")
             for flow in run.flows:
                 if flow.name not in run.sent_at:
@@ -310,7 +308,6 @@ class SwitchDriver:
                     session.dataplane.seed_stream(flow.stream_id, run.templates[flow.stream_id],
                                                   seeds_for_rate(flow.rate_pps))
             run.watch.resume(time.monotonic())
-            run.paused_at = None
 
     def stop(self) -> None:
         """Stop the flows and wait (bounded) for their final figures."""
@@ -323,7 +320,7 @@ class SwitchDriver:
     def running(self) -> bool:
         """Flows still transmitting or draining, or their start not yet checked (its
         closing edge must not count the next start's frames)."""
-        return self._run is not None and not (self._run.done and self._run.ended)
+        return self._run is not None and not self._run.ended
 
     # ---- counters --------------------------------------------------------
     def read(self) -> Reading:
@@ -347,7 +344,7 @@ class SwitchDriver:
                     bytes_rx=bytes_between(run.before, after, names.RX_STREAM, sid)
                     + FCS_BYTES * rx,
                     started=final is None,
-                    paused=final is None and run.paused_at is not None,
+                    paused=final is None and run.watch.paused,
                     elapsed_s=(final.ended if final is not None else time.time()) - run.started,
                     latency=final.latency if final is not None and flow.latency else None)
         ports = {}

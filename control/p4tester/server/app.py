@@ -25,6 +25,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.results.jsonl import tool_version
+from p4tester.runs.catalog import RequestError
 from p4tester.runs.outputs import to_jsonable
 
 from . import pages
@@ -33,7 +34,7 @@ from .backend import Backend, BackendUnavailableError
 from .jobs import BusyError, JobManager, NothingRunningError
 from .live import event_stream, live_document
 from .metrics import CONTENT_TYPE, exposition
-from .options import OptionError, describe_experiments
+from .options import describe_experiments
 from .runs import RunInfo, RunNotFoundError, list_runs, run_file, run_info, run_trials
 from .settings import ServerSettings
 from .validate import InvalidConfigError, validate_texts
@@ -79,7 +80,7 @@ def create_app(settings: ServerSettings, topology: Topology, profile: Profile,
     app.state.settings = settings
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
-    for exc_type, code in ((OptionError, 400), (ConfigError, 400), (BusyError, 409),
+    for exc_type, code in ((RequestError, 400), (ConfigError, 400), (BusyError, 409),
                            (NothingRunningError, 409), (RunNotFoundError, 404),
                            (BackendUnavailableError, 503)):
         def handler(_request: Request, exc: Exception, code: int = code) -> JSONResponse:

@@ -7,10 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from p4tester.runs.catalog import EXPERIMENTS, RequestError, build_request
+from p4tester.runs.catalog import EXPERIMENTS, build_request
 from p4tester.runs.requests import ExperimentRequest
-
-OptionError = RequestError  # bad experiment parameters: the message says which and why
 
 
 @dataclass(frozen=True, slots=True)

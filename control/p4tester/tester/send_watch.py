@@ -78,6 +78,10 @@ class SendWatch:
             return []
         return sorted(self.waiting)
 
+    @property
+    def paused(self) -> bool:
+        return self._paused_at is not None
+
     def pause(self, now: float) -> None:
         if self._paused_at is None:
             self._paused_at = now
