@@ -12,6 +12,7 @@ import pytest
 from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
 from p4tester.results.model import (
     Histogram,
+    IntervalCounts,
     LatencyStats,
     StreamLoss,
     StreamStats,
@@ -61,6 +62,7 @@ def full_trial() -> TrialResult:
             duplicates=1,
             latency=latency,
             queue_depth=Histogram(edges=(0, 1, 64), counts=(900, 92), outside=0),
+            intervals=IntervalCounts(1.0, (400, 400, 200), (400, 396, 196)),
         ),
         StreamStats(7 + 1, 1518, 10, 0, 0, 0, 0, 0, 0),
     )
@@ -122,7 +124,7 @@ def test_non_finite_floats_are_strict_json_strings() -> None:
 def test_dict_shape() -> None:
     data = as_json(full_trial())
     assert next(iter(data)) == "schema_version"
-    assert data["schema_version"] == SCHEMA_VERSION == 6
+    assert data["schema_version"] == SCHEMA_VERSION == 7
     assert (data["rx_foreign"], data["rx_stale"], data["rx_mismatched"]) == (7, 4, 60)
     assert data["labels"] == [["buffer_pct", "40"], ["dut", "bmv2 \u00e9"]]
     assert data["streams"][1]["latency"] is None
@@ -148,9 +150,9 @@ def test_version_1_records_load_without_checks() -> None:
                 "losing_streams", *V5_KEYS):
         del data[key]
     loaded = trial_from_dict(data)
-    assert loaded == dataclasses.replace(full_trial(), self_check=None, dut_check=None,
-                                         host_load=None, rx_stale=0, rx_mismatched=0,
-                                         **UNMEASURED)
+    assert loaded == dataclasses.replace(before_intervals(full_trial()), self_check=None,
+                                         dut_check=None, host_load=None, rx_stale=0,
+                                         rx_mismatched=0, **UNMEASURED)
     data["self_check"] = None
     with pytest.raises(SerializeError, match=r"^trial: unknown self_check \(schema version 1"):
         trial_from_dict(data)
@@ -162,7 +164,7 @@ def test_version_2_records_load_with_no_stale_or_mismatched_frames() -> None:
     del data["rx_stale"], data["rx_mismatched"], data["losing_streams"]
     for key in V5_KEYS:
         del data[key]
-    assert trial_from_dict(data) == dataclasses.replace(full_trial(), rx_stale=0,
+    assert trial_from_dict(data) == dataclasses.replace(before_intervals(full_trial()), rx_stale=0,
                                                         rx_mismatched=0, **UNMEASURED)
     data["rx_stale"] = 4
     with pytest.raises(SerializeError, match=r"^trial: unknown rx_stale \(schema version 2"):
@@ -176,7 +178,7 @@ def test_version_3_records_load_without_losing_streams() -> None:
     for key in V5_KEYS:
         del data[key]
     loaded = trial_from_dict(data)
-    assert loaded == dataclasses.replace(full_trial(), **UNMEASURED)
+    assert loaded == dataclasses.replace(before_intervals(full_trial()), **UNMEASURED)
     assert loaded.losing_streams == (StreamLoss(8, 10), StreamLoss(7, 8))
     data["losing_streams"] = []
     with pytest.raises(SerializeError, match=r"^trial: unknown losing_streams \(schema version 3"):
@@ -190,7 +192,8 @@ def test_version_4_records_load_without_the_offered_load_proof() -> None:
     data = _mutated(("schema_version",), 4)
     for key in V5_KEYS:
         del data[key]
-    assert trial_from_dict(data) == dataclasses.replace(full_trial(), **UNMEASURED)
+    assert trial_from_dict(data) == dataclasses.replace(before_intervals(full_trial()),
+                                                        **UNMEASURED)
     data["max_burst_frames"] = 3
     with pytest.raises(SerializeError,
                        match=r"^trial: unknown max_burst_frames \(schema version 4"):
@@ -201,9 +204,31 @@ def test_version_5_records_load_without_a_reference_stream() -> None:
     """Logs written before latency trials ran a reference stream (issue 21.7)."""
     data = _mutated(("schema_version",), 5)
     del data["reference"]
-    assert trial_from_dict(data) == dataclasses.replace(full_trial(), reference=None)
+    assert trial_from_dict(data) == dataclasses.replace(before_intervals(full_trial()),
+                                                        reference=None)
     data["reference"] = None
     with pytest.raises(SerializeError, match=r"^trial: unknown reference \(schema version 5"):
+        trial_from_dict(data)
+
+
+def test_version_6_records_load_without_intervals() -> None:
+    """Logs written before streams carried their interval counts (Y.1564 availability)."""
+    data = _mutated(("schema_version",), 6)
+    assert trial_from_dict(data) == before_intervals(full_trial())
+    data["streams"][0]["intervals"] = None
+    with pytest.raises(SerializeError,
+                       match=r"^trial\.streams\[0\]: unknown intervals \(schema version 6"):
+        trial_from_dict(data)
+
+
+def test_interval_counts_are_checked_on_load() -> None:
+    data = _mutated(("streams", 0, "intervals", "received"), [400, 396])
+    with pytest.raises(SerializeError, match=r"^trial\.streams\[0\]\.intervals: interval "
+                                             r"counts: 3 sent against 2 received intervals$"):
+        trial_from_dict(data)
+    data = _mutated(("streams", 0, "intervals", "sent", 1), "x")
+    with pytest.raises(SerializeError,
+                       match=r"^trial\.streams\[0\]\.intervals\.sent\[1\]: expected an integer"):
         trial_from_dict(data)
 
 
@@ -246,6 +271,7 @@ def test_every_model_field_is_written() -> None:
         (StreamStats, stream),
         (LatencyStats, stream["latency"]),
         (Histogram, stream["latency"]["histogram"]),
+        (IntervalCounts, stream["intervals"]),
     ]
     for cls, written in pairs:
         expected = {f.name for f in dataclasses.fields(cls)}
@@ -254,8 +280,19 @@ def test_every_model_field_is_written() -> None:
         assert set(written) == expected, cls.__name__
 
 
+def before_intervals(trial: TrialResult) -> TrialResult:
+    """The trial as a record from before version 7 loads: no stream has intervals."""
+    return dataclasses.replace(trial, streams=tuple(
+        dataclasses.replace(stream, intervals=None) for stream in trial.streams))
+
+
 def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
+    """full_trial's record with one value changed; an older schema version's record
+    also without what that version did not have in its streams (intervals)."""
     data: dict[str, Any] = as_json(full_trial())
+    if path == ("schema_version",) and isinstance(value, int) and value < 7:
+        for stream in data["streams"]:
+            del stream["intervals"]
     target: Any = data
     for key in path[:-1]:
         target = target[key]
@@ -265,9 +302,9 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
 
 def test_unknown_version_is_rejected() -> None:
     with pytest.raises(SerializeError) as caught:
-        trial_from_dict(_mutated(("schema_version",), 7))
+        trial_from_dict(_mutated(("schema_version",), 8))
     assert str(caught.value) == (
-        "trial: unknown schema version 7; this p4tester reads versions 1, 2, 3, 4, 5, 6 "
+        "trial: unknown schema version 8; this p4tester reads versions 1, 2, 3, 4, 5, 6, 7 "
         "(written by a newer p4tester: upgrade p4tester to read it)"
     )
     with pytest.raises(SerializeError, match=r"unknown schema version '1'"):
@@ -298,7 +335,7 @@ def test_errors_name_the_exact_place() -> None:
 
 def test_unknown_and_missing_keys_are_rejected() -> None:
     data = _mutated(("colour",), "blue")
-    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 6 has"):
+    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 7 has"):
         trial_from_dict(data)
     data = _mutated(("streams", 0, "latency"), {"samples": 1})
     with pytest.raises(SerializeError, match=r"latency: missing min_us, max_us"):

@@ -3,6 +3,8 @@ frames per loop pass and the TX ports' shaping (issue 20)."""
 
 from __future__ import annotations
 
+import pytest
+
 from p4tester.bench.capacity import generator_passes
 from p4tester.config.profile import profile_from_dict
 from p4tester.config.topology import topology_from_dict
@@ -78,3 +80,25 @@ def test_one_frame_per_pass_by_the_profile_is_the_generator_of_before() -> None:
 def test_the_bench_says_the_passes_per_tx_frame() -> None:
     assert generator_passes(1) == "1 ingress + 1 + 1 egress (1 frame per loop pass)"
     assert generator_passes(4) == "0.25 ingress + 0.25 + 1 egress (4 frames per loop pass)"
+
+
+def test_streams_with_loads_of_their_own_run_alone_at_them() -> None:
+    # Stream 1 alone at 25 % of port 1 (its share 0.5 does not apply): 1860.1 frames/s,
+    # four per pass: 1860; stream 2 at 10 %: 744.05, one per pass.
+    spec = TrialSpec("y1564", 0, 64, 0.25, 2.0, stream_loads=((1, 0.25), (2, 0.1)))
+    plans = plan_streams(PROFILE, TOPOLOGY, spec)
+    assert [(p.stream.id, p.rate_pps, p.frames_per_pass, p.budget) for p in plans] == [
+        (1, 1860, 4, 3720), (2, 744, 1, 1488)]
+
+
+def test_stream_loads_name_known_streams_within_line_rate() -> None:
+    with pytest.raises(ValueError, match=r"asks for streams \[7\]; the profile has \[0, 1, 2\]"):
+        plan_streams(PROFILE, TOPOLOGY, TrialSpec("y1564", 3, 64, 0.5, 1.0,
+                                                  stream_loads=((7, 0.5),)))
+    with pytest.raises(ValueError, match=r"TX ports \[1\] asked for 1.2000 of line rate"):
+        plan_streams(PROFILE, TOPOLOGY, TrialSpec("y1564", 4, 64, 0.6, 1.0,
+                                                  stream_loads=((0, 0.6), (1, 0.6))))
+    with pytest.raises(ValueError, match=r"stream loads name a stream twice"):
+        TrialSpec("y1564", 5, 64, 0.5, 1.0, stream_loads=((0, 0.2), (0, 0.3)))
+    with pytest.raises(ValueError, match=r"stream 0's load 1.5000 of line rate must be in"):
+        TrialSpec("y1564", 6, 64, 0.5, 1.0, stream_loads=((0, 1.5),))

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from p4tester.results.model import IntervalCounts
 from p4tester.tester.trial_course import (
     LatencyCourse,
     OfferedLoad,
     StreamSample,
+    interval_counts,
     late_frames,
     latency_course,
     not_offered,
@@ -132,3 +134,16 @@ def test_frames_after_the_budget_was_seen_sent_are_late() -> None:
     assert late_frames(samples, budget=300, received=300) == 100
     assert late_frames(samples, budget=300, received=200) == 0
     assert late_frames(samples[:2], budget=300, received=140) is None  # never seen sent
+
+
+def test_interval_counts_cut_the_trial_into_seconds_of_the_switch_clock() -> None:
+    # Reads every 0.4 s (switch clock, us); 100 frames/s sent, received 2 frames behind.
+    samples = [StreamSample(400_000 * i, 40 * i, max(40 * i - 2, 0)) for i in range(8)]
+    counts = interval_counts(samples, 1.0)
+    # Windows close at the first read a second or more after they opened: 0 -> 1.2 s ->
+    # 2.4 s; the 0.4 s left (under half a second) joins the last one.
+    assert counts == IntervalCounts(1.0, (120, 160), (118, 160))
+    # A longer rest is a window of its own.
+    counts = interval_counts(samples[:7], 1.0)
+    assert counts == IntervalCounts(1.0, (120, 120), (118, 120))
+    assert interval_counts(samples[:1], 1.0) is None

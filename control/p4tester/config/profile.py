@@ -12,6 +12,8 @@
          vlan_id: 10, mpls_labels: [16, 17], tunnel: {vxlan: {vni: 42, src_ip: 10.0.0.1,
          dst_ip: 10.0.0.2}}, vary: {src_port: {start: 5000, step: 2, count: 10}}}
     search: {method: mlrsearch, pdr_loss_ratio: 0.005, relative_width: 0.005}
+    services: [{name: voice, stream: 0, cir: 2Mbps, eir: 0,     # Y.1564 (config.services)
+                sla: {ftd_ms: 10, fdv_ms: 2, flr: 0.001}}]
 
 Stream header keys: addresses (src_mac, dst_mac, src_ip, dst_ip, src_ip6, dst_ip6,
 udp_src_port = the UDP or TCP source port, l4_dst_port, ttl, dscp, flow_label),
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.services import ServiceConfig, parse_services
 from p4tester.config.stream_headers import parse_tunnel, parse_vary
 from p4tester.config.topology import Topology
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
@@ -145,6 +148,7 @@ class Profile:
         DEFAULT_LOG_HIGH_US))
     search: SearchConfig = field(default_factory=SearchConfig)
     source: str = ""
+    services: tuple[ServiceConfig, ...] = ()
 
     def min_frame_size(self) -> int:
         return max(s.encapsulation.min_frame_size for s in self.streams)
@@ -160,7 +164,7 @@ def load_profile(path: str | Path, topology: Topology | None = None) -> Profile:
 
 def profile_from_dict(data: Mapping[str, Any], source: str) -> Profile:
     require_keys(data, source, required=("name", "streams"),
-                 optional=("trial", "frame_sizes", "latency_bins_us", "search"))
+                 optional=("trial", "frame_sizes", "latency_bins_us", "search", "services"))
     streams = _streams(data["streams"], f"{source}: streams")
     trial = _dataclass(TrialConfig, data.get("trial", {}), f"{source}: trial")
     if trial.duration_s <= 0 or trial.drain_s < 0 or trial.initial_duration_s <= 0:
@@ -188,6 +192,9 @@ def profile_from_dict(data: Mapping[str, Any], source: str) -> Profile:
         latency_bins_us=_bins(data.get("latency_bins_us"), f"{source}: latency_bins_us"),
         search=search,
         source=source,
+        services=(parse_services(data["services"], f"{source}: services",
+                                 [stream.id for stream in streams])
+                  if "services" in data else ()),
     )
     for stream in profile.streams:
         for size in profile.frame_sizes if stream.frame_size is None else ():

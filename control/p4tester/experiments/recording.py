@@ -117,9 +117,11 @@ class Recorder:
         frame_count: int | None = None,
         labels: Labels = (),
         reference_loop: bool = False,
+        stream_loads: tuple[tuple[int, float], ...] = (),
     ) -> TrialResult:
         """Run (or resume) the next trial of `experiment` with these parameters
-        (`reference_loop`: a latency trial, TrialSpec)."""
+        (`reference_loop`: a latency trial; `stream_loads`: only these streams, each at
+        its own load; TrialSpec)."""
         spec = TrialSpec(
             experiment=experiment,
             trial_index=self.next_index(experiment),
@@ -129,6 +131,7 @@ class Recorder:
             frame_count=frame_count,
             labels=labels,
             reference_loop=reference_loop,
+            stream_loads=stream_loads,
         )
         return self.run_trial(spec)
 
@@ -144,6 +147,7 @@ class Recorder:
         attempts: int = DEFAULT_ATTEMPTS,
         fails_above: float | None = None,
         reference_loop: bool = False,
+        stream_loads: tuple[tuple[int, float], ...] = (),
     ) -> TrialResult:
         """`trial`, repeated (each attempt its own trial index) while invalid: up to
         `attempts` failed trials (InvalidTrialsError), and up to
@@ -166,6 +170,7 @@ class Recorder:
                 frame_count=frame_count,
                 labels=labels,
                 reference_loop=reference_loop,
+                stream_loads=stream_loads,
             )
             if result.valid:
                 return result

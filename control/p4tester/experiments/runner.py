@@ -26,6 +26,10 @@ class TrialSpec:
     reference_loop: a latency trial: run a reference stream looped inside the tester
     switch beside the streams, where the target can (results.reference), so the trial
     says how much of its latency the tester caused.
+    stream_loads: (stream id, load) pairs: only these streams run, each at its own load
+    as a fraction of its TX port's line rate (its `share` does not apply), e.g. one
+    Y.1564 service at a step of its CIR. Empty: every stream of the profile, at
+    offered_fraction x its share. offered_fraction then says the busiest TX port's load.
     """
 
     experiment: str
@@ -36,6 +40,7 @@ class TrialSpec:
     frame_count: int | None = None
     labels: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     reference_loop: bool = False
+    stream_loads: tuple[tuple[int, float], ...] = ()
 
     def __post_init__(self) -> None:
         if not 0.0 < self.offered_fraction <= 1.0:
@@ -46,6 +51,13 @@ class TrialSpec:
             raise ValueError(f"trial duration {self.duration_s} s must be positive")
         if self.frame_count is not None and self.frame_count <= 0:
             raise ValueError(f"frame count {self.frame_count} must be positive")
+        ids = [stream_id for stream_id, _ in self.stream_loads]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"stream loads name a stream twice: {self.stream_loads}")
+        for stream_id, load in self.stream_loads:
+            if not 0.0 < load <= 1.0:
+                raise ValueError(f"stream {stream_id}'s load {load:.4f} of line rate must be "
+                                 "in (0, 1]")
 
 
 class TrialRunner(Protocol):

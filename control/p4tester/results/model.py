@@ -78,6 +78,22 @@ class LatencyStats:
 
 
 @dataclass(frozen=True, slots=True)
+class IntervalCounts:
+    """One stream's frames sent and received in consecutive intervals of about
+    `interval_s` through a trial (tester.trial_course.interval_counts), for
+    availability (results.availability): sent[i] and received[i] are interval i's."""
+
+    interval_s: float
+    sent: tuple[int, ...]
+    received: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.sent) != len(self.received):
+            raise ValueError(f"interval counts: {len(self.sent)} sent against "
+                             f"{len(self.received)} received intervals")
+
+
+@dataclass(frozen=True, slots=True)
 class StreamStats:
     """One stream's figures over a trial."""
 
@@ -92,6 +108,8 @@ class StreamStats:
     duplicates: int
     latency: LatencyStats | None = None
     queue_depth: Histogram | None = None
+    # Frames per interval of the trial; None where the target takes no samples in it.
+    intervals: IntervalCounts | None = None
 
     @property
     def lost(self) -> int:

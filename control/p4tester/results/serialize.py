@@ -17,7 +17,9 @@ exactly as before. Version 5 added offered_pps_measured and max_burst_frames (wh
 generator proved it offered, issue 21), dut_buffering_us (a trial through which
 the DUT's buffer filled) and late_frames; older records load with all four None.
 Version 6 added reference (the tester's own latency from its reference stream, null
-when the trial ran none); older records load with it None.
+when the trial ran none); older records load with it None. Version 7 added a stream's
+intervals (frames sent and received per interval of the trial, for availability; null
+where the target took no samples); older records load with them None.
 """
 
 from __future__ import annotations
@@ -26,12 +28,18 @@ import math
 from typing import Final, TypeAlias
 
 from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
-from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
+from p4tester.results.model import (
+    Histogram,
+    IntervalCounts,
+    LatencyStats,
+    StreamStats,
+    TrialResult,
+)
 from p4tester.results.reference import ReferenceLatency
 
-SCHEMA_VERSION: Final = 6
+SCHEMA_VERSION: Final = 7
 # Versions the loader reads; what a version lacks is None in the TrialResult.
-READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6)
+READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7)
 _V1_KEYS: Final = (
     "schema_version",
     "experiment",
@@ -53,7 +61,12 @@ _V5_KEYS: Final = (*_V3_KEYS, "offered_pps_measured", "max_burst_frames", "dut_b
                    "late_frames")
 _V6_KEYS: Final = (*_V5_KEYS, "reference")
 _KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS, 5: _V5_KEYS,
-                           6: _V6_KEYS}
+                           6: _V6_KEYS, 7: _V6_KEYS}
+_STREAM_KEYS: Final = ("stream_id", "frame_size", "tx_frames", "rx_frames", "rx_bytes",
+                       "gap_events", "lost_in_gaps", "reordered", "duplicates", "latency",
+                       "queue_depth")
+_INTERVALS_SINCE: Final = 7
+_INTERVAL_KEYS: Final = ("interval_s", "sent", "received")
 _REFERENCE_KEYS: Final = ("stream_id", "tx_frames", "rx_frames", "min_us", "avg_us", "max_us",
                           "spiked")
 # Derived keys a record may carry from this version on; the loader does not need them.
@@ -133,7 +146,15 @@ def _stream_out(stream: StreamStats) -> JsonObject:
         "duplicates": stream.duplicates,
         "latency": _latency_out(stream.latency),
         "queue_depth": _histogram_out(stream.queue_depth),
+        "intervals": _intervals_out(stream.intervals),
     }
+
+
+def _intervals_out(intervals: IntervalCounts | None) -> JsonObject | None:
+    if intervals is None:
+        return None
+    return {"interval_s": intervals.interval_s, "sent": list(intervals.sent),
+            "received": list(intervals.received)}
 
 
 def _self_check_out(check: SelfCheck | None) -> JsonObject | None:
@@ -349,24 +370,10 @@ def _latency_in(value: object, where: str) -> LatencyStats | None:
     )
 
 
-def _stream_in(value: object, where: str) -> StreamStats:
-    fields = _Fields(
-        value,
-        where,
-        (
-            "stream_id",
-            "frame_size",
-            "tx_frames",
-            "rx_frames",
-            "rx_bytes",
-            "gap_events",
-            "lost_in_gaps",
-            "reordered",
-            "duplicates",
-            "latency",
-            "queue_depth",
-        ),
-    )
+def _stream_in(value: object, where: str, version: int = SCHEMA_VERSION) -> StreamStats:
+    with_intervals = version >= _INTERVALS_SINCE
+    fields = _Fields(value, where,
+                     (*_STREAM_KEYS, "intervals") if with_intervals else _STREAM_KEYS, version)
     return StreamStats(
         stream_id=fields.integer("stream_id"),
         frame_size=fields.integer("frame_size"),
@@ -379,7 +386,22 @@ def _stream_in(value: object, where: str) -> StreamStats:
         duplicates=fields.integer("duplicates"),
         latency=_latency_in(fields.raw("latency"), fields.path("latency")),
         queue_depth=_histogram_in(fields.raw("queue_depth"), fields.path("queue_depth")),
+        intervals=(_intervals_in(fields.raw("intervals"), fields.path("intervals"))
+                   if with_intervals else None),
     )
+
+
+def _intervals_in(value: object, where: str) -> IntervalCounts | None:
+    if value is None:
+        return None
+    fields = _Fields(value, where, _INTERVAL_KEYS)
+    sent = tuple(_int(v, f"{where}.sent[{i}]") for i, v in enumerate(fields.items("sent")))
+    received = tuple(_int(v, f"{where}.received[{i}]")
+                     for i, v in enumerate(fields.items("received")))
+    try:
+        return IntervalCounts(fields.number("interval_s"), sent, received)
+    except ValueError as exc:  # counts of unequal lengths
+        raise SerializeError(f"{where}: {exc}") from exc
 
 
 def _self_check_in(value: object, where: str) -> SelfCheck | None:
@@ -463,7 +485,8 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
         duration_s=fields.number("duration_s"),
         frame_size=fields.integer("frame_size"),
         streams=tuple(
-            _stream_in(value, f"{where}.streams[{i}]") for i, value in enumerate(streams)
+            _stream_in(value, f"{where}.streams[{i}]", version)
+            for i, value in enumerate(streams)
         ),
         started_at=fields.number("started_at"),
         valid=fields.flag("valid"),

@@ -31,7 +31,9 @@ from .requests import (
     RampRequest,
     SoakRequest,
     ThroughputRequest,
+    Y1564Request,
 )
+from .y1564_body import y1564_body
 
 
 class RequestError(ValueError):
@@ -74,6 +76,8 @@ EXPERIMENTS: Final[Mapping[str, Experiment]] = {e.name: e for e in (
     Experiment("soak", "long run in interval statistics", SoakRequest, soak_body),
     Experiment("queue-sweep", "latency vs DUT buffer threshold (seed 004)",
                QueueSweepRequest, queue_sweep_body),
+    Experiment("y1564", "ITU-T Y.1564 service activation: per-service steps, then all "
+               "services at CIR, against each one's SLA", Y1564Request, y1564_body),
 )}
 
 

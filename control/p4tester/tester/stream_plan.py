@@ -61,13 +61,45 @@ def frames_per_pass(pps: float, configured: int = FRAMES_PER_PASS) -> int:
     return configured if pps >= FRAMES_PER_PASS_FROM_PPS else 1
 
 
+def trial_streams(profile: Profile, topology: Topology,
+                  spec: TrialSpec) -> tuple[tuple[StreamConfig, float], ...]:
+    """The streams a trial runs and each one's frames/s: every stream at the spec's
+    load x its share, or only the spec's `stream_loads`, each at its own load. Raises
+    ValueError for a stream the profile does not have, or TX ports asked for more than
+    their line rate together."""
+    if not spec.stream_loads:
+        return tuple((stream, stream_pps(topology, stream, spec.frame_size,
+                                         spec.offered_fraction))
+                     for stream in profile.streams)
+    by_id = {stream.id: stream for stream in profile.streams}
+    unknown = sorted(sid for sid, _ in spec.stream_loads if sid not in by_id)
+    if unknown:
+        raise ValueError(f"trial {spec.experiment}#{spec.trial_index} asks for streams "
+                         f"{unknown}; the profile has {sorted(by_id)}")
+    port_loads: dict[int, float] = defaultdict(float)
+    chosen = []
+    for sid, load in spec.stream_loads:
+        stream = by_id[sid]
+        port_loads[stream.tx_port] += load
+        chosen.append((stream, load * stream_pps(topology, stream, spec.frame_size) /
+                       stream.share))
+    over = {port: load for port, load in port_loads.items() if load > 1.0 + 1e-9}
+    if over:
+        raise ValueError(f"trial {spec.experiment}#{spec.trial_index}: TX ports "
+                         f"{sorted(over)} asked for {max(over.values()):.4f} of line rate "
+                         "together; lower the streams' loads")
+    return tuple(chosen)
+
+
 def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple[StreamPlan, ...]:
     plans = []
-    for stream in profile.streams:
-        pps = stream_pps(topology, stream, spec.frame_size, spec.offered_fraction)
+    for stream, pps in trial_streams(profile, topology, spec):
         configured = 1 if spec.frame_count else profile.trial.frames_per_pass
         per_pass = frames_per_pass(pps, configured)
+        # Its share of the port's line rate; a stream with a load of its own, the port's.
         ceiling = stream_pps(topology, stream, spec.frame_size)
+        if spec.stream_loads:
+            ceiling /= stream.share
         rate = per_pass * max(1, round(pps / per_pass))
         if rate > ceiling and per_pass > 1:
             rate = per_pass * max(1, math.floor(ceiling / per_pass))

@@ -21,6 +21,9 @@ frames against its last tenth. A DUT whose buffer fills through a trial (a load 
 what it forwards, absorbed by a deep queue) shows it as latency that keeps rising: the
 trial passed only because it ended before the buffer was full (RFC 2544 asks for long
 trials for this reason).
+
+And the frames sent and received per interval of about a second (interval_counts),
+from which a service's availability follows (results.availability, Y.1564).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final
 
+from p4tester.results.model import IntervalCounts
 from p4tester.tester.port_counters import counter_delta
 
 # BMv2's clock (the switch_time of a READ reply): microseconds, 32 bits.
@@ -164,3 +168,28 @@ def latency_course(samples: Sequence[StreamSample], frames: int,
     first = early.latency_sum / early.rx_samples
     last = (latency_sum - late.latency_sum) / (frames - late.rx_samples)
     return LatencyCourse(first, last)
+
+
+def interval_counts(samples: Sequence[StreamSample],
+                    interval_s: float) -> IntervalCounts | None:
+    """Frames sent and received in consecutive windows of the trial: each window runs
+    from one sample to the first sample at least `interval_s` later (switch clock); a
+    last window under half as long joins the one before. None with fewer than two
+    samples. A frame on its way at a window's end counts in the next window's received
+    (its latency, against a second's frames), and frames received after the last sample
+    (the drain) in none: fine for telling a window that lost half its frames."""
+    if len(samples) < 2:
+        return None
+    bounds = [samples[0]]
+    for sample in samples[1:]:
+        if _seconds(bounds[-1], sample) >= interval_s:
+            bounds.append(sample)
+    if bounds[-1] is not samples[-1]:
+        if len(bounds) > 1 and _seconds(bounds[-1], samples[-1]) < interval_s / 2:
+            bounds[-1] = samples[-1]
+        else:
+            bounds.append(samples[-1])
+    sent = tuple(later.sent - earlier.sent for earlier, later in pairwise(bounds))
+    received = tuple(later.rx_samples - earlier.rx_samples
+                     for earlier, later in pairwise(bounds))
+    return IntervalCounts(interval_s, sent, received)

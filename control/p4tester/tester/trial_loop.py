@@ -31,6 +31,7 @@ from p4tester.dataplane.constants import (
 )
 from p4tester.dataplane.program import SwitchUnansweredError
 from p4tester.experiments.runner import TrialSpec
+from p4tester.results.availability import AVAILABILITY_INTERVAL_S
 from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, SelfCheck
 from p4tester.results.model import StreamStats, TrialResult
 from p4tester.results.reference import ReferenceLatency
@@ -48,6 +49,7 @@ from p4tester.tester.snapshot import CounterSnapshot, packets_between
 from p4tester.tester.trial_course import (
     OfferedLoad,
     StreamSample,
+    interval_counts,
     late_frames,
     latency_course,
     not_offered,
@@ -312,7 +314,8 @@ class TrialLoop:
             behind = "; ".join(
                 reason for sender, load in zip(trial.waited, offered, strict=True)
                 if (reason := not_offered(sender.key, load, sender.rate_pps, target.poll_s)))
-        streams = target.stream_stats(trial, spec, before.snapshot, after.snapshot)
+        streams = _with_intervals(
+            target.stream_stats(trial, spec, before.snapshot, after.snapshot), samples)
         extras = target.extras(trial, streams, before.snapshot, after.snapshot)
         behind = behind or extras.unvouched
         if behind:
@@ -384,6 +387,16 @@ def verdict(check: SelfCheck | None, dut_check: SelfCheck | None) -> str | None:
         return (f"{DUT_LIMITED}: the DUT did not hold its configured behaviour: "
                 f"{dut_check.describe()}")
     return None
+
+
+def _with_intervals(streams: tuple[StreamStats, ...],
+                    samples: Mapping[int, list[StreamSample]]) -> tuple[StreamStats, ...]:
+    """Each stream with its frames per second of the trial, where its sender's samples
+    say them (results.availability)."""
+    return tuple(
+        replace(stream, intervals=interval_counts(samples[stream.stream_id],
+                                                  AVAILABILITY_INTERVAL_S))
+        if stream.stream_id in samples else stream for stream in streams)
 
 
 def _buffering(streams: tuple[StreamStats, ...],

@@ -21,7 +21,6 @@ from typing import Final
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig
-from p4tester.config.stream_rates import stream_pps
 from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import EPOCHS
 from p4tester.dataplane.run_identity import draw_run_value
@@ -36,6 +35,7 @@ from p4tester.tester.port_counters import InterfaceCounters, PortCounterSource
 from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import CounterSnapshot
+from p4tester.tester.stream_plan import trial_streams
 from p4tester.tester.trial_loop import (
     QDEPTH_EDGES,
     ArmedTrial,
@@ -120,10 +120,9 @@ class TofinoTrials:
         rates: dict[int, float] = {}
         templates: dict[int, bytes] = {}
         self._budgets = {}
-        for stream in self.profile.streams:
+        for stream, pps in trial_streams(self.profile, self.topology, spec):
             size = stream.size_in(spec.frame_size)
-            rates[stream.id] = stream_pps(self.topology, stream, spec.frame_size,
-                                          spec.offered_fraction)
+            rates[stream.id] = pps
             self._budgets[stream.id] = spec.frame_count or max(
                 1, round(rates[stream.id] * spec.duration_s))
             templates[stream.id] = stream_template(stream, size, spec.trial_index % EPOCHS,
