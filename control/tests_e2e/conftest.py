@@ -70,7 +70,8 @@ def lab(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
 CHECKED_LABS = ("loopback", "bmv2-dut", "bmv2-impaired", "bmv2-delay", "bmv2-deep-queue",
                 "bmv2-lossy-duplicating",
                 "congestion-2to1",
-                "linux-router", "mininet-bmv2-dut", "mininet-congestion-2to1",
+                "linux-router", "bmv2-services", "mininet-bmv2-dut",
+                "mininet-congestion-2to1",
                 "mininet-linux-router")
 
 

@@ -2,7 +2,8 @@
 carry with room to spare, so that the DUT, not the host the tester shares, decides a lab's
 results.
 
-- bmv2: `queue_rate_pps`, the egress queue rate its bottleneck port is paced at;
+- bmv2: `queue_rate_pps`, the egress queue rate its bottleneck port is paced at (with
+  `queue_rates_pps`, per port, their sum);
 - linux: the `rate` of a tbf or htb qdisc, in bit/s at L2 (the kernel counts a frame
   without its FCS), turned into 64-B frames/s.
 Other DUTs (loopback, external, a Mininet network's links) state no limit here.
@@ -74,6 +75,11 @@ def lab_need(topology: Topology) -> LabNeed:
 def dut_limit(topology: Topology) -> DutLimit | None:
     settings = dict(topology.dut.settings)
     where = topology.source or topology.name
+    if topology.dut.kind == "bmv2" and "queue_rates_pps" in settings:
+        # Per-port rates (lab.bmv2_dut): the ports together.
+        rates = re.findall(r":\s*(\d+)", settings["queue_rates_pps"])
+        return DutLimit(float(sum(int(rate) for rate in rates)),
+                        f"{where}: dut: queue_rates_pps")
     if topology.dut.kind == "bmv2" and "queue_rate_pps" in settings:
         return DutLimit(float(settings["queue_rate_pps"]), f"{where}: dut: queue_rate_pps")
     if topology.dut.kind == "linux" and "qdisc" in settings:

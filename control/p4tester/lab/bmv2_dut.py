@@ -31,6 +31,17 @@ def forwarding(settings: dict[str, str], where: str) -> dict[int, int]:
         raise LabError(f"{where}: dut.forward must be 'in:out,in:out', e.g. '1:2,2:1'") from exc
 
 
+def port_queue_rates(settings: dict[str, str]) -> dict[int, str]:
+    """The `queue_rates_pps` setting: DUT egress port -> frames/s."""
+    text = settings.get("queue_rates_pps", "")
+    try:
+        pairs = [item.split(":") for item in text.split(",") if item.strip()]
+        return {int(port): str(int(rate)) for port, rate in pairs}
+    except ValueError as exc:
+        raise LabError(f"dut.queue_rates_pps {text!r}: give 'port:frames/s,...', e.g. "
+                       "'2:220,4:88'") from exc
+
+
 def start_bmv2_dut(topology: Topology, rundir: Path, *, log: bool = False) -> int:
     settings = dut_settings(topology)
     where = topology.source or topology.name
@@ -64,11 +75,14 @@ def start_bmv2_dut(topology: Topology, rundir: Path, *, log: bool = False) -> in
 
 def configure_dut_queues(thrift: Bmv2Thrift, settings: dict[str, str],
                          forward: dict[int, int]) -> None:
-    """Queue rate and depth on every DUT egress port (what the topology sets)."""
+    """Queue rate and depth on every DUT egress port (what the topology sets):
+    `queue_rate_pps` on all, `queue_rates_pps` ("2:220,4:88") per port over it."""
     commands = []
+    rates = port_queue_rates(settings)
     for port in sorted(set(forward.values())):
-        if "queue_rate_pps" in settings:
-            commands.append(f"set_queue_rate {int(settings['queue_rate_pps'])} {port}")
+        rate = rates.get(port, settings.get("queue_rate_pps"))
+        if rate is not None:
+            commands.append(f"set_queue_rate {int(rate)} {port}")
         if "queue_depth" in settings:
             commands.append(f"set_queue_depth {int(settings['queue_depth'])} {port}")
     if commands:
