@@ -154,7 +154,7 @@ def test_an_answered_check_is_written_as_before() -> None:
 
 
 def test_a_lab_needs_twice_its_dut_limit_or_most_of_its_line_rate() -> None:
-    from p4tester.config.dut_limits import dut_limit, lab_need
+    from p4tester.config.dut_limits import DutLimit, dut_limit, lab_need
 
     fast_dut = topology_from_dict(topology(ports={1: {"line_rate": "5Mbps", "peer": "dut:1"},
                                                   2: {"line_rate": "5Mbps", "peer": "dut:2"}},
@@ -176,6 +176,30 @@ def test_a_lab_needs_twice_its_dut_limit_or_most_of_its_line_rate() -> None:
     assert limit is not None and round(limit.frames_per_s, 1) == 2083.3
     assert limit.source == "r.yaml: dut: qdisc 'tbf rate 1mbit burst 3000 limit 30000'"
     assert dut_limit(topology_from_dict(topology(), "l.yaml")) is None
+    # A queue rate per port (the Y.1564 lab): the ports together.
+    shaped = topology_from_dict(topology(dut={"kind": "bmv2", "queue_rate_pps": 3000,
+                                              "queue_rates_pps": "2:222, 4:88"}), "s.yaml")
+    assert dut_limit(shaped) == DutLimit(310.0, "s.yaml: dut: queue_rates_pps")
+
+
+def test_per_port_queue_rates_override_the_common_one() -> None:
+    from p4tester.lab.bmv2_dut import configure_dut_queues, port_queue_rates
+
+    class Thrift:
+        def __init__(self) -> None:
+            self.commands: list[str] = []
+
+        def run(self, commands: list[str]) -> None:
+            self.commands.extend(commands)
+
+    thrift = Thrift()
+    settings = {"queue_rate_pps": "3000", "queue_rates_pps": "2:222,4:88", "queue_depth": "16"}
+    configure_dut_queues(thrift, settings, {1: 2, 3: 4, 5: 6})  # type: ignore[arg-type]
+    assert thrift.commands == ["set_queue_rate 222 2", "set_queue_depth 16 2",
+                               "set_queue_rate 88 4", "set_queue_depth 16 4",
+                               "set_queue_rate 3000 6", "set_queue_depth 16 6"]
+    with pytest.raises(LabError, match=r"dut.queue_rates_pps '2=222': give 'port:frames/s"):
+        port_queue_rates({"queue_rates_pps": "2=222"})
 
 
 @pytest.mark.parametrize(("text", "bps"), [("1mbit", 1e6), ("500kbit", 5e5), ("2mbps", 16e6),
