@@ -183,7 +183,8 @@ def test_a_lab_needs_twice_its_dut_limit_or_most_of_its_line_rate() -> None:
 
 
 def test_per_port_queue_rates_override_the_common_one() -> None:
-    from p4tester.lab.bmv2_dut import configure_dut_queues, port_queue_rates
+    from p4tester.config.dut_limits import port_queue_rates
+    from p4tester.lab.bmv2_dut import configure_dut_queues
 
     class Thrift:
         def __init__(self) -> None:
@@ -194,12 +195,12 @@ def test_per_port_queue_rates_override_the_common_one() -> None:
 
     thrift = Thrift()
     settings = {"queue_rate_pps": "3000", "queue_rates_pps": "2:222,4:88", "queue_depth": "16"}
-    configure_dut_queues(thrift, settings, {1: 2, 3: 4, 5: 6})  # type: ignore[arg-type]
+    configure_dut_queues(thrift, settings, {1: 2, 3: 4, 5: 6}, "s.yaml")  # type: ignore[arg-type]
     assert thrift.commands == ["set_queue_rate 222 2", "set_queue_depth 16 2",
                                "set_queue_rate 88 4", "set_queue_depth 16 4",
                                "set_queue_rate 3000 6", "set_queue_depth 16 6"]
-    with pytest.raises(LabError, match=r"dut.queue_rates_pps '2=222': give 'port:frames/s"):
-        port_queue_rates({"queue_rates_pps": "2=222"})
+    with pytest.raises(ConfigError, match=r"dut.queue_rates_pps '2=222': give 'port:frames/s"):
+        port_queue_rates({"queue_rates_pps": "2=222"}, "s.yaml")
 
 
 @pytest.mark.parametrize(("text", "bps"), [("1mbit", 1e6), ("500kbit", 5e5), ("2mbps", 16e6),

@@ -77,9 +77,8 @@ def dut_limit(topology: Topology) -> DutLimit | None:
     where = topology.source or topology.name
     if topology.dut.kind == "bmv2" and "queue_rates_pps" in settings:
         # Per-port rates (lab.bmv2_dut): the ports together.
-        rates = re.findall(r":\s*(\d+)", settings["queue_rates_pps"])
-        return DutLimit(float(sum(int(rate) for rate in rates)),
-                        f"{where}: dut: queue_rates_pps")
+        rates = port_queue_rates(settings, where)
+        return DutLimit(float(sum(rates.values())), f"{where}: dut: queue_rates_pps")
     if topology.dut.kind == "bmv2" and "queue_rate_pps" in settings:
         return DutLimit(float(settings["queue_rate_pps"]), f"{where}: dut: queue_rate_pps")
     if topology.dut.kind == "linux" and "qdisc" in settings:
@@ -89,6 +88,17 @@ def dut_limit(topology: Topology) -> DutLimit | None:
         bits = tc_rate_bps(match.group(1), f"{where}: dut: qdisc")
         return DutLimit(bits / _QDISC_FRAME_BITS, f"{where}: dut: qdisc {settings['qdisc']!r}")
     return None
+
+
+def port_queue_rates(settings: dict[str, str], where: str) -> dict[int, int]:
+    """A bmv2 DUT's `queue_rates_pps` ("2:222,4:88"): egress port -> frames/s."""
+    text = settings.get("queue_rates_pps", "")
+    try:
+        pairs = [item.split(":") for item in text.split(",") if item.strip()]
+        return {int(port): int(rate) for port, rate in pairs}
+    except ValueError as exc:
+        raise ConfigError(f"{where}: dut.queue_rates_pps {text!r}: give 'port:frames/s,...', "
+                          "e.g. '2:222,4:88'") from exc
 
 
 def tc_rate_bps(text: str, where: str) -> float:

@@ -14,13 +14,17 @@ from p4tester.config.topology import Topology
 from p4tester.streams.rates import line_rate_pps
 
 
+def port_line_pps(topology: Topology, stream: StreamConfig, frame_size: int) -> float:
+    """The line rate of `stream`'s TX port in its frames/s at the trial's `frame_size`
+    (or the stream's own), whatever its share."""
+    port = topology.port(stream.tx_port)
+    return line_rate_pps(port.line_rate_bps, stream.size_in(frame_size))
+
+
 def stream_pps(topology: Topology, stream: StreamConfig, frame_size: int,
                fraction: float = 1.0) -> float:
-    """Frames/s of `stream` at `fraction` of its TX port's line rate, at the trial's
-    `frame_size` (or the stream's own)."""
-    port = topology.port(stream.tx_port)
-    return fraction * stream.share * line_rate_pps(port.line_rate_bps,
-                                                   stream.size_in(frame_size))
+    """Frames/s of `stream` at `fraction` of its TX port's line rate (its share of it)."""
+    return fraction * stream.share * port_line_pps(topology, stream, frame_size)
 
 
 def profile_pps(topology: Topology, profile: Profile, frame_size: int,

@@ -41,6 +41,7 @@ from typing import Final
 from p4tester.config.services import ServiceConfig
 from p4tester.results.availability import availability_pct
 from p4tester.results.model import StreamStats, TrialResult
+from p4tester.streams.rates import l2_frame_bits, line_rate_pps
 
 from .recording import DEFAULT_ATTEMPTS, Labels, Recorder
 from .validation import check_count, check_frame_size, check_labels, check_name, check_positive
@@ -54,7 +55,6 @@ DEFAULT_IR_TOLERANCE: Final = 0.05
 DEFAULT_PERFORMANCE_S: Final = 900.0  # Y.1564's shortest performance test, 15 min
 _OWNER: Final = "Y1564Config"
 _US_PER_MS: Final = 1000.0
-_BITS_PER_BYTE: Final = 8
 
 STEP_CIR: Final = "cir"
 STEP_EIR: Final = "eir"
@@ -127,8 +127,7 @@ def policing_rate_bps(service: ServiceConfig) -> float:
 
 def _fraction(ir_bps: float, line_rate_bps: float, frame_size: int) -> float:
     """An L2 information rate as a share of an L1 line rate at this frame size."""
-    pps = ir_bps / (frame_size * _BITS_PER_BYTE)
-    return pps * (frame_size + 20) * _BITS_PER_BYTE / line_rate_bps
+    return ir_bps / l2_frame_bits(frame_size) / line_rate_pps(line_rate_bps, frame_size)
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +282,7 @@ def _figures_of(stream: StreamStats, duration_s: float) -> _Figures:
     # Duplicates are not information the service delivered: IR counts at most the
     # frames sent (one stream's duplicates never hide its loss).
     delivered = min(stream.rx_frames, stream.tx_frames)
-    ir = delivered * stream.frame_size * _BITS_PER_BYTE / duration_s
+    ir = delivered * l2_frame_bits(stream.frame_size) / duration_s
     ftd = fdv = None
     latency = stream.latency
     if latency is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from p4tester.config.dut_limits import port_queue_rates
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.lab.dut_impairments import impairment_entities, parse_port_impairments
@@ -31,17 +32,6 @@ def forwarding(settings: dict[str, str], where: str) -> dict[int, int]:
         raise LabError(f"{where}: dut.forward must be 'in:out,in:out', e.g. '1:2,2:1'") from exc
 
 
-def port_queue_rates(settings: dict[str, str]) -> dict[int, str]:
-    """The `queue_rates_pps` setting: DUT egress port -> frames/s."""
-    text = settings.get("queue_rates_pps", "")
-    try:
-        pairs = [item.split(":") for item in text.split(",") if item.strip()]
-        return {int(port): str(int(rate)) for port, rate in pairs}
-    except ValueError as exc:
-        raise LabError(f"dut.queue_rates_pps {text!r}: give 'port:frames/s,...', e.g. "
-                       "'2:220,4:88'") from exc
-
-
 def start_bmv2_dut(topology: Topology, rundir: Path, *, log: bool = False) -> int:
     settings = dut_settings(topology)
     where = topology.source or topology.name
@@ -66,7 +56,7 @@ def start_bmv2_dut(topology: Topology, rundir: Path, *, log: bool = False) -> in
             edge = mpls_entities(schema, settings, where)
             if edge:
                 client.insert(*edge)
-        configure_dut_queues(Bmv2Thrift(thrift_port), settings, forward)
+        configure_dut_queues(Bmv2Thrift(thrift_port), settings, forward, where)
     except BaseException:
         stop_process(pid)
         raise
@@ -74,11 +64,11 @@ def start_bmv2_dut(topology: Topology, rundir: Path, *, log: bool = False) -> in
 
 
 def configure_dut_queues(thrift: Bmv2Thrift, settings: dict[str, str],
-                         forward: dict[int, int]) -> None:
+                         forward: dict[int, int], where: str) -> None:
     """Queue rate and depth on every DUT egress port (what the topology sets):
     `queue_rate_pps` on all, `queue_rates_pps` ("2:220,4:88") per port over it."""
     commands = []
-    rates = port_queue_rates(settings)
+    rates = port_queue_rates(settings, where)
     for port in sorted(set(forward.values())):
         rate = rates.get(port, settings.get("queue_rate_pps"))
         if rate is not None:

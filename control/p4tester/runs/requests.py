@@ -223,16 +223,13 @@ class Y1564Request(ExperimentRequest):
         Option("steps", "CIR steps, % of CIR (Y.1564: 25,50,75,100)", percent_list,
                field_name="cir_steps_pct"),
         Option("step-duration", "seconds per configuration step (default: the profile's "
-               "trial duration)", float, field_name="step_duration_s"),
+               "trial duration)", float, field_name="duration_s"),
         Option("performance-duration", "seconds of the performance test (Y.1564: 900, "
                "7200 or 86400)", float, field_name="performance_duration_s"),
         Option("tests", "which Y.1564 tests to run", str, choices=Y1564_TESTS),
     )
     frame_size: int = 512
     cir_steps_pct: tuple[float, ...] = (25.0, 50.0, 75.0, 100.0)
-    step_duration_s: float | None = None
+    duration_s: float | None = None  # of a configuration step
     performance_duration_s: float = 900.0
     tests: str = "both"
-
-    def trial_s(self, profile: Profile) -> float:
-        return self.step_duration_s or profile.trial.duration_s

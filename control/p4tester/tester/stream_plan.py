@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from p4tester.config.profile import Profile, StreamConfig
-from p4tester.config.stream_rates import stream_pps
+from p4tester.config.stream_rates import port_line_pps, stream_pps
 from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import REFERENCE_LOOP_PORT
 from p4tester.experiments.runner import TrialSpec
@@ -81,8 +81,7 @@ def trial_streams(profile: Profile, topology: Topology,
     for sid, load in spec.stream_loads:
         stream = by_id[sid]
         port_loads[stream.tx_port] += load
-        chosen.append((stream, load * stream_pps(topology, stream, spec.frame_size) /
-                       stream.share))
+        chosen.append((stream, load * port_line_pps(topology, stream, spec.frame_size)))
     over = {port: load for port, load in port_loads.items() if load > 1.0 + 1e-9}
     if over:
         raise ValueError(f"trial {spec.experiment}#{spec.trial_index}: TX ports "
@@ -97,9 +96,8 @@ def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple
         configured = 1 if spec.frame_count else profile.trial.frames_per_pass
         per_pass = frames_per_pass(pps, configured)
         # Its share of the port's line rate; a stream with a load of its own, the port's.
-        ceiling = stream_pps(topology, stream, spec.frame_size)
-        if spec.stream_loads:
-            ceiling /= stream.share
+        ceiling = (port_line_pps(topology, stream, spec.frame_size) if spec.stream_loads
+                   else stream_pps(topology, stream, spec.frame_size))
         rate = per_pass * max(1, round(pps / per_pass))
         if rate > ceiling and per_pass > 1:
             rate = per_pass * max(1, math.floor(ceiling / per_pass))
