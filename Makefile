@@ -6,13 +6,16 @@ VENV     ?= .venv
 PYTHON   := $(VENV)/bin/python
 BUILD    := p4src/build
 
-.PHONY: help setup setup-tofino calibrate build build-tna p4info-check test unit ptf e2e demo lint bench bench-search bench-dataplane lab-up lab-down clean
+.PHONY: help setup setup-ebpf setup-tofino calibrate build build-tna p4info-check test unit ebpf-test build-ebpf ptf e2e demo lint bench bench-search bench-dataplane lab-up lab-down clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
 setup:  ## Debian and Python dependencies (.venv), and the P4 toolchain (P4_TOOLCHAIN_DIR=archives, else a source build)
 	bash scripts/setup.sh $(VENV)
+
+setup-ebpf:  ## p4c-ebpf, p4c's eBPF backend, under /opt/p4c-ebpf, with clang and bpftool (archives or a ~60 min source build)
+	bash scripts/install-p4-toolchain.sh ebpf
 
 setup-tofino:  ## bf-p4c, p4c's Tofino backend, under /opt/p4tofino (archives or a ~100 min source build)
 	bash scripts/install-p4-toolchain.sh tofino
@@ -26,7 +29,7 @@ build-tna:  ## Tofino program: p4test type-check, bf-p4c for Tofino 1 and 2, res
 p4info-check:  ## recompile and fail if the committed build outputs are stale
 	bash scripts/p4info-check.sh
 
-test:  ## every suite: build freshness, Tofino compile, PTF and end-to-end on BMv2, unit; a summary line each
+test:  ## every suite: build freshness, Tofino compile, PTF on BMv2, eBPF target, end-to-end on BMv2, unit; a summary line each
 	bash scripts/run-tests.sh $(VENV)
 
 unit:  ## unit tests of the controller (no switch needed)
@@ -35,12 +38,18 @@ unit:  ## unit tests of the controller (no switch needed)
 e2e:  ## end-to-end on BMv2 labs: the CLI's experiments (skipped, saying so, without toolchain/root)
 	$(PYTHON) -m pytest -q -p no:cacheprovider control/tests_e2e
 
+ebpf-test:  ## the checker and generator on the eBPF target (p4c-ebpf, tc), on veth pairs (root)
+	$(PYTHON) -m pytest -q -p no:cacheprovider control/tests_ebpf
+
+build-ebpf:  ## eBPF program: p4c-ebpf (PSA) and clang into build/ebpf/tester.o
+	bash scripts/p4-build-ebpf.sh build/ebpf
+
 ptf:  ## PTF suite on BMv2 (skipped, saying so, when the toolchain is absent)
 	bash scripts/run-ptf.sh $(VENV)
 
 lint:  ## ruff and mypy --strict on the controller
 	$(VENV)/bin/ruff check control ptf-tests
-	$(PYTHON) -m mypy --strict control/p4tester
+	$(PYTHON) -m mypy --strict control/p4tester control/tests_ebpf
 
 bench: bench-search bench-dataplane  ## benchmarks: print measured ratios
 

@@ -3,8 +3,8 @@
 # picture from one run), then prints one summary line per suite and, last, the total in the form
 # CI reads: "total: N passed, N failed[, N skipped]". Exit status 1 when anything failed.
 #
-# Suites: build freshness (P4Info/BMv2 JSON), Tofino compile (bf-p4c), PTF on BMv2, end-to-end
-# labs on BMv2, controller unit tests. Each one's full output stays in run/tests/<suite>.log.
+# Suites: build freshness (P4Info/BMv2 JSON), Tofino compile (bf-p4c), PTF on BMv2, the checker
+# and generator on the eBPF target, end-to-end labs on BMv2, controller unit tests. Each one's full output stays in run/tests/<suite>.log.
 set -uo pipefail
 venv=${1:-.venv}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,11 +12,12 @@ cd "$here"
 logs=run/tests
 mkdir -p "$logs"
 
-suites=(p4info-check build-tna ptf e2e unit)
+suites=(p4info-check build-tna ptf ebpf e2e unit)
 declare -A command=(
   [p4info-check]="bash scripts/p4info-check.sh"
   [build-tna]="bash scripts/p4-build-tna.sh"
   [ptf]="bash scripts/run-ptf.sh $venv"
+  [ebpf]="$venv/bin/python -m pytest -q -p no:cacheprovider control/tests_ebpf"
   [e2e]="$venv/bin/python -m pytest -q -p no:cacheprovider control/tests_e2e"
   [unit]="$venv/bin/python -m pytest -q control/tests"
 )
@@ -38,7 +39,7 @@ tally() {
     build-tna | ptf)
       line=$(grep -E "^$suite: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1)
       if grep -q SKIPPED "$log"; then skipped[$suite]=1; fi ;;
-    e2e | unit)
+    ebpf | e2e | unit)
       line=$(grep -E '^(=+ )?[0-9]+ (passed|failed|errors?|skipped)' "$log" | tail -n 1)
       skipped[$suite]=$(count skipped "$line") ;;
   esac

@@ -2,8 +2,9 @@
 # One-command set-up on Debian 12, as root: system packages, a venv with the controller's
 # Python dependencies, then the P4 toolchain (scripts/install-p4-toolchain.sh: nothing when it
 # is installed, prebuilt archives when P4_TOOLCHAIN_DIR names a directory of them, otherwise a
-# build of p4lang's sources at pinned versions). bf-p4c (Tofino) comes along when the archive
-# directory holds it; `make setup-tofino` installs it on its own.
+# build of p4lang's sources at pinned versions): BMv2 and p4c, BMv2 built for measurement, and
+# p4c's eBPF backend. bf-p4c (Tofino) comes along when the archive directory holds it;
+# `make setup-tofino` installs it on its own.
 #
 # The Python set-up always finishes. A toolchain that could not be installed is an error under
 # CI=true (CI must run everything) and a warning otherwise: the unit tests still run without it.
@@ -44,8 +45,9 @@ fi
 "$venv/bin/pip" install -q --disable-pip-version-check --no-deps -e .
 echo "setup: Python dependencies installed ($venv)"
 
-# bmv2-perf: the BMv2 build the labs measure with (scripts/toolchain/versions.sh).
-components=(bmv2 bmv2-perf)
+# bmv2-perf: the BMv2 build the labs measure with; ebpf: p4c-ebpf under /opt/p4c-ebpf
+# (scripts/toolchain/versions.sh).
+components=(bmv2 bmv2-perf ebpf)
 if [ -n "${P4_TOOLCHAIN_DIR:-}" ] && compgen -G "$P4_TOOLCHAIN_DIR/$TOFINO_ARCHIVE.tar.xz*" >/dev/null; then
   components+=(tofino)
 fi

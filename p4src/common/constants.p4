@@ -76,11 +76,11 @@ const bit<8>  IP_VERSION_6 = 6;
 #define SRH_MAX_SEGMENTS 4
 /* Tunnels over an outer IPv6 (SRv6, VxLAN/GTP-U over IPv6): deeper than Tofino's
  * 160-byte parse depth allows (frame_parser.p4). */
-#ifndef __TARGET_TOFINO__
+#if !defined(__TARGET_TOFINO__) && !defined(TESTER_NO_IPV6_TUNNELS)
 #define TESTER_IPV6_TUNNELS
 #endif
 /* VxLAN and GTP-U: beyond Tofino 1's parse depth with its egress metadata. */
-#if !defined(__TARGET_TOFINO__) || __TARGET_TOFINO__ >= 2
+#if (!defined(__TARGET_TOFINO__) || __TARGET_TOFINO__ >= 2) && !defined(TESTER_NO_TUNNELS)
 #define TESTER_TUNNELS
 #endif
 #define MPLS_MAX_LABELS 4

@@ -12,6 +12,16 @@
 
 #include "headers.p4"
 
+/* The next 16 bits / the next IP version nibble, not consumed. A target whose
+ * compiler cannot look ahead by a bit type (p4c's eBPF backend) defines these
+ * as a look ahead by a header type first (psa/platform.p4). */
+#ifndef PEEK_16
+#define PEEK_16(pkt) pkt.lookahead<bit<16>>()
+#endif
+#ifndef PEEK_IP_VERSION
+#define PEEK_IP_VERSION(pkt) pkt.lookahead<bit<4>>()
+#endif
+
 parser FrameParser(packet_in pkt, inout headers_t hdr, inout frame_metadata_t meta) {
     state start {
         meta.tester_port_seen = false;
@@ -64,7 +74,7 @@ parser FrameParser(packet_in pkt, inout headers_t hdr, inout frame_metadata_t me
 
     /* MPLS does not say what it carries: the IP version nibble does. */
     state parse_mpls_payload {
-        transition select(pkt.lookahead<bit<4>>()) {
+        transition select(PEEK_IP_VERSION(pkt)) {
             4: parse_ipv4;
             6: parse_ipv6;
             default: accept;
@@ -128,7 +138,7 @@ parser FrameParser(packet_in pkt, inout headers_t hdr, inout frame_metadata_t me
     state parse_nd {
         meta.neighbor_discovery = true;
         pkt.extract(hdr.nd);
-        transition select(pkt.lookahead<bit<16>>()) {
+        transition select(PEEK_16(pkt)) {
             0x0101: parse_nd_option;
             0x0201: parse_nd_option;
             default: accept;
@@ -253,7 +263,7 @@ parser FrameParser(packet_in pkt, inout headers_t hdr, inout frame_metadata_t me
     }
 
     state parse_gtpu_payload {
-        transition select(pkt.lookahead<bit<4>>()) {
+        transition select(PEEK_IP_VERSION(pkt)) {
             4: parse_inner_ipv4;
             6: parse_inner_ipv6;
             default: accept;
@@ -303,7 +313,7 @@ parser FrameParser(packet_in pkt, inout headers_t hdr, inout frame_metadata_t me
      * signature (a foreign frame matches by chance once in 2^16, and is then
      * still no stream's frame unless its stream, run and epoch match one). */
     state find_tester {
-        transition select(pkt.lookahead<bit<16>>()) {
+        transition select(PEEK_16(pkt)) {
             TESTER_SIGNATURE: parse_tester;
             default: accept;
         }

@@ -200,6 +200,10 @@ header stream_stats_h {
 }
 
 struct headers_t {
+#ifdef TARGET_HEADERS
+    /* Headers only one target's adapter extracts (psa/platform.p4). */
+    TARGET_HEADERS
+#endif
     packet_out_h   packet_out;
     packet_in_h    packet_in;
     stream_stats_h stats;

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# build-from-source.sh bmv2|bmv2-perf|tofino [STEP ...]: builds p4lang's toolchain from its sources at the
+# build-from-source.sh bmv2|bmv2-perf|ebpf|tofino [STEP ...]: builds p4lang's toolchain from its sources at the
 # versions pinned in versions.sh, as root, on Debian 12.
 #
 #   bmv2:   PI -> BMv2 (simple_switch_grpc with thrift) -> p4c (p4c-bm2-ss, p4test), into /usr/local.
 #           ~45 min on 2 cores under load, ~25 min idle.
 #   bmv2-perf: BMv2 again, built for measurement (-O3, no logging macros, no event logger) into
 #           /opt/bmv2-perf, against the PI of `bmv2` (built first). ~20 min on 2 cores.
+#   ebpf:   p4c (same tag as bmv2's) with its eBPF backend (p4c-ebpf) and the backend's runtime,
+#           into /opt/p4c-ebpf, plus Debian's clang, llvm, libbpf-dev and bpftool. ~60 min on 2 cores.
 #   tofino: Z3 -> p4c with its Tofino backend (bf-p4c), into /opt/p4tofino. ~100 min on 2 cores.
 #
 # Sources are cloned from P4LANG_GIT (default https://github.com/p4lang): a URL base under which
@@ -22,7 +24,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 source "$here/scripts/toolchain/versions.sh"
 
-component=${1:?usage: build-from-source.sh bmv2|bmv2-perf|tofino [STEP ...]}
+component=${1:?usage: build-from-source.sh bmv2|bmv2-perf|ebpf|tofino [STEP ...]}
 shift
 P4LANG_GIT=${P4LANG_GIT:-https://github.com/p4lang}
 OTHER_GIT=${OTHER_GIT:-https://github.com}
@@ -37,8 +39,9 @@ mkdir -p "$build/logs" "$build/stamps" "$src"
 case "$component" in
   bmv2) all_steps=(reach deps-bmv2 sources-bmv2 pi bmv2 p4c) ;;
   bmv2-perf) all_steps=(reach deps-bmv2 sources-bmv2-perf bmv2-perf) ;;
+  ebpf) all_steps=(reach deps-ebpf sources-ebpf p4c-ebpf) ;;
   tofino) all_steps=(reach deps-tofino sources-tofino z3 p4c-tofino) ;;
-  *) echo "build-from-source: unknown component '$component' (bmv2, bmv2-perf or tofino)" >&2; exit 2 ;;
+  *) echo "build-from-source: unknown component '$component' (bmv2, bmv2-perf, ebpf or tofino)" >&2; exit 2 ;;
 esac
 steps=("$@")
 ((${#steps[@]})) || steps=("${all_steps[@]}")
@@ -138,9 +141,14 @@ step_sources-bmv2() {
   submodule "$src/PI" proto/openconfig/gnmi openconfig gnmi
   submodule "$src/PI" third_party/uthash troydhanson uthash
   checkout p4lang behavioral-model "$src/bmv2" "$BMV2_REF"
+  p4c_sources
+}
+
+# p4c at P4C_REF in $src/p4c, shared by bmv2 and ebpf (each configures a build directory of its
+# own in it). p4c fetches p4runtime at configure time from a tag its CMakeLists pins: give it
+# that tag from our source instead (FETCHCONTENT_SOURCE_DIR_P4RUNTIME), so a mirror is enough.
+p4c_sources() {
   checkout p4lang p4c "$src/p4c" "$P4C_REF"
-  # p4c fetches p4runtime at configure time from a tag its CMakeLists pins: give it that tag
-  # from our source instead (FETCHCONTENT_SOURCE_DIR_P4RUNTIME), so a mirror is enough.
   local tag
   tag=$(sed -n '/FetchContent_Declare(/,/)/p' "$src/p4c/CMakeLists.txt" | awk '/GIT_TAG/ {print $2; exit}')
   [ -n "$tag" ] || { echo "no p4runtime GIT_TAG in p4c's CMakeLists.txt" >&2; return 1; }
@@ -212,6 +220,44 @@ step_p4c() {
     -DPYTHON_EXECUTABLE=$system_python
   make -j"$jobs"
   make install
+}
+
+# p4c's build dependencies; clang and llc (llvm) compile the C that p4c-ebpf writes against
+# libbpf-dev's headers, bpftool shows the loaded programs and maps.
+step_deps-ebpf() {
+  apt_install build-essential cmake g++ git bison flex pkg-config libboost-dev \
+    libboost-iostreams-dev libboost-graph-dev libgc-dev libgmp-dev libfl-dev libprotobuf-dev \
+    libprotoc-dev protobuf-compiler python3 cpp clang llvm libbpf-dev bpftool
+}
+
+step_sources-ebpf() {
+  p4c_sources
+}
+
+# p4c's PSA-eBPF code includes the BMv2 backend's expression converter: without ENABLE_BMV2 the
+# build fails on IR::IntMod. The eBPF CMakeLists would download libbpf's sources (for p4c's
+# kernel tests; FETCHCONTENT_FULLY_DISCONNECTED skips that) and build them unless it finds a
+# libbpf: Debian's libbpf-dev (deps-ebpf) is found, so nothing is fetched or built for it.
+step_p4c-ebpf() {
+  local runtime=$EBPF_PREFIX/share/p4c/ebpf-runtime
+  mkdir -p "$src/p4c/build-ebpf"
+  cd "$src/p4c/build-ebpf"
+  cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$EBPF_PREFIX" \
+    -DENABLE_EBPF=ON -DENABLE_BMV2=ON -DENABLE_P4TEST=OFF -DENABLE_GTESTS=OFF -DENABLE_UBPF=OFF \
+    -DENABLE_DPDK=OFF -DENABLE_P4TC=OFF -DENABLE_P4C_GRAPHS=OFF -DENABLE_TEST_TOOLS=OFF \
+    -DENABLE_DOCS=OFF -DENABLE_LTO=OFF -DCMAKE_UNITY_BUILD=ON -DP4C_USE_PREINSTALLED_PROTOBUF=ON \
+    -DFETCHCONTENT_SOURCE_DIR_P4RUNTIME="$src/p4c-p4runtime" -DFETCHCONTENT_FULLY_DISCONNECTED=ON \
+    -DPYTHON_EXECUTABLE=$system_python
+  make -j"$jobs"
+  make install
+  # The BMv2 compilers built along are the bmv2 component's business (/usr/local): only
+  # p4c-ebpf and the p4c driver stay here, as in the prebuilt archive.
+  rm -f "$EBPF_PREFIX"/bin/p4c-bm2-*
+  # p4c installs no runtime for the C p4c-ebpf writes (psa.h, kernel.mk, ...): the backend's
+  # tracked runtime files, not whatever a configure left in its contrib/ directory.
+  rm -rf "$runtime"
+  mkdir -p "$runtime"
+  git -C "$src/p4c" archive HEAD:backends/ebpf/runtime | tar -x -C "$runtime"
 }
 
 step_deps-tofino() {

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# from-archives.sh bmv2|bmv2-perf|tofino DIR: installs a prebuilt toolchain from a directory of archives
+# from-archives.sh bmv2|bmv2-perf|ebpf|tofino DIR: installs a prebuilt toolchain from a directory of archives
 # (Debian 12 amd64, built from p4lang's sources at the versions of versions.sh), as root.
 # A directory that brings its own installer (install-p4-toolchain.sh, as the project's CI
 # archive directory does) knows its archives best: it is used. Otherwise the archive
 # <name>.tar.xz (or split parts <name>.tar.xz.*) is unpacked into / after the Debian
-# runtime libraries listed one per line in <name>.deps are installed.
+# runtime libraries listed one per line in <name>.deps are installed (for ebpf the list also
+# names clang, llvm, libbpf-dev and bpftool, which compile and load the C that p4c-ebpf writes).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 source "$here/scripts/toolchain/versions.sh"
@@ -24,6 +25,7 @@ fi
 case "$component" in
   bmv2) name=$BMV2_ARCHIVE ;;
   bmv2-perf) name=$BMV2_PERF_ARCHIVE ;;
+  ebpf) name=$EBPF_ARCHIVE ;;
   tofino) name=$TOFINO_ARCHIVE ;;
 esac
 parts=("$dir/$name".tar.xz*)

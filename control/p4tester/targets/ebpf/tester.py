@@ -1,0 +1,167 @@
+"""The tester program on the eBPF target, in the tester's terms: ports, stream
+expectations, per-stream state and counters, histogram bins, the generator's
+streams and replication. The same figures the BMv2 and Tofino drivers read, from
+BPF maps instead of P4Runtime or BF Runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from p4tester.dataplane.constants import (
+    HIST_CELLS_PER_STREAM,
+    MAX_STREAMS,
+    RX_KIND_COUNT,
+)
+from p4tester.dataplane.headers import StreamRegisters
+from p4tester.dataplane.program import bin_ranges
+from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES
+from p4tester.targets.ebpf.maps import CounterCell, ProgramMaps
+from p4tester.targets.tofino.ternary import Ternary, range_to_prefixes
+
+_INGRESS = "TesterIngress"
+_EGRESS = "TesterEgress"
+_CHECKER = f"{_INGRESS}_checker"
+_GENERATOR = f"{_EGRESS}_generator"
+# Multicast group of stream s (constants.p4: MCAST_GROUP_BASE).
+_MCAST_GROUP_BASE = 1
+_STREAM_BITS = 16
+_LATENCY_BITS = 32
+_QDEPTH_BITS = 16
+
+# Register name -> StreamRegisters field.
+_RX_REGISTERS = ("rx_next_expected", "rx_last_seq", "rx_samples", "rx_lost", "latency_min",
+                 "latency_max", "latency_sum", "jitter_sum", "last_latency")
+# Per-stream counters by the names the other targets' drivers use.
+STREAM_COUNTERS = {
+    "rx_stream": f"{_CHECKER}_rx_stream",
+    "rx_gap_events": f"{_CHECKER}_rx_gap_events",
+    "rx_reordered": f"{_CHECKER}_rx_reordered",
+    "rx_duplicate": f"{_CHECKER}_rx_duplicate",
+    "rx_stale": f"{_INGRESS}_rx_stale",
+    "rx_mismatched": f"{_INGRESS}_rx_mismatched",
+    "tx_stream": f"{_GENERATOR}_tx_stream",
+}
+
+
+class EbpfTester:
+    def __init__(self, maps: ProgramMaps) -> None:
+        self.maps = maps
+
+    # ---- ports -----------------------------------------------------------------
+    def set_tester_port(self, ifindex: int, number: int) -> None:
+        """Frames on `ifindex` are the checker's, counted as port `number`; frames
+        leaving by it are counted as that port's."""
+        self.maps.add_exact(f"{_INGRESS}_ports", [ifindex], f"{_INGRESS}_tester_port",
+                            {"number": number})
+        self.maps.add_exact(f"{_EGRESS}_egress_ports", [ifindex], f"{_EGRESS}_tester_port",
+                            {"number": number})
+
+    def set_generator_port(self, ifindex: int) -> None:
+        """The interface the sender writes tagged templates into."""
+        self.maps.add_exact(f"{_INGRESS}_ports", [ifindex], f"{_INGRESS}_generator_port")
+
+    def answer_arp(self, port: int, ipv4: int, mac: int) -> None:
+        """ARP requests for `ipv4` arriving on `port` are answered with `mac`."""
+        self.maps.add_exact(f"{_INGRESS}_neighbors_arp_reply", [port, ipv4],
+                            f"{_INGRESS}_neighbors_answer_arp", {"mac": mac})
+
+    def answer_nd(self, port: int, ipv6: bytes, mac: int) -> None:
+        """Neighbor Solicitations for `ipv6` arriving on `port` are answered."""
+        self.maps.add_exact(f"{_INGRESS}_neighbors_nd_reply", [port, ipv6],
+                            f"{_INGRESS}_neighbors_answer_nd", {"mac": mac})
+
+    # ---- checker ---------------------------------------------------------------
+    def expect_stream(self, stream_id: int, *, run: int, epoch_flags: int, rx_port: int,
+                      ip_version: int) -> None:
+        self.maps.add_exact(f"{_INGRESS}_expectation_rx_expected", [stream_id],
+                            f"{_INGRESS}_expectation_expect",
+                            {"trial_run": run, "trial_epoch": epoch_flags,
+                             "rx_port": rx_port, "ip_version": ip_version})
+
+    def forget_stream(self, stream_id: int) -> None:
+        self.maps.delete_exact(f"{_INGRESS}_expectation_rx_expected", [stream_id])
+
+    def clear_stream(self, stream_id: int, initial_seq: int = 0) -> None:
+        """What CTRL_OP_CLEAR does on BMv2: the stream's checker and generator
+        state back to a trial's start, its counters to zero."""
+        registers = {"rx_next_expected": initial_seq,
+                     "rx_last_seq": (initial_seq - 1) & 0xFFFFFFFF,
+                     "rx_samples": 0, "rx_lost": 0, "latency_min": 0xFFFFFFFF,
+                     "latency_max": 0, "latency_sum": 0, "jitter_sum": 0, "last_latency": 0}
+        for name, value in registers.items():
+            self.maps.write_register(f"{_CHECKER}_{name}", stream_id, value)
+        self.maps.write_register(f"{_GENERATOR}_tx_next_seq", stream_id, initial_seq)
+        for counter in [*STREAM_COUNTERS.values(), f"{_INGRESS}_generator_templates"]:
+            self.maps.reset_counter(counter, stream_id)
+        for cell in range(HIST_CELLS_PER_STREAM):
+            index = stream_id * HIST_CELLS_PER_STREAM + cell
+            self.maps.reset_counter(f"{_CHECKER}_latency_hist", index)
+            self.maps.reset_counter(f"{_CHECKER}_qdepth_hist", index)
+
+    def read_stream_registers(self, stream_id: int) -> StreamRegisters:
+        values = {name: self.maps.read_register(f"{_CHECKER}_{name}", stream_id)
+                  for name in _RX_REGISTERS}
+        tx_next_seq = self.maps.read_register(f"{_GENERATOR}_tx_next_seq", stream_id)
+        sent = self.maps.read_counter(STREAM_COUNTERS["tx_stream"], stream_id).packets
+        return StreamRegisters(stream_id=stream_id, generated=sent, tx_next_seq=tx_next_seq,
+                               switch_time=0, **values)
+
+    def stream_counter(self, name: str, stream_id: int) -> CounterCell:
+        if not 0 <= stream_id < MAX_STREAMS:
+            raise ValueError(f"stream {stream_id} must be in 0..{MAX_STREAMS - 1}")
+        cell = self.maps.read_counter(STREAM_COUNTERS[name], stream_id)
+        if name == "tx_stream":
+            # Egress counts a copy before its deparser removes the generator tag.
+            return CounterCell(cell.packets, cell.bytes - GENERATOR_TAG_BYTES * cell.packets)
+        return cell
+
+    def rx_kinds(self) -> list[int]:
+        return [self.maps.read_counter(f"{_INGRESS}_rx_kind", kind).packets
+                for kind in range(RX_KIND_COUNT)]
+
+    def port_counter(self, direction: str, port: int) -> CounterCell:
+        """Frames the program saw arrive ("rx") or leave ("tx") by a tester port;
+        tx bytes include the generator tag of each generated frame."""
+        control = _INGRESS if direction == "rx" else _EGRESS
+        return self.maps.read_counter(f"{control}_{direction}_port", port)
+
+    def latency_histogram(self, stream_id: int) -> list[int]:
+        return [self.maps.read_counter(f"{_CHECKER}_latency_hist",
+                                       stream_id * HIST_CELLS_PER_STREAM + cell).packets
+                for cell in range(HIST_CELLS_PER_STREAM)]
+
+    def set_latency_bins(self, edges: Sequence[int]) -> None:
+        """Bins for every stream, in clock units (ns here): bin i is
+        [edges[i], edges[i+1] - 1]; the rest lands in the outside bin."""
+        self._set_bins(f"{_CHECKER}_bins_latency_bins", f"{_CHECKER}_bins_set_latency_bin",
+                       edges, _LATENCY_BITS)
+
+    def set_qdepth_bins(self, edges: Sequence[int]) -> None:
+        self._set_bins(f"{_CHECKER}_bins_qdepth_bins", f"{_CHECKER}_bins_set_qdepth_bin",
+                       edges, _QDEPTH_BITS)
+
+    def _set_bins(self, table: str, action: str, edges: Sequence[int], bits: int) -> None:
+        any_stream = Ternary(0, 0)
+        entries = [((any_stream, prefix), action, {"bin": index}, 1)
+                   for index, (low, high) in enumerate(bin_ranges(edges))
+                   for prefix in range_to_prefixes(low, high, bits)]
+        self.maps.set_ternary(table, entries)
+
+    # ---- generator ---------------------------------------------------------------
+    def set_replication(self, stream_id: int, tx_ifindex: int, copies: int) -> None:
+        """Each template of the stream leaves `copies` frames by `tx_ifindex`."""
+        if not 1 <= copies <= 64:
+            raise ValueError(f"copies per template {copies} must be in 1..64")
+        self.maps.set_multicast_group(_MCAST_GROUP_BASE + stream_id,
+                                      [(tx_ifindex, instance) for instance in range(1, copies + 1)])
+
+    def start_stream(self, stream_id: int, *, frames: int, initial_seq: int, run: int,
+                     epoch_flags: int) -> None:
+        """The stream's copies are numbered from initial_seq; after `frames` of them
+        the rest are dropped, so the trial sends exactly `frames`."""
+        self.maps.add_exact(f"{_GENERATOR}_gen_streams", [stream_id], f"{_GENERATOR}_run",
+                            {"last_seq_exclusive": (initial_seq + frames) & 0xFFFFFFFF,
+                             "trial_run": run, "trial_epoch": epoch_flags})
+
+    def stop_stream(self, stream_id: int) -> None:
+        self.maps.add_exact(f"{_GENERATOR}_gen_streams", [stream_id], f"{_GENERATOR}_stopped")

@@ -1,0 +1,147 @@
+/* The tester on the Linux kernel's eBPF data path (p4c-ebpf, PSA, TC hook):
+ * the checker and the generator's replication and stamping in one program,
+ * attached to every tester port and to the generator interface. This file only
+ * includes and wires; the logic is in common/ and in the adapters beside it.
+ * What the other targets do and this one does differently:
+ * - frames come from the controller's sender (generator.p4), not a loop inside
+ *   the switch; there is no CPU port: the controller reads and clears the
+ *   per-stream registers as maps, and frames the checker does not answer
+ *   (foreign, the DUT's ARP and ND) are counted and dropped;
+ * - histogram bins match by ternary (platform.p4). */
+#include <core.p4>
+#include <psa.p4>
+
+#include "platform.p4"
+#include "../common/headers.p4"
+#include "../common/rx_classifier.p4"
+#include "../common/rx_expectation.p4"
+#include "../common/neighbors.p4"
+#include "parser.p4"
+#include "generator.p4"
+#include "checker.p4"
+
+control TesterIngress(inout headers_t headers, inout local_metadata_t meta,
+                      in psa_ingress_input_metadata_t istd,
+                      inout psa_ingress_output_metadata_t ostd) {
+    /* Frames by RX_KIND_* (index); bytes without FCS. */
+    Counter<bit<32>, bit<32>>(RX_KIND_COUNT, PSA_CounterType_t.PACKETS_AND_BYTES) rx_kind;
+    /* Every frame the program received from a tester port (index: its number),
+     * before classification: compared with the interface's rx_packets. */
+    Counter<bit<32>, bit<32>>(FRONT_PANEL_PORTS, PSA_CounterType_t.PACKETS_AND_BYTES) rx_port;
+    Counter<bit<32>, bit<32>>(MAX_STREAMS, PSA_CounterType_t.PACKETS) rx_stale;
+    Counter<bit<32>, bit<32>>(MAX_STREAMS, PSA_CounterType_t.PACKETS) rx_mismatched;
+
+    RxExpectation() expectation;
+    RxClassifier() classifier;
+    GeneratorIngress() generator;
+    StreamChecker() checker;
+    NeighborResponder() neighbors;
+
+    bit<16> port_number = 0;
+    bool is_tester_port = false;
+    bool is_generator_port = false;
+
+    action tester_port(bit<16> number) {
+        port_number = number;
+        is_tester_port = true;
+    }
+
+    action generator_port() {
+        is_generator_port = true;
+    }
+
+    action other_port() {
+    }
+
+    /* Controller writes: ifindex -> tester_port(its topology number), or
+     * generator_port() for the interface the sender writes templates into. */
+    table ports {
+        key = { istd.ingress_port : exact @name("ifindex"); }
+        actions = { tester_port; generator_port; other_port; }
+        default_action = other_port();
+        size = 64;
+    }
+
+    apply {
+        ingress_drop(ostd);
+        ports.apply();
+        if (headers.generator_tag.isValid()) {
+            /* A tagged frame from anywhere but the generator interface is dropped
+             * (the rx_port count still shows it). */
+            if (is_generator_port) {
+                generator.apply(headers.generator_tag, ostd);
+            } else if (is_tester_port) {
+                rx_port.count((bit<32>) port_number);
+            }
+        } else if (is_tester_port) {
+            rx_port.count((bit<32>) port_number);
+            bool is_control;
+            bool answered;
+            neighbors.apply(headers, meta.frame, port_number, is_control, answered);
+            if (is_control) {
+                meta.rx_kind = RX_KIND_CONTROL;
+            } else {
+                expectation.apply(headers, meta.expected);
+                classifier.apply(headers, meta.frame, istd.parser_error == error.NoError,
+                                 meta.expected, port_number, meta.rx_kind);
+            }
+            bit<32> kind = (bit<32>) meta.rx_kind;
+            rx_kind.count(kind);
+            if (meta.rx_kind == RX_KIND_STREAM) {
+                checker.apply(headers, clock_low32(istd.ingress_timestamp));
+            } else if (meta.rx_kind == RX_KIND_STALE) {
+                rx_stale.count((bit<32>) headers.tester.stream_id);
+            } else if (meta.rx_kind == RX_KIND_MISMATCHED) {
+                rx_mismatched.count((bit<32>) headers.tester.stream_id);
+            } else if (answered && !headers.mpls[0].isValid()) {
+                /* Ingress re-emits no MPLS label (platform.p4). */
+                send_to_port(ostd, istd.ingress_port);
+            }
+        }
+    }
+}
+
+control TesterEgress(inout headers_t hdr, inout local_metadata_t meta,
+                     in psa_egress_input_metadata_t istd,
+                     inout psa_egress_output_metadata_t ostd) {
+    /* Every frame that leaves by a tester port (index: its number): compared
+     * with the interface's tx_packets. */
+    Counter<bit<32>, bit<32>>(FRONT_PANEL_PORTS, PSA_CounterType_t.PACKETS_AND_BYTES) tx_port;
+    GeneratorEgress() generator;
+
+    bit<16> port_number = 0;
+    bool is_tester_port = false;
+
+    action tester_port(bit<16> number) {
+        port_number = number;
+        is_tester_port = true;
+    }
+
+    action other_port() {
+    }
+
+    /* Controller writes: ifindex -> tester_port(its topology number). */
+    table egress_ports {
+        key = { istd.egress_port : exact @name("ifindex"); }
+        actions = { tester_port; other_port; }
+        default_action = other_port();
+        size = 64;
+    }
+
+    apply {
+        egress_ports.apply();
+        bool stamped = false;
+        if (hdr.generator_tag.isValid()) {
+            generator.apply(hdr, ostd, istd.egress_timestamp, stamped);
+        }
+
+        if (is_tester_port && (stamped || !hdr.generator_tag.isValid())) {
+            tx_port.count((bit<32>) port_number);
+        }
+    }
+}
+
+IngressPipeline(TesterIngressParser(), TesterIngress(), TesterIngressDeparser()) ingress_pipeline;
+EgressPipeline(TesterEgressParser(), TesterEgress(), TesterEgressDeparser()) egress_pipeline;
+PSA_Switch(ingress_pipeline, PacketReplicationEngine(), egress_pipeline,
+           BufferingQueueingEngine()) main;
