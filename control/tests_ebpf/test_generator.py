@@ -58,7 +58,7 @@ def test_copies_are_numbered_stamped_and_exactly_the_budget(
         received = capture.frames(8, timeout_s=1.5)
     finally:
         capture.close()
-    offset = generator_tag.tester_header_offset(original)
+    offset = generator_tag.find_tester_header(original)
     headers = [TesterHeader.unpack(frame[offset:]) for frame in received]
     assert [header.seq for header in headers] == list(range(7))
     for frame, header in zip(received, headers, strict=True):

@@ -25,7 +25,7 @@ class TemplateError(ValueError):
     """A template the eBPF generator cannot send."""
 
 
-def tester_header_offset(frame: bytes) -> int:
+def find_tester_header(frame: bytes) -> int:
     """Where the tester header starts: after Ethernet, VLAN tags, MPLS labels,
     IPv4 (no options) or IPv6, and UDP or TCP (no options), as the checker's
     parser walks them (no tunnels on this target)."""
@@ -66,7 +66,7 @@ def tester_header_offset(frame: bytes) -> int:
 
 def tag_template(frame: bytes, stream_id: int) -> bytes:
     """The template as the sender writes it into the generator interface."""
-    offset = tester_header_offset(frame)
+    offset = find_tester_header(frame)
     after_tag = offset - 14
     if after_tag > _MAX_TESTER_OFFSET or after_tag % 4:
         raise TemplateError(f"tester header at byte {offset}: the eBPF generator carries "
