@@ -6,7 +6,7 @@ VENV     ?= .venv
 PYTHON   := $(VENV)/bin/python
 BUILD    := p4src/build
 
-.PHONY: help setup setup-ebpf setup-tofino calibrate build build-tna p4info-check test unit ebpf-test build-ebpf ptf e2e demo lint bench bench-search bench-dataplane lab-up lab-down clean
+.PHONY: help setup setup-ebpf setup-tofino calibrate build build-tna p4info-check test unit ebpf-test build-ebpf ptf e2e demo lint bench bench-ebpf bench-search bench-dataplane lab-up lab-down clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -53,10 +53,13 @@ lint:  ## ruff and mypy --strict on the controller
 
 bench: bench-search bench-dataplane  ## benchmarks: print measured ratios
 
+bench-ebpf:  ## the eBPF tester's loopback loss-free rate vs the host's plain replicate+redirect (root)
+	$(PYTHON) -m p4tester.bench.ebpf_loopback
+
 bench-search:  ## trial-seconds of MLRsearch vs the RFC 2544 binary search on simulated DUTs
 	$(PYTHON) -m p4tester.bench.search
 
-bench-dataplane:  ## BMv2: checker vs plain forwarding rate; generator rate accuracy
+bench-dataplane:  ## BMv2: checker vs plain forwarding rate; generator rate accuracy; the eBPF loopback
 	bash scripts/run-bench-dataplane.sh $(VENV)
 
 TOPO ?= topologies/loopback.yaml

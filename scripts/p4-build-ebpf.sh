@@ -2,6 +2,7 @@
 # p4-build-ebpf.sh [OUTDIR]: compiles the eBPF tester (p4src/psa/tester.p4) with p4c-ebpf
 # (PSA, TC hook) into OUTDIR/tester.c, then with clang/llc into OUTDIR/tester.o, the object
 # `tc ... bpf obj` loads. The compile flags follow p4c's ebpf-runtime/kernel.mk (target psa).
+# Also the bench's plain replicator, OUTDIR/replicate.o.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -35,3 +36,7 @@ clang -O2 -g -c -D__KERNEL__ -D__ASM_SYSREG_H -DBTF -Wno-unused-value -Wno-point
 llc -march=bpf -mcpu=generic -filetype=obj -o "$out/tester.o" "$out/tester.bc"
 rm -f "$out/tester.bc"
 echo "p4c-ebpf: p4src/psa/tester.p4 -> $out/tester.o"
+# The bench's plain replicator (the host's ceiling for the same path), C, no P4.
+clang -O2 -g -target bpf -I/usr/include/"$(gcc -dumpmachine)" -c p4src/bench/replicate.bpf.c \
+  -o "$out/replicate.o"
+echo "clang: p4src/bench/replicate.bpf.c -> $out/replicate.o"

@@ -4,7 +4,8 @@
 #    with each BMv2 build and lab set-up, and plain forwarding's and the checker's processing
 #    rate with each build, side by side in this run, with the ratios;
 # 2. with the measurement build (what the labs run): checker vs plain forwarding, the
-#    generator's rate error, and the tester's capacity from step 1 next to it.
+#    generator's rate error, and the tester's capacity from step 1 next to it;
+# 3. the eBPF tester's loopback (p4tester.bench.ebpf_loopback).
 set -euo pipefail
 venv=${1:-.venv}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,3 +29,11 @@ rm -rf "$capacity"
 "$venv/bin/python" -m p4tester.bench.dataplane --grpc 127.0.0.1:59561 \
   --thrift-port 59091 --iface-in p4lh1 --iface-out p4lh2 \
   --calibration "$capacity/calibrate-measurement/stored.json" "${@:2}"
+# 3. the eBPF tester's loopback loss-free rate next to the host's ceiling for the same path
+#    and to step 1's BMv2 figure (issue 23).
+if [ -x /opt/p4c-ebpf/bin/p4c-ebpf ]; then
+  "$venv/bin/python" -m p4tester.bench.ebpf_loopback \
+    --bmv2-calibration "$capacity/calibrate-measurement/stored.json"
+else
+  echo "bench (eBPF) SKIPPED: p4c-ebpf is not installed (make setup-ebpf)"
+fi

@@ -1,0 +1,267 @@
+"""`make bench`, eBPF part: the eBPF tester's loopback loss-free rate at 64 B, next
+to the host's own ceiling for the same path and to BMv2's loopback figure.
+
+One veth pair is the loopback: the tester sends by one end (port 1) and checks
+what the other end receives (port 2). Two legs on it, one after the other, each
+searched for its loss-free rate with the same trials:
+- tester: p4src/psa/tester.p4, k copies per template, numbered, stamped, checked;
+- plain: p4src/bench/replicate.bpf.c, the same k clones and redirects with no P4
+  work, counted and dropped at port 2 (the host's ceiling for this path).
+A trial is loss-free when every frame sent arrived; frames the kernel dropped in
+its own backlog (softnet_stat) are reported beside it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+
+from p4tester.dataplane.constants import IP_VERSION_4, TESTER_UDP_DST_PORT
+from p4tester.dataplane.headers import TesterHeader, epoch_flags
+from p4tester.experiments.calibration import load_calibration
+from p4tester.targets.ebpf.bpf_syscall import BpfMap
+from p4tester.targets.ebpf.generator_tag import tag_template
+from p4tester.targets.ebpf.pipeline import EbpfPipeline
+from p4tester.targets.ebpf.sender import TemplateSender
+from p4tester.targets.ebpf.tester import EbpfTester
+
+REPO = Path(__file__).resolve().parents[3]
+TX, RX, GEN_IN, GEN_OUT = "p4blt", "p4blr", "p4blg", "p4blh"
+RUN, EPOCH = 9, 1
+TRIAL_S = 1.0
+SEARCH_TRIALS = 7
+FRAME_BYTES = 60  # 64 B with FCS
+
+
+# A trial proves its rate when the frames went out at least this close to it.
+OFFERED_TOLERANCE = 0.98
+
+
+@dataclass(frozen=True, slots=True)
+class Trial:
+    asked_fps: float  # the rate the trial asked the sender for
+    sent: int
+    received: int
+    seconds: float  # the sender's time from its first template to its last
+    backlog_drops: int
+    sender_lag_s: float
+
+    @property
+    def sent_fps(self) -> float:
+        return self.sent / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def passed(self) -> bool:
+        """Every frame sent arrived, and they were sent at the asked rate: on veth the
+        kernel forwards in the sender's own context, so an overloaded path slows the
+        sender rather than dropping frames, and a trial that fell behind its rate
+        proved nothing about it."""
+        return (self.sent > 0 and self.received == self.sent
+                and self.sent_fps >= OFFERED_TOLERANCE * self.asked_fps)
+
+
+def _run(*command: str) -> None:
+    subprocess.run(command, check=True, capture_output=True)
+
+
+def _backlog_drops() -> int:
+    """Frames the kernel dropped from its per-CPU input backlogs, all CPUs."""
+    return sum(int(line.split()[1], 16) for line in
+               Path("/proc/net/softnet_stat").read_text().splitlines())
+
+
+@contextmanager
+def links() -> Iterator[None]:
+    for first, second in ((TX, RX), (GEN_IN, GEN_OUT)):
+        subprocess.run(["ip", "link", "del", first], capture_output=True, check=False)
+        _run("ip", "link", "add", "name", first, "type", "veth", "peer", "name", second)
+    try:
+        for name in (TX, RX, GEN_IN, GEN_OUT):
+            Path(f"/proc/sys/net/ipv6/conf/{name}/disable_ipv6").write_text("1\n")
+            _run("ip", "link", "set", name, "up")
+        yield
+    finally:
+        for name in (TX, GEN_IN):
+            subprocess.run(["ip", "link", "del", name], capture_output=True, check=False)
+
+
+def template() -> bytes:
+    header = TesterHeader(stream_id=0, run=RUN, flags=epoch_flags(EPOCH), dut_qdelay=0xFFFF)
+    frame = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / IP(
+        src="192.0.2.1", dst="198.51.100.1") / UDP(sport=0xC020, dport=TESTER_UDP_DST_PORT,
+                                                   chksum=0)
+    payload = header.pack()
+    return bytes(frame / Raw(payload + bytes(FRAME_BYTES - len(frame) - len(payload))))
+
+
+def _wait_quiet(read: Callable[[], int]) -> int:
+    """The count once it stops moving (bounded: 2 s)."""
+    last, deadline = -1, time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        now = read()
+        if now == last:
+            return now
+        last = now
+        time.sleep(0.05)
+    return last
+
+
+def tester_trial(tester: EbpfTester, sender: TemplateSender, copies: int,
+                 rate_fps: float) -> Trial:
+    templates = max(1, int(rate_fps * TRIAL_S / copies))
+    tester.clear_stream(0)
+    tester.start_stream(0, frames=templates * copies, initial_seq=0, run=RUN,
+                        epoch_flags=epoch_flags(EPOCH))
+    drops = _backlog_drops()
+    report = sender.send([tag_template(template(), 0)], templates, rate_fps / copies,
+                         TRIAL_S * 3)
+    received = _wait_quiet(lambda: tester.stream_counter("rx_stream", 0).packets)
+    sent = tester.stream_counter("tx_stream", 0).packets
+    return Trial(rate_fps, sent, received, report.seconds, _backlog_drops() - drops,
+                 report.worst_lag_s)
+
+
+@dataclass
+class PlainReplicator:
+    config: BpfMap
+    received: BpfMap
+
+    def trial(self, sender: TemplateSender, copies: int, rate_fps: float) -> Trial:
+        templates = max(1, int(rate_fps * TRIAL_S / copies))
+        self.config.update((1).to_bytes(4, "little"), copies.to_bytes(4, "little"))
+        self.received.update(bytes(4), bytes(8))
+        drops = _backlog_drops()
+        report = sender.send([template()], templates, rate_fps / copies, TRIAL_S * 3)
+        received = _wait_quiet(
+            lambda: int.from_bytes(self.received.lookup(bytes(4)) or bytes(8), "little"))
+        return Trial(rate_fps, report.templates * copies, received, report.seconds,
+                     _backlog_drops() - drops, report.worst_lag_s)
+
+
+def search(trial: Callable[[float], Trial], start_fps: float) -> tuple[float, list[Trial]]:
+    """The highest rate that passed: doubling from start_fps up to the first failure,
+    then halving the interval (SEARCH_TRIALS trials in all)."""
+    trials: list[Trial] = []
+    low, high, rate = 0.0, 0.0, start_fps
+    for _ in range(SEARCH_TRIALS):
+        result = trial(rate)
+        trials.append(result)
+        if result.passed:
+            low = rate
+            rate = rate * 2 if high == 0 else (low + high) / 2
+        else:
+            high = rate
+            rate = (low + high) / 2 if low else rate / 2
+    return low, trials
+
+
+def run_tester_leg(build: Path, pins: Path, copies: int) -> tuple[float, list[Trial]]:
+    pipeline = EbpfPipeline(build / "tester.o", build / "tester.c", pins)
+    sender = TemplateSender(GEN_OUT)
+    try:
+        pipeline.mount()
+        for name in (TX, RX, GEN_IN):
+            pipeline.attach(name)
+        pipeline.initialize()
+        tester = EbpfTester(pipeline.maps)
+        tester.set_tester_port(pipeline.ifindex(TX), 1)
+        tester.set_tester_port(pipeline.ifindex(RX), 2)
+        tester.set_generator_port(pipeline.ifindex(GEN_IN))
+        tester.expect_stream(0, run=RUN, epoch_flags=epoch_flags(EPOCH), rx_port=2,
+                             ip_version=IP_VERSION_4)
+        tester.set_replication(0, pipeline.ifindex(TX), copies)
+        return search(lambda rate: tester_trial(tester, sender, copies, rate), 200_000)
+    finally:
+        sender.close()
+        pipeline.close()
+
+
+def run_plain_leg(build: Path, pins: Path, copies: int) -> tuple[float, list[Trial]]:
+    pins.mkdir(parents=True, exist_ok=True)
+    _run("mount", "-t", "bpf", "bpf", str(pins))
+    environment = {**os.environ, "TC_BPF_MNT": str(pins)}
+    sender = TemplateSender(GEN_OUT)
+    try:
+        for name, section in ((GEN_IN, "replicate"), (RX, "count")):
+            _run("tc", "qdisc", "add", "dev", name, "clsact")
+            subprocess.run(["tc", "filter", "add", "dev", name, "ingress", "bpf", "da", "obj",
+                            str(build / "replicate.o"), "sec", f"classifier/{section}"],
+                           check=True, capture_output=True, env=environment)
+        config = BpfMap.open_pinned(str(pins / "tc" / "globals" / "replicate_config"))
+        received = BpfMap.open_pinned(str(pins / "tc" / "globals" / "replicate_received"))
+        tx_ifindex = int(Path(f"/sys/class/net/{TX}/ifindex").read_text())
+        config.update(bytes(4), tx_ifindex.to_bytes(4, "little"))
+        plain = PlainReplicator(config, received)
+        try:
+            return search(lambda rate: plain.trial(sender, copies, rate), 200_000)
+        finally:
+            config.close()
+            received.close()
+    finally:
+        sender.close()
+        for name in (GEN_IN, RX):
+            subprocess.run(["tc", "qdisc", "del", "dev", name, "clsact"], capture_output=True,
+                           check=False)
+        subprocess.run(["umount", str(pins)], capture_output=True, check=False)
+
+
+def render(copies: int, tester_fps: float, plain_fps: float, bmv2_fps: float | None,
+           trials: dict[str, list[Trial]]) -> str:
+    lines = [f"eBPF loopback, 64 B, {copies} frames per template, {TRIAL_S:.0f}-s trials:"]
+    for leg, leg_trials in trials.items():
+        lines.append(f"  {leg} trials (asked fps: sent fps, received/sent, kernel backlog "
+                     "drops, sender lag ms, passed):")
+        lines += [f"    {t.asked_fps:>10.0f}: {t.sent_fps:>10.0f}, {t.received}/{t.sent}, "
+                  f"{t.backlog_drops}, {t.sender_lag_s * 1000:.1f}, {t.passed}"
+                  for t in leg_trials]
+    lines.append(f"  tester loss-free {tester_fps:.0f} frames/s; plain replicate+redirect "
+                 f"{plain_fps:.0f}; ratio {tester_fps / plain_fps:.2f} (target >= 0.5)"
+                 if plain_fps else "  plain replicate+redirect passed no trial")
+    if bmv2_fps:
+        lines.append(f"  BMv2 tester loopback (this run's calibrate, measurement build) "
+                     f"{bmv2_fps:.0f} frames/s; ratio {tester_fps / bmv2_fps:.0f}x "
+                     "(target >= 100x)")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="p4tester.bench.ebpf_loopback")
+    parser.add_argument("--build", type=Path, default=REPO / "build" / "ebpf-bench")
+    parser.add_argument("--rundir", type=Path, default=REPO / "run" / "bench-ebpf")
+    parser.add_argument("--copies", type=int, default=32)
+    parser.add_argument("--bmv2-calibration", type=Path,
+                        help="stored.json of this run's BMv2 calibrate (64 B figure)")
+    args = parser.parse_args(argv)
+    if os.geteuid() != 0:
+        print("bench (eBPF): needs root (veth pairs, tc, a BPF file system)", file=sys.stderr)
+        return 1
+    subprocess.run(["bash", str(REPO / "scripts" / "p4-build-ebpf.sh"), str(args.build)],
+                   check=True, capture_output=True)
+    bmv2_fps = None
+    if args.bmv2_calibration is not None:
+        calibration = load_calibration(args.bmv2_calibration)
+        if calibration is not None:
+            bmv2_fps = next((s.pps for s in calibration.sizes if s.frame_size == 64), None)
+    with links():
+        tester_fps, tester_trials = run_tester_leg(args.build, args.rundir / "pins-tester",
+                                                   args.copies)
+    with links():
+        plain_fps, plain_trials = run_plain_leg(args.build, args.rundir / "pins-plain",
+                                                args.copies)
+    print(render(args.copies, tester_fps, plain_fps, bmv2_fps,
+                 {"tester": tester_trials, "plain": plain_trials}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
