@@ -211,15 +211,23 @@ step_bmv2-perf() {
 step_p4c() {
   mkdir -p "$src/p4c/build"
   cd "$src/p4c/build"
-  # Only the BMv2 backend and p4test; FULLY_DISCONNECTED makes any other download fail fast.
-  cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr/local \
-    -DENABLE_BMV2=ON -DENABLE_P4TEST=ON -DENABLE_GTESTS=OFF -DENABLE_EBPF=OFF -DENABLE_UBPF=OFF \
+  # Only the BMv2 backend and p4test.
+  configure_p4c /usr/local -DENABLE_BMV2=ON -DENABLE_P4TEST=ON -DENABLE_EBPF=OFF
+  make -j"$jobs"
+  make install
+}
+
+# configure_p4c PREFIX BACKEND-FLAGS...: cmake in the current build directory of $src/p4c, every
+# optional part off but the backends named; FULLY_DISCONNECTED makes any other download fail fast.
+configure_p4c() {
+  local prefix=$1
+  shift
+  cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" "$@" \
+    -DENABLE_GTESTS=OFF -DENABLE_UBPF=OFF \
     -DENABLE_DPDK=OFF -DENABLE_P4TC=OFF -DENABLE_P4C_GRAPHS=OFF -DENABLE_TEST_TOOLS=OFF \
     -DENABLE_DOCS=OFF -DENABLE_LTO=OFF -DCMAKE_UNITY_BUILD=ON -DP4C_USE_PREINSTALLED_PROTOBUF=ON \
     -DFETCHCONTENT_SOURCE_DIR_P4RUNTIME="$src/p4c-p4runtime" -DFETCHCONTENT_FULLY_DISCONNECTED=ON \
     -DPYTHON_EXECUTABLE=$system_python
-  make -j"$jobs"
-  make install
 }
 
 # p4c's build dependencies; clang and llc (llvm) compile the C that p4c-ebpf writes against
@@ -242,12 +250,7 @@ step_p4c-ebpf() {
   local runtime=$EBPF_PREFIX/share/p4c/ebpf-runtime
   mkdir -p "$src/p4c/build-ebpf"
   cd "$src/p4c/build-ebpf"
-  cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$EBPF_PREFIX" \
-    -DENABLE_EBPF=ON -DENABLE_BMV2=ON -DENABLE_P4TEST=OFF -DENABLE_GTESTS=OFF -DENABLE_UBPF=OFF \
-    -DENABLE_DPDK=OFF -DENABLE_P4TC=OFF -DENABLE_P4C_GRAPHS=OFF -DENABLE_TEST_TOOLS=OFF \
-    -DENABLE_DOCS=OFF -DENABLE_LTO=OFF -DCMAKE_UNITY_BUILD=ON -DP4C_USE_PREINSTALLED_PROTOBUF=ON \
-    -DFETCHCONTENT_SOURCE_DIR_P4RUNTIME="$src/p4c-p4runtime" -DFETCHCONTENT_FULLY_DISCONNECTED=ON \
-    -DPYTHON_EXECUTABLE=$system_python
+  configure_p4c "$EBPF_PREFIX" -DENABLE_EBPF=ON -DENABLE_BMV2=ON -DENABLE_P4TEST=OFF
   make -j"$jobs"
   make install
   # The BMv2 compilers built along are the bmv2 component's business (/usr/local): only
