@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from tofino_fake import FakeBfrt, Write
 
+from p4tester.dataplane.ternary import Ternary
 from p4tester.targets.tofino.foreign import set_foreign_policy
-from p4tester.targets.tofino.ternary import Ternary
 
 TABLE = "pipe.TesterIngress.foreign.foreign_traffic"
 

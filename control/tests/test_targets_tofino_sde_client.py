@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from p4tester.dataplane.ternary import Ternary
 from p4tester.p4rt import CounterValue
 from p4tester.targets.tofino.bfrt import BfrtError, BfrtNotFoundError, TableEntry
 from p4tester.targets.tofino.sde_client import (
@@ -20,7 +21,6 @@ from p4tester.targets.tofino.sde_client import (
     SdeNotFoundError,
     SwitchUnreachableError,
 )
-from p4tester.targets.tofino.ternary import Ternary
 
 
 def test_missing_sde_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:

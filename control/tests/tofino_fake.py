@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from p4tester.dataplane.ternary import Ternary
 from p4tester.p4rt import CounterValue
 from p4tester.targets.tofino.bfrt import (
     BfrtError,
@@ -26,7 +27,6 @@ from p4tester.targets.tofino.bfrt import (
     TableEntry,
 )
 from p4tester.targets.tofino.schema import Schema, load_schema
-from p4tester.targets.tofino.ternary import Ternary
 
 PIPES = 4
 APP_FIELDS = ("app_enable", "pkt_len", "pkt_buffer_offset", "pipe_local_source_port",

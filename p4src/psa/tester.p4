@@ -20,7 +20,7 @@
 #include "generator.p4"
 #include "checker.p4"
 
-control TesterIngress(inout headers_t headers, inout local_metadata_t meta,
+control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
                       in psa_ingress_input_metadata_t istd,
                       inout psa_ingress_output_metadata_t ostd) {
     /* Frames by RX_KIND_* (index); bytes without FCS. */
@@ -65,11 +65,11 @@ control TesterIngress(inout headers_t headers, inout local_metadata_t meta,
     apply {
         ingress_drop(ostd);
         ports.apply();
-        if (headers.generator_tag.isValid()) {
+        if (hdr.generator_tag.isValid()) {
             /* A tagged frame from anywhere but the generator interface is dropped
              * (the rx_port count still shows it). */
             if (is_generator_port) {
-                generator.apply(headers.generator_tag, ostd);
+                generator.apply(hdr.generator_tag, ostd);
             } else if (is_tester_port) {
                 rx_port.count((bit<32>) port_number);
             }
@@ -77,23 +77,23 @@ control TesterIngress(inout headers_t headers, inout local_metadata_t meta,
             rx_port.count((bit<32>) port_number);
             bool is_control;
             bool answered;
-            neighbors.apply(headers, meta.frame, port_number, is_control, answered);
+            neighbors.apply(hdr, meta.frame, port_number, is_control, answered);
             if (is_control) {
                 meta.rx_kind = RX_KIND_CONTROL;
             } else {
-                expectation.apply(headers, meta.expected);
-                classifier.apply(headers, meta.frame, istd.parser_error == error.NoError,
+                expectation.apply(hdr, meta.expected);
+                classifier.apply(hdr, meta.frame, istd.parser_error == error.NoError,
                                  meta.expected, port_number, meta.rx_kind);
             }
             bit<32> kind = (bit<32>) meta.rx_kind;
             rx_kind.count(kind);
             if (meta.rx_kind == RX_KIND_STREAM) {
-                checker.apply(headers, clock_low32(istd.ingress_timestamp));
+                checker.apply(hdr, clock_low32(istd.ingress_timestamp));
             } else if (meta.rx_kind == RX_KIND_STALE) {
-                rx_stale.count((bit<32>) headers.tester.stream_id);
+                rx_stale.count((bit<32>) hdr.tester.stream_id);
             } else if (meta.rx_kind == RX_KIND_MISMATCHED) {
-                rx_mismatched.count((bit<32>) headers.tester.stream_id);
-            } else if (answered && !headers.mpls[0].isValid()) {
+                rx_mismatched.count((bit<32>) hdr.tester.stream_id);
+            } else if (answered && !hdr.mpls[0].isValid()) {
                 /* Ingress re-emits no MPLS label (platform.p4). */
                 send_to_port(ostd, istd.ingress_port);
             }

@@ -22,17 +22,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from scapy.layers.inet import IP, UDP
-from scapy.layers.l2 import Ether
-from scapy.packet import Raw
-
-from p4tester.dataplane.constants import IP_VERSION_4, TESTER_UDP_DST_PORT
-from p4tester.dataplane.headers import TesterHeader, epoch_flags
+from p4tester.dataplane.constants import IP_VERSION_4
+from p4tester.dataplane.headers import epoch_flags
 from p4tester.experiments.calibration import load_calibration
+from p4tester.streams.frame_sizes import Encapsulation
+from p4tester.streams.template import FrameSpec, build_template, offset_of_tester_header
 from p4tester.targets.ebpf.bpf_syscall import BpfMap
 from p4tester.targets.ebpf.generator_tag import tag_template
 from p4tester.targets.ebpf.pipeline import EbpfPipeline
 from p4tester.targets.ebpf.sender import TemplateSender
+from p4tester.targets.ebpf.tc_objects import TcObjects
 from p4tester.targets.ebpf.tester import EbpfTester
 
 REPO = Path(__file__).resolve().parents[3]
@@ -40,7 +39,6 @@ TX, RX, GEN_IN, GEN_OUT = "p4blt", "p4blr", "p4blg", "p4blh"
 RUN, EPOCH = 9, 1
 TRIAL_S = 1.0
 SEARCH_TRIALS = 7
-FRAME_BYTES = 60  # 64 B with FCS
 
 
 # A trial proves its rate when the frames went out at least this close to it.
@@ -96,12 +94,8 @@ def links() -> Iterator[None]:
 
 
 def template() -> bytes:
-    header = TesterHeader(stream_id=0, run=RUN, flags=epoch_flags(EPOCH), dut_qdelay=0xFFFF)
-    frame = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / IP(
-        src="192.0.2.1", dst="198.51.100.1") / UDP(sport=0xC020, dport=TESTER_UDP_DST_PORT,
-                                                   chksum=0)
-    payload = header.pack()
-    return bytes(frame / Raw(payload + bytes(FRAME_BYTES - len(frame) - len(payload))))
+    """Stream 0's 64-B IPv4 template, as the controller builds it."""
+    return build_template(FrameSpec(stream_id=0, frame_size=64, run=RUN, epoch=EPOCH))
 
 
 def _wait_quiet(read: Callable[[], int]) -> int:
@@ -116,15 +110,14 @@ def _wait_quiet(read: Callable[[], int]) -> int:
     return last
 
 
-def tester_trial(tester: EbpfTester, sender: TemplateSender, copies: int,
+def tester_trial(tester: EbpfTester, sender: TemplateSender, tagged: bytes, copies: int,
                  rate_fps: float) -> Trial:
     templates = max(1, int(rate_fps * TRIAL_S / copies))
     tester.clear_stream(0)
     tester.start_stream(0, frames=templates * copies, initial_seq=0, run=RUN,
                         epoch_flags=epoch_flags(EPOCH))
     drops = _backlog_drops()
-    report = sender.send([tag_template(template(), 0)], templates, rate_fps / copies,
-                         TRIAL_S * 3)
+    report = sender.send([tagged], templates, rate_fps / copies, TRIAL_S * 3)
     received = _wait_quiet(lambda: tester.stream_counter("rx_stream", 0).packets)
     sent = tester.stream_counter("tx_stream", 0).packets
     return Trial(rate_fps, sent, received, report.seconds, _backlog_drops() - drops,
@@ -135,13 +128,14 @@ def tester_trial(tester: EbpfTester, sender: TemplateSender, copies: int,
 class PlainReplicator:
     config: BpfMap
     received: BpfMap
+    frame: bytes
 
     def trial(self, sender: TemplateSender, copies: int, rate_fps: float) -> Trial:
         templates = max(1, int(rate_fps * TRIAL_S / copies))
         self.config.update((1).to_bytes(4, "little"), copies.to_bytes(4, "little"))
         self.received.update(bytes(4), bytes(8))
         drops = _backlog_drops()
-        report = sender.send([template()], templates, rate_fps / copies, TRIAL_S * 3)
+        report = sender.send([self.frame], templates, rate_fps / copies, TRIAL_S * 3)
         received = _wait_quiet(
             lambda: int.from_bytes(self.received.lookup(bytes(4)) or bytes(8), "little"))
         return Trial(rate_fps, report.templates * copies, received, report.seconds,
@@ -180,28 +174,24 @@ def run_tester_leg(build: Path, pins: Path, copies: int) -> tuple[float, list[Tr
         tester.expect_stream(0, run=RUN, epoch_flags=epoch_flags(EPOCH), rx_port=2,
                              ip_version=IP_VERSION_4)
         tester.set_replication(0, pipeline.ifindex(TX), copies)
-        return search(lambda rate: tester_trial(tester, sender, copies, rate), 200_000)
+        tagged = tag_template(template(), 0, offset_of_tester_header(Encapsulation()))
+        return search(lambda rate: tester_trial(tester, sender, tagged, copies, rate), 200_000)
     finally:
         sender.close()
         pipeline.close()
 
 
 def run_plain_leg(build: Path, pins: Path, copies: int) -> tuple[float, list[Trial]]:
-    pins.mkdir(parents=True, exist_ok=True)
-    _run("mount", "-t", "bpf", "bpf", str(pins))
-    environment = {**os.environ, "TC_BPF_MNT": str(pins)}
+    objects = TcObjects(pins)
     sender = TemplateSender(GEN_OUT)
     try:
-        for name, section in ((GEN_IN, "replicate"), (RX, "count")):
-            _run("tc", "qdisc", "add", "dev", name, "clsact")
-            subprocess.run(["tc", "filter", "add", "dev", name, "ingress", "bpf", "da", "obj",
-                            str(build / "replicate.o"), "sec", f"classifier/{section}"],
-                           check=True, capture_output=True, env=environment)
-        config = BpfMap.open_pinned(str(pins / "tc" / "globals" / "replicate_config"))
-        received = BpfMap.open_pinned(str(pins / "tc" / "globals" / "replicate_received"))
-        tx_ifindex = int(Path(f"/sys/class/net/{TX}/ifindex").read_text())
-        config.update(bytes(4), tx_ifindex.to_bytes(4, "little"))
-        plain = PlainReplicator(config, received)
+        objects.mount()
+        objects.attach(GEN_IN, "ingress", build / "replicate.o", "classifier/replicate", 1)
+        objects.attach(RX, "ingress", build / "replicate.o", "classifier/count", 1)
+        config = objects.pinned_map("replicate_config")
+        received = objects.pinned_map("replicate_received")
+        config.update(bytes(4), EbpfPipeline.ifindex(TX).to_bytes(4, "little"))
+        plain = PlainReplicator(config, received, template())
         try:
             return search(lambda rate: plain.trial(sender, copies, rate), 200_000)
         finally:
@@ -209,10 +199,7 @@ def run_plain_leg(build: Path, pins: Path, copies: int) -> tuple[float, list[Tri
             received.close()
     finally:
         sender.close()
-        for name in (GEN_IN, RX):
-            subprocess.run(["tc", "qdisc", "del", "dev", name, "clsact"], capture_output=True,
-                           check=False)
-        subprocess.run(["umount", str(pins)], capture_output=True, check=False)
+        objects.close()
 
 
 def render(copies: int, tester_fps: float, plain_fps: float, bmv2_fps: float | None,

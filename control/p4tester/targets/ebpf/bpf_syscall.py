@@ -131,7 +131,7 @@ class BpfMap:
 
     def lookup(self, key: bytes) -> bytes | None:
         key_buffer = self._key(key)
-        value = ctypes.create_string_buffer(self._value_bytes())
+        value = ctypes.create_string_buffer(self.info.value_size)
         attr = _MapElem(map_fd=self.fd, key=ctypes.addressof(key_buffer),
                         value=ctypes.addressof(value))
         result = int(_libc.syscall(_SYS_BPF, _BPF_MAP_LOOKUP_ELEM, ctypes.byref(attr),
@@ -181,12 +181,6 @@ class BpfMap:
             next_key = ctypes.create_string_buffer(self.info.key_size)
             attr.value = ctypes.addressof(next_key)
         return found
-
-    def _value_bytes(self) -> int:
-        size = self.info.value_size
-        if self.info.map_type == 6:  # BPF_MAP_TYPE_PERCPU_ARRAY: one value per CPU
-            return ((size + 7) // 8 * 8) * (os.cpu_count() or 1)
-        return size
 
     def close(self) -> None:
         os.close(self.fd)

@@ -4,12 +4,12 @@ read through its pinned BPF maps with the layouts the compiled program has."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
+from p4tester.dataplane.ternary import Ternary
+from p4tester.p4rt import CounterValue
 from p4tester.targets.ebpf.bpf_syscall import BpfMap
 from p4tester.targets.ebpf.layout import ProgramLayout, StructLayout
-from p4tester.targets.tofino.ternary import Ternary
+from p4tester.targets.ebpf.tc_objects import TcObjects
 
 
 def _put(buffer: bytearray, offset: int, size: int, value: int | bytes) -> None:
@@ -27,17 +27,11 @@ def _put(buffer: bytearray, offset: int, size: int, value: int | bytes) -> None:
         buffer[offset:offset + size] = value.to_bytes(size, "little")
 
 
-@dataclass(frozen=True, slots=True)
-class CounterCell:
-    packets: int
-    bytes: int
-
-
 class ProgramMaps:
-    """The maps of one loaded tester program (pinned under `pin_dir`)."""
+    """The maps of one loaded tester program (pinned by `objects`)."""
 
-    def __init__(self, pin_dir: Path, layout: ProgramLayout) -> None:
-        self._pin_dir = pin_dir
+    def __init__(self, objects: TcObjects, layout: ProgramLayout) -> None:
+        self._objects = objects
         self._layout = layout
         self._maps: dict[str, BpfMap] = {}
         # Inner maps this driver created, kept open while their outer map holds them.
@@ -45,7 +39,7 @@ class ProgramMaps:
 
     def map(self, name: str) -> BpfMap:
         if name not in self._maps:
-            self._maps[name] = BpfMap.open_pinned(str(self._pin_dir / name))
+            self._maps[name] = self._objects.pinned_map(name)
         return self._maps[name]
 
     def close(self) -> None:
@@ -157,15 +151,15 @@ class ProgramMaps:
         register.update(index.to_bytes(4, "little"),
                         value.to_bytes(register.info.value_size, "little"))
 
-    def read_counter(self, name: str, index: int) -> CounterCell:
+    def read_counter(self, name: str, index: int) -> CounterValue:
         counter = self.map(name)
         raw = counter.lookup(index.to_bytes(4, "little"))
         if raw is None:
-            return CounterCell(0, 0)
+            return CounterValue(0, 0)
         layout = self._layout.struct(f"{name}_value")
         packets = layout.field("packets")
         bytes_field = layout.fields.get("bytes")
-        return CounterCell(
+        return CounterValue(
             int.from_bytes(raw[packets.offset:packets.offset + packets.size], "little"),
             0 if bytes_field is None else int.from_bytes(
                 raw[bytes_field.offset:bytes_field.offset + bytes_field.size], "little"))

@@ -13,10 +13,10 @@ from p4tester.dataplane.constants import (
     RX_KIND_COUNT,
 )
 from p4tester.dataplane.headers import StreamRegisters
-from p4tester.dataplane.program import bin_ranges
+from p4tester.dataplane.ternary import Ternary, bin_prefixes
+from p4tester.p4rt import CounterValue
 from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES
-from p4tester.targets.ebpf.maps import CounterCell, ProgramMaps
-from p4tester.targets.tofino.ternary import Ternary, range_to_prefixes
+from p4tester.targets.ebpf.maps import ProgramMaps
 
 _INGRESS = "TesterIngress"
 _EGRESS = "TesterEgress"
@@ -106,20 +106,20 @@ class EbpfTester:
         return StreamRegisters(stream_id=stream_id, generated=sent, tx_next_seq=tx_next_seq,
                                switch_time=0, **values)
 
-    def stream_counter(self, name: str, stream_id: int) -> CounterCell:
+    def stream_counter(self, name: str, stream_id: int) -> CounterValue:
         if not 0 <= stream_id < MAX_STREAMS:
             raise ValueError(f"stream {stream_id} must be in 0..{MAX_STREAMS - 1}")
         cell = self.maps.read_counter(STREAM_COUNTERS[name], stream_id)
         if name == "tx_stream":
             # Egress counts a copy before its deparser removes the generator tag.
-            return CounterCell(cell.packets, cell.bytes - GENERATOR_TAG_BYTES * cell.packets)
+            return CounterValue(cell.packets, cell.bytes - GENERATOR_TAG_BYTES * cell.packets)
         return cell
 
     def rx_kinds(self) -> list[int]:
         return [self.maps.read_counter(f"{_INGRESS}_rx_kind", kind).packets
                 for kind in range(RX_KIND_COUNT)]
 
-    def port_counter(self, direction: str, port: int) -> CounterCell:
+    def port_counter(self, direction: str, port: int) -> CounterValue:
         """Frames the program saw arrive ("rx") or leave ("tx") by a tester port;
         tx bytes include the generator tag of each generated frame."""
         control = _INGRESS if direction == "rx" else _EGRESS
@@ -143,8 +143,7 @@ class EbpfTester:
     def _set_bins(self, table: str, action: str, edges: Sequence[int], bits: int) -> None:
         any_stream = Ternary(0, 0)
         entries = [((any_stream, prefix), action, {"bin": index}, 1)
-                   for index, (low, high) in enumerate(bin_ranges(edges))
-                   for prefix in range_to_prefixes(low, high, bits)]
+                   for index, prefix in bin_prefixes(edges, bits)]
         self.maps.set_ternary(table, entries)
 
     # ---- generator ---------------------------------------------------------------

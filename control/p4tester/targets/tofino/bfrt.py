@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from p4tester.dataplane.ternary import Ternary
 from p4tester.p4rt import CounterValue
-from p4tester.targets.tofino.ternary import Ternary
 
 KeyValue = int | str | Ternary
 # Repeated fields (multicast node lists, a bool per node) are tuples.

@@ -12,10 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from p4tester.dataplane.program import bin_ranges
+from p4tester.dataplane.ternary import Ternary, bin_prefixes
 from p4tester.targets.tofino import names
 from p4tester.targets.tofino.bfrt import BfrtClient
-from p4tester.targets.tofino.ternary import Ternary, range_to_prefixes
 
 PRIORITY_ONE_STREAM: Final = 1
 PRIORITY_ALL_STREAMS: Final = 2
@@ -46,16 +45,6 @@ def latency_edges_ns(edges_us: Sequence[int]) -> tuple[int, ...]:
             f"latency bin edge {edges_us[-1]} us is beyond the 32-bit nanosecond latency "
             f"of the Tofino checker (at most {(1 << LATENCY_BITS) // NS_PER_US} us)")
     return edges
-
-
-def bin_prefixes(edges: Sequence[int], value_bits: int) -> list[tuple[int, Ternary]]:
-    """(bin, prefix) for every prefix of every bin, in bin order."""
-    top = 1 << value_bits
-    if edges and edges[-1] > top:
-        raise ValueError(f"bin edge {edges[-1]} does not fit a {value_bits}-bit value "
-                         f"(at most {top})")
-    return [(index, prefix) for index, (low, high) in enumerate(bin_ranges(edges))
-            for prefix in range_to_prefixes(low, high, value_bits)]
 
 
 def set_bins(client: BfrtClient, bins: BinTable, edges: Sequence[int],

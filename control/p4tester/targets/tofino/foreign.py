@@ -10,9 +10,9 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import Final
 
+from p4tester.dataplane.ternary import Ternary
 from p4tester.targets.tofino import names
 from p4tester.targets.tofino.bfrt import BfrtClient, BfrtNotFoundError, Data, Key
-from p4tester.targets.tofino.ternary import Ternary
 
 PORT_MASK: Final = 0x1FF
 PRIORITY_ONE_PORT: Final = 1

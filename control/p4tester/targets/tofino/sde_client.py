@@ -15,6 +15,7 @@ import socket
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from p4tester.dataplane.ternary import Ternary
 from p4tester.p4rt import CounterValue
 from p4tester.targets.tofino import names
 from p4tester.targets.tofino.bfrt import (
@@ -28,7 +29,6 @@ from p4tester.targets.tofino.bfrt import (
     RegisterCell,
     TableEntry,
 )
-from p4tester.targets.tofino.ternary import Ternary
 
 SDE_HINT: Final = (
     "the Tofino target needs the SDE's bfrt_grpc Python package: source the SDE's "

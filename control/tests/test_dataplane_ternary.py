@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from tofino_fake import FakeBfrt
 
+from p4tester.dataplane.ternary import Ternary, range_to_prefixes
 from p4tester.targets.tofino import bins
-from p4tester.targets.tofino.ternary import Ternary, range_to_prefixes
 
 T = Ternary
 LAT = "pipe.TesterIngress.checker.bins.latency_bins"

@@ -7,7 +7,10 @@ prefixes ([1, 2^w - 2]), so a 32-bit latency bin can cost up to 62 TCAM entries.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from p4tester.dataplane.program import bin_ranges
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,3 +40,14 @@ def range_to_prefixes(low: int, high: int, width: int) -> tuple[Ternary, ...]:
         prefixes.append(Ternary(start, top & ~(size - 1)))
         start += size
     return tuple(prefixes)
+
+
+def bin_prefixes(edges: Sequence[int], value_bits: int) -> list[tuple[int, Ternary]]:
+    """(bin, prefix) for every prefix of every histogram bin (dataplane.program.bin_ranges),
+    in bin order: the bin tables of targets without range match (Tofino, eBPF)."""
+    top = 1 << value_bits
+    if edges and edges[-1] > top:
+        raise ValueError(f"bin edge {edges[-1]} does not fit a {value_bits}-bit value "
+                         f"(at most {top})")
+    return [(index, prefix) for index, (low, high) in enumerate(bin_ranges(edges))
+            for prefix in range_to_prefixes(low, high, value_bits)]
