@@ -65,11 +65,11 @@ def test_a_load_above_line_rate_is_refused_before_the_switch() -> None:
 
 
 def test_every_target_offers_a_trial_runner_and_others_are_named() -> None:
-    assert sorted(TRIAL_RUNNERS) == ["bmv2", "tofino"]
+    assert sorted(TRIAL_RUNNERS) == ["bmv2", "ebpf", "tofino"]
     topology = load_topology(TOPOLOGY)
-    elsewhere = replace(topology, switch=replace(topology.switch, target="ebpf"))
-    with pytest.raises(ConfigError, match=r"switch target 'ebpf' runs no trials; known: "
-                                          r"bmv2, tofino"):
+    elsewhere = replace(topology, switch=replace(topology.switch, target="xdp"))
+    with pytest.raises(ConfigError, match=r"switch target 'xdp' runs no trials; known: "
+                                          r"bmv2, ebpf, tofino"):
         open_trial_runner(elsewhere, load_profile(PROFILE, topology), push_pipeline=False)
 
 

@@ -53,7 +53,7 @@ from p4tester.config.network_file import network_from_dict
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
 from p4tester.streams.rates import Rate, RateError, RateUnit
 
-TARGETS = ("bmv2", "tofino")
+TARGETS = ("bmv2", "tofino", "ebpf")
 DUT_KINDS = ("loopback", "bmv2", "linux", "external")
 LAB_KINDS = ("veth", "mininet")
 # DUT kinds a Mininet lab builds itself, as node "dut".
@@ -68,6 +68,8 @@ LINK_FRAME_OVERHEAD: Final = 14 + 4 + 4
 MAX_PORT = 255  # front-panel ports on BMv2; higher numbers are pacing and CPU ports
 # A Tofino front-panel port: "<connector>/<channel>", e.g. "1/0" (breakouts: "1/1"...).
 FRONT_PANEL_PATTERN: Final = re.compile(r"^\d+/\d+$")
+# A Linux interface name (IFNAMSIZ 16 with its NUL).
+INTERFACE_PATTERN: Final = re.compile(r"^[^/:\s]{1,15}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +80,8 @@ class SwitchConfig:
     target: str = "bmv2"
     p4info: str = "p4src/build/tester.p4info.txt"
     bmv2_json: str = "p4src/build/tester.json"
+    # target ebpf: the object `make build-ebpf` compiles (its C source beside it).
+    ebpf_object: str = "build/ebpf/tester.o"
     timeout_s: float = 10.0  # connect and per-RPC
 
 
@@ -88,6 +92,7 @@ class PortConfig:
     peer: str = ""
     front_panel: str = ""  # Tofino: the switch's name of the port, e.g. "1/0"
     addresses: PortAddresses | None = None  # ARP / ND: the port's own and its gateway's
+    interface: str = ""  # eBPF: the host interface the port is (default: a lab's p4lt<N>)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +166,7 @@ def topology_from_dict(data: Mapping[str, Any], source: str) -> Topology:
     switch = _switch(data.get("switch", {}), f"{source}: switch")
     ports = _ports(data["ports"], f"{source}: ports")
     _check_front_panel(ports, switch.target, f"{source}: ports")
+    _check_interfaces(ports, switch.target, f"{source}: ports")
     dut = _dut(data.get("dut", {"kind": "loopback"}), f"{source}: dut")
     lab = str(data.get("lab", "veth"))
     if lab not in LAB_KINDS:
@@ -274,10 +280,11 @@ def _ports(data: object, where: str) -> tuple[PortConfig, ...]:
         if not isinstance(value, Mapping) or "line_rate" not in value:
             raise ConfigError(f"{where}: port {key} needs a line_rate, e.g. {{line_rate: 10Gbps}}")
         require_keys(value, f"{where}: port {key}", required=("line_rate",),
-                     optional=("peer", "front_panel", *ADDRESS_KEYS))
+                     optional=("peer", "front_panel", "interface", *ADDRESS_KEYS))
         ports.append(PortConfig(key, parse_line_rate(value["line_rate"], f"{where}: port {key}"),
                                 str(value.get("peer", "")), str(value.get("front_panel", "")),
-                                _port_addresses(value, f"{where}: port {key}")))
+                                _port_addresses(value, f"{where}: port {key}"),
+                                str(value.get("interface", ""))))
     return tuple(sorted(ports, key=lambda p: p.number))
 
 
@@ -380,6 +387,25 @@ def _check_front_panel(ports: tuple[PortConfig, ...], target: str, where: str) -
         if name in seen:
             raise ConfigError(f"{where}: ports {seen[name]} and {port.number} are both "
                               f"front_panel {name!r}; each front-panel port once")
+        seen[name] = port.number
+
+
+def _check_interfaces(ports: tuple[PortConfig, ...], target: str, where: str) -> None:
+    """An eBPF tester's ports are host interfaces, once each; other targets name none."""
+    seen: dict[str, int] = {}
+    for port in ports:
+        name = port.interface
+        if not name:
+            continue
+        if target != "ebpf":
+            raise ConfigError(f"{where}: port {port.number}: interface is for target ebpf "
+                              f"(this switch is {target}); drop it")
+        if not INTERFACE_PATTERN.match(name):
+            raise ConfigError(f"{where}: port {port.number}: interface {name!r} is not a "
+                              "Linux interface name (1-15 characters, no '/', ':' or spaces)")
+        if name in seen:
+            raise ConfigError(f"{where}: ports {seen[name]} and {port.number} are both "
+                              f"interface {name!r}; each interface once")
         seen[name] = port.number
 
 

@@ -1,6 +1,7 @@
 """Bring a topology up as a lab on this machine, and take it down again.
 
-Tester port N is the veth end p4lt<N>. A port whose peer is another tester port
+Tester port N is the veth end p4lt<N>: BMv2's port N, or (target ebpf) the interface
+the eBPF tester program is loaded onto when a run opens. A port whose peer is another tester port
 ("2") shares one veth pair with it (a loopback cable); a port whose peer is
 "dut:M" is cabled to the DUT's port M (veth end p4ld<M>); a port whose peer is
 "host" ends in p4lh<N> in the root namespace, for PTF or a bench to use. What was made is
@@ -44,6 +45,10 @@ def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False,
         state.pids.extend(started.pids)
         state.netns.extend(started.netns)
         state.save(rundir)
+        if topology.switch.target == "ebpf":
+            # No switch process: the trial runner loads the tester program onto the
+            # tester ports for its run (targets.ebpf.session).
+            return state
         grpc_port = int(topology.switch.grpc.rsplit(":", 1)[1])
         ports = [(p.number, tester_iface(p.number)) for p in topology.ports]
         tester = start_switch("tester", ports, grpc_port, topology.switch.thrift_port, rundir,

@@ -1,6 +1,7 @@
 """The trial runner an experiment uses, chosen by the topology's switch target from
 the targets that offer one (each target module opens its own: BMv2 over P4Runtime,
-Tofino over BfRt, whose SDE client is imported only when a Tofino runner opens)."""
+Tofino over BfRt, whose SDE client is imported only when a Tofino runner opens, eBPF
+over its BPF maps)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialRunner
 from p4tester.targets.bmv2_trials import open_bmv2_trials
+from p4tester.targets.ebpf.trials import open_ebpf_trials
 from p4tester.targets.tofino.runner import open_tofino_trials
 
 Opener = Callable[..., AbstractContextManager[TrialRunner]]
 TRIAL_RUNNERS: Final[Mapping[str, Opener]] = {"bmv2": open_bmv2_trials,
-                                              "tofino": open_tofino_trials}
+                                              "tofino": open_tofino_trials,
+                                              "ebpf": open_ebpf_trials}
 
 
 def open_trial_runner(topology: Topology, profile: Profile, *,

@@ -6,11 +6,17 @@ the template rate and the count is the program's, not the sender's.
 Paced in user space, in slots of 1 ms: each slot sends the templates due by its
 end, then sleeps. A slot the host did not schedule in time sends its templates
 late, in one burst: the sender reports how late it fell behind (the trial's
-burstiness), and the frames' count stays exact (the program's budget)."""
+burstiness; the trial loop also measures it from the program's counters), and
+the frames' count stays exact (the program's budget).
+
+Each send() is a system call that runs the whole path of its copies in the
+kernel (the program, the DUT's veth, back to the checker): a thread sending
+releases the GIL for nearly all of its time, so the trial loop polls beside it."""
 
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,11 +25,27 @@ SLOT_S = 0.001
 
 
 @dataclass(frozen=True, slots=True)
+class Feed:
+    """One stream's templates in one trial: `count` copies of `template` (tagged) at
+    `template_pps`."""
+
+    template: bytes
+    count: int
+    template_pps: float
+
+    def __post_init__(self) -> None:
+        if self.template_pps <= 0 or self.count < 0:
+            raise ValueError(f"template rate {self.template_pps} and count {self.count} "
+                             "must be positive")
+
+
+@dataclass(frozen=True, slots=True)
 class SendReport:
     templates: int  # written into the generator interface
     seconds: float  # from the first template to the last
     worst_lag_s: float  # how far behind its schedule the sender ever was
     refused: int  # templates the kernel did not take (ENOBUFS): not sent
+    stopped: bool = False  # stopped (or out of time) before every template was written
 
 
 class TemplateSender:
@@ -36,29 +58,45 @@ class TemplateSender:
              time_limit_s: float) -> SendReport:
         """`count` templates, cycling through `templates` (one per stream), at
         `rate_pps` in all; stops at `time_limit_s` whatever is left."""
-        if rate_pps <= 0 or count < 0:
-            raise ValueError(f"template rate {rate_pps} and count {count} must be positive")
-        sent = refused = 0
+        streams = len(templates)
+        counts = [count // streams + (1 if i < count % streams else 0) for i in range(streams)]
+        return self.send_feeds([Feed(t, n, rate_pps / streams)
+                                for t, n in zip(templates, counts, strict=True)], time_limit_s)
+
+    def send_feeds(self, feeds: Sequence[Feed], time_limit_s: float,
+                   stop: threading.Event | None = None) -> SendReport:
+        """Every feed at its own rate, from one common start; ends when all are
+        written, at `time_limit_s`, or when `stop` is set."""
+        done = [0] * len(feeds)
+        refused = 0
         worst_lag = 0.0
         start = time.perf_counter()
         deadline = start + time_limit_s
-        streams = len(templates)
-        while sent + refused < count:
+        while any(d < f.count for d, f in zip(done, feeds, strict=True)):
             now = time.perf_counter()
-            if now > deadline:
+            if now > deadline or (stop is not None and stop.is_set()):
                 break
-            due = min(count, int((now - start + SLOT_S) * rate_pps) + 1)
-            worst_lag = max(worst_lag, (due - (sent + refused)) / rate_pps - SLOT_S)
-            while sent + refused < due:
-                try:
-                    self._socket.send(templates[(sent + refused) % streams])
-                    sent += 1
-                except OSError:
-                    refused += 1
-            pause = start + (sent + refused) / rate_pps - time.perf_counter()
+            elapsed = now - start + SLOT_S
+            for index, feed in enumerate(feeds):
+                due = min(feed.count, int(elapsed * feed.template_pps) + 1)
+                if due <= done[index]:
+                    continue
+                worst_lag = max(worst_lag, (due - done[index]) / feed.template_pps - SLOT_S)
+                while done[index] < due:
+                    try:
+                        self._socket.send(feed.template)
+                    except OSError:
+                        refused += 1
+                    done[index] += 1
+            pause = min((start + d / f.template_pps
+                         for d, f in zip(done, feeds, strict=True) if d < f.count),
+                        default=0.0) - time.perf_counter()
             if pause > 0:
-                time.sleep(pause)
-        return SendReport(sent, time.perf_counter() - start, max(worst_lag, 0.0), refused)
+                time.sleep(min(pause, SLOT_S * 10))
+        written = sum(done)
+        return SendReport(written - refused, time.perf_counter() - start, max(worst_lag, 0.0),
+                          refused, stopped=any(d < f.count
+                                               for d, f in zip(done, feeds, strict=True)))
 
     def close(self) -> None:
         self._socket.close()

@@ -130,6 +130,15 @@ class EbpfTester:
                                        stream_id * HIST_CELLS_PER_STREAM + cell).packets
                 for cell in range(HIST_CELLS_PER_STREAM)]
 
+    def qdepth_histogram(self, stream_id: int) -> list[int]:
+        return [self.maps.read_counter(f"{_CHECKER}_qdepth_hist",
+                                       stream_id * HIST_CELLS_PER_STREAM + cell).packets
+                for cell in range(HIST_CELLS_PER_STREAM)]
+
+    def templates_received(self, stream_id: int) -> int:
+        """Templates of the stream the generator's ingress took from the sender."""
+        return self.maps.read_counter(f"{_INGRESS}_generator_templates", stream_id).packets
+
     def set_latency_bins(self, edges: Sequence[int]) -> None:
         """Bins for every stream, in clock units (ns here): bin i is
         [edges[i], edges[i+1] - 1]; the rest lands in the outside bin."""

@@ -1,0 +1,149 @@
+"""A tester session on the eBPF target: the compiled program loaded onto the
+topology's tester ports and a generator link of the session's own, its ports,
+neighbours and bins written; everything it loaded and made is removed on close.
+
+Tester port N is the topology's `interface` of the port, or in a veth lab p4lt<N>.
+The generator link is a veth pair the session makes (p4lg<pid>a / b): the sender
+writes tagged templates into the b end, the program replicates them from the a
+end's ingress. One session per port set: the program's maps are pinned in a BPF
+file system the session mounts for itself, so two sessions never share a map, but
+two cannot both be on one interface (tc refuses the second clsact qdisc)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.profile import Profile
+from p4tester.config.topology import Topology
+from p4tester.lab import netdev
+from p4tester.lab.ifaces import tester_iface
+from p4tester.neighbors.resolve import RESOLVE
+from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES
+from p4tester.targets.ebpf.pipeline import EbpfPipeline
+from p4tester.targets.ebpf.tc_objects import TcLoadError
+from p4tester.targets.ebpf.tester import EbpfTester
+from p4tester.tester.trial_loop import QDEPTH_EDGES
+
+NS_PER_US = 1000
+
+
+def port_interface(topology: Topology, number: int) -> str:
+    """The host interface of tester port `number`."""
+    return topology.port(number).interface or tester_iface(number)
+
+
+def check_profile(topology: Topology, profile: Profile) -> None:
+    """What the eBPF program cannot do, refused before anything is loaded, each with
+    the way out (docs/ebpf.md: why)."""
+    for stream in profile.streams:
+        unsupported = [what for what, used in (
+            ("a tunnel (VxLAN, GTP-U, SRv6: beyond the kernel verifier's bound)",
+             stream.tunnel is not None),
+            ("per-frame variation (vary)", bool(stream.vary)),
+            ("dst_mac: resolve (write the gateway's MAC into the stream)",
+             stream.addresses.dst_mac == RESOLVE)) if used]
+        if unsupported:
+            raise ConfigError(f"{profile.source}: stream {stream.id}: "
+                              f"{'; '.join(unsupported)} not supported on target ebpf "
+                              "(BMv2 supports it); drop it from the stream")
+        for port in (stream.tx_port, stream.rx_port):
+            interface = port_interface(topology, port)
+            if not Path(f"/sys/class/net/{interface}").exists():
+                raise ConfigError(
+                    f"{topology.source}: port {port} is interface {interface}, which this "
+                    "host does not have: bring the lab up (python -m p4tester.lab up "
+                    f"{topology.source}) or give the port its interface")
+
+
+def _generator_link() -> tuple[str, str]:
+    tag = f"{netdev.LINK_PREFIX}g{os.getpid() % 100_000_000}"
+    return f"{tag}a", f"{tag}b"
+
+
+class EbpfSession:
+    """The loaded program and its driver (`tester`), for one run."""
+
+    def __init__(self, topology: Topology, profile: Profile) -> None:
+        self.topology = topology
+        self.profile = profile
+        object_file = Path(topology.switch.ebpf_object)
+        if not object_file.is_file() or not object_file.with_suffix(".c").is_file():
+            raise ConfigError(f"{topology.source}: switch: the eBPF tester {object_file} "
+                              "(and its .c beside it) is not built: run `make build-ebpf`, "
+                              "or set ebpf_object to where it is")
+        check_profile(topology, profile)
+        self.generator, self.sender_interface = _generator_link()
+        self._pin_root = Path(tempfile.mkdtemp(prefix="p4tester-bpf-"))
+        self.pipeline = EbpfPipeline(object_file, object_file.with_suffix(".c"), self._pin_root)
+        self.tester = EbpfTester(self.pipeline.maps)
+        self._linked = False
+
+    @property
+    def port_numbers(self) -> tuple[int, ...]:
+        return tuple(p.number for p in self.topology.ports)
+
+    def interface(self, number: int) -> str:
+        return port_interface(self.topology, number)
+
+    def open(self) -> None:
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self) -> None:
+        # The link carries the lab's largest frame (one VLAN tag beyond the MTU) and its tag.
+        netdev.add_veth(self.generator, self.sender_interface,
+                        self.topology.link_mtu + 4 + GENERATOR_TAG_BYTES)
+        self._linked = True
+        self.pipeline.mount()
+        try:
+            for number in self.port_numbers:
+                self.pipeline.attach(self.interface(number))
+            self.pipeline.attach(self.generator)
+        except TcLoadError as failed:
+            raise TcLoadError(f"{failed}\n(a tester still loaded there? `tc qdisc del dev "
+                              "IFACE clsact` removes what a killed run left)") from None
+        self.pipeline.initialize()
+        tester = self.tester
+        for number in self.port_numbers:
+            tester.set_tester_port(EbpfPipeline.ifindex(self.interface(number)), number)
+        tester.set_generator_port(EbpfPipeline.ifindex(self.generator))
+        for port in self.topology.ports:
+            addresses = port.addresses
+            if addresses is None:
+                continue
+            mac = int(addresses.mac.replace(":", ""), 16)
+            if addresses.ipv4:
+                tester.answer_arp(port.number, int(ipaddress.IPv4Address(addresses.ipv4_address)),
+                                  mac)
+            if addresses.ipv6:
+                tester.answer_nd(port.number,
+                                 ipaddress.IPv6Address(addresses.ipv6_address).packed, mac)
+        for stream in self.profile.streams:
+            tester.forget_stream(stream.id)
+            tester.stop_stream(stream.id)
+            tester.clear_stream(stream.id)
+        # The program's clock counts nanoseconds; the profile's bins are microseconds.
+        tester.set_latency_bins([edge * NS_PER_US for edge in self.profile.latency_bins_us])
+        tester.set_qdepth_bins(QDEPTH_EDGES)
+
+    def close(self) -> None:
+        self.pipeline.close()
+        shutil.rmtree(self._pin_root, ignore_errors=True)
+        if self._linked:
+            netdev.delete_link(self.generator)
+            self._linked = False
+
+    def __enter__(self) -> EbpfSession:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

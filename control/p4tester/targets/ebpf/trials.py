@@ -1,0 +1,352 @@
+"""Trials on the eBPF tester: its reads and writes for the one trial loop
+(tester.trial_loop), and the TrialRunner experiments use.
+
+Arming writes each stream's expectation (run value, epoch, RX port, IP version),
+clears its registers and counters, and wires its replication: k copies per template
+out of its TX port, k chosen so the sender writes at most TEMPLATE_PPS templates a
+second (copies_per_template). Starting gives the generator each stream's budget (the
+program numbers copies up to it and drops the rest: the count is exact whatever the
+sender wrote) and starts the sender's thread. Each poll reads a stream's frames sent
+(tx_stream) and its latency registers, timed on the kernel's monotonic clock, the
+program's own: the proof of the load offered.
+
+What the trial loop's self-check reads: the tester ports' kernel counters (a frame
+the host's backlog dropped on the way into a tester port counts as the port's
+rx_dropped: the tester's loss, never the DUT's) against the program's rx_port and
+tx_port. The generator link's own losses show as frames short of the budget: the
+trial fell behind, tester-limited, saying how many templates arrived.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Final
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.profile import Profile, StreamConfig
+from p4tester.config.topology import Topology
+from p4tester.dataplane.constants import EPOCHS, HIST_CELLS_PER_STREAM, IP_VERSION_4, IP_VERSION_6
+from p4tester.dataplane.headers import epoch_flags
+from p4tester.dataplane.run_identity import draw_run_value
+from p4tester.experiments.runner import TrialRunner, TrialSpec
+from p4tester.lab.dut_counters import dut_counters_for
+from p4tester.p4rt import CounterValue
+from p4tester.results.latency import latency_stats
+from p4tester.results.model import Histogram, StreamStats, TrialResult
+from p4tester.streams.frame_sizes import FCS_BYTES
+from p4tester.streams.template import FrameSpec, build_template, offset_of_tester_header
+from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES, tag_template
+from p4tester.targets.ebpf.sender import Feed, SendReport, TemplateSender
+from p4tester.targets.ebpf.session import NS_PER_US, EbpfSession
+from p4tester.tester.dut_source import DutCounterSource
+from p4tester.tester.link_frames import LINK_MTU_HINT, max_link_frame
+from p4tester.tester.port_counters import InterfaceCounters, KernelInterfaceCounters
+from p4tester.tester.selfcheck import ProgramPortCounts
+from p4tester.tester.send_watch import Sender, SentReading
+from p4tester.tester.snapshot import (
+    CounterSnapshot,
+    bytes_between,
+    histogram_between,
+    packets_between,
+)
+from p4tester.tester.stream_plan import trial_streams
+from p4tester.tester.trial_course import SWITCH_CLOCK_BITS, StreamSample
+from p4tester.tester.trial_loop import (
+    QDEPTH_EDGES,
+    ArmedTrial,
+    Extras,
+    GeneratorBehind,
+    RxKinds,
+    TrialLoop,
+)
+
+POLL_S: Final = 0.1
+# Templates per second the sender is asked for, all streams together: a tenth of what
+# it wrote on a 2-core host with one core busy (make bench-ebpf), so a trial keeps its
+# schedule beside other work. Faster streams get more copies per template.
+TEMPLATE_PPS: Final = 10_000
+MAX_COPIES: Final = 64  # the program's multicast group holds up to 64 copies
+# The sender stops this long after the trial's time at the latest (the trial loop has
+# given up on it by then).
+SENDER_SLACK_S: Final = 10.0
+# Polls without a frame sent after the sender finished before the trial is called behind.
+STALLED_POLLS: Final = 3
+_STREAM_COUNTERS: Final = ("rx_stream", "tx_stream", "rx_gap_events", "rx_reordered",
+                           "rx_duplicate")
+
+
+def copies_per_template(rate_pps: float, streams: int, burst: bool) -> int:
+    """k frames per template: the fewest that keep the sender at TEMPLATE_PPS or
+    below with `streams` streams sharing it; a burst (back-to-back trial) takes the
+    most, so its frames leave as fast as the host makes them."""
+    if burst:
+        return MAX_COPIES
+    return max(1, min(MAX_COPIES, math.ceil(rate_pps * streams / TEMPLATE_PPS)))
+
+
+@dataclass(frozen=True, slots=True)
+class EbpfStreamPlan:
+    stream: StreamConfig
+    rate_pps: float
+    budget: int
+    copies: int
+    template: bytes  # tagged
+
+    @property
+    def feed(self) -> Feed:
+        return Feed(self.template, math.ceil(self.budget / self.copies),
+                    self.rate_pps / self.copies)
+
+
+def switch_time_us() -> int:
+    """The program's clock (CLOCK_MONOTONIC) in the trial loop's units, as BMv2 gives
+    its own: microseconds, wrapping at 2^SWITCH_CLOCK_BITS."""
+    return (time.monotonic_ns() // NS_PER_US) % (1 << SWITCH_CLOCK_BITS)
+
+
+class EbpfTrials:
+    """The eBPF tester's side of the trial loop. Mutable on purpose: it keeps the
+    trial being run (one at a time) and its sender thread."""
+
+    host_bound = True  # the kernel on this host carries the tester's frames
+    poll_s = POLL_S
+
+    def __init__(self, session: EbpfSession, run_value: int) -> None:
+        self.session = session
+        self.run_value = run_value
+        self.ports = KernelInterfaceCounters(session.interface)
+        self._plans: tuple[EbpfStreamPlan, ...] = ()
+        self._sender = TemplateSender(session.sender_interface)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._report: SendReport | None = None
+        self._stalled: dict[int, tuple[int, int]] = {}
+
+    @property
+    def drain_s(self) -> float:
+        return self.session.profile.trial.drain_s
+
+    def close(self) -> None:
+        self._stop_sender()
+        self._sender.close()
+
+    # ---- edges -----------------------------------------------------------
+    def port_names(self) -> Mapping[int, str]:
+        return {n: self.session.interface(n) for n in self.session.port_numbers}
+
+    def read_ports(self) -> Mapping[int, InterfaceCounters] | None:
+        return self.ports.read(self.session.port_numbers)
+
+    def read_program(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
+        tester = self.session.tester
+        cells: dict[str, dict[int, CounterValue]] = {}
+        streams = [s.id for s in self.session.profile.streams]
+        for name in _STREAM_COUNTERS:
+            cells[name] = {sid: tester.stream_counter(name, sid) for sid in streams}
+        for name, read in (("latency_hist", tester.latency_histogram),
+                           ("qdepth_hist", tester.qdepth_histogram)):
+            cells[name] = {sid * HIST_CELLS_PER_STREAM + cell: CounterValue(packets, 0)
+                           for sid in streams for cell, packets in enumerate(read(sid))}
+        cells["rx_kind"] = {kind: CounterValue(packets, 0)
+                            for kind, packets in enumerate(tester.rx_kinds())}
+        ports = self.session.port_numbers
+        for direction in ("rx", "tx"):
+            cells[f"{direction}_port"] = {p: tester.port_counter(direction, p) for p in ports}
+        return CounterSnapshot(cells), ProgramPortCounts(
+            rx={p: c.packets for p, c in cells["rx_port"].items()},
+            tx={p: c.packets for p, c in cells["tx_port"].items()})
+
+    # ---- sending ---------------------------------------------------------
+    def arm(self, spec: TrialSpec) -> ArmedTrial:
+        chosen = trial_streams(self.session.profile, self.session.topology, spec)
+        epoch = spec.trial_index % EPOCHS
+        plans = []
+        for stream, pps in chosen:
+            size = stream.size_in(spec.frame_size)
+            self._check_fits(stream, size)
+            copies = copies_per_template(pps, len(chosen), bool(spec.frame_count))
+            budget = spec.frame_count or max(1, round(pps * spec.duration_s))
+            frame = build_template(FrameSpec(stream_id=stream.id, frame_size=size,
+                                             addresses=stream.addresses, epoch=epoch,
+                                             run=self.run_value,
+                                             encapsulation=stream.encapsulation))
+            template = tag_template(frame, stream.id,
+                                    offset_of_tester_header(stream.encapsulation))
+            plans.append(EbpfStreamPlan(stream, pps, budget, copies, template))
+        self._plans = tuple(plans)
+        tester = self.session.tester
+        for plan in self._plans:
+            stream = plan.stream
+            tester.stop_stream(stream.id)
+            tester.expect_stream(stream.id, run=self.run_value, epoch_flags=epoch_flags(epoch),
+                                 rx_port=stream.rx_port,
+                                 ip_version=IP_VERSION_6 if stream.ipv6 else IP_VERSION_4)
+            # Before the opening edge: the trial's figures are differences from here.
+            tester.clear_stream(stream.id)
+            tester.set_replication(stream.id, self.session.pipeline.ifindex(
+                self.session.interface(stream.tx_port)), plan.copies)
+        return ArmedTrial(tuple(Sender(p.stream.id, p.budget, p.rate_pps) for p in self._plans),
+                          float(sum(p.rate_pps for p in self._plans)),
+                          slow_hint="the host did not run the sender or the program fast "
+                          "enough for this rate (make bench-ebpf: its capacity)")
+
+    def _check_fits(self, stream: StreamConfig, size: int) -> None:
+        # A copy leaves the generator's ingress with its tag still on, and the kernel
+        # drops a redirected frame longer than the TX interface's MTU allows.
+        interface = self.session.interface(stream.tx_port)
+        largest = max_link_frame(interface)
+        if largest is not None and size + GENERATOR_TAG_BYTES > largest:
+            raise ConfigError(
+                f"stream {stream.id}: {size}-B frames do not fit {interface} on target ebpf "
+                f"(frames up to {largest - GENERATOR_TAG_BYTES} B: the generator's "
+                f"{GENERATOR_TAG_BYTES}-B tag rides on each copy to the TX port); "
+                f"{LINK_MTU_HINT}")
+
+    def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
+        epoch = spec.trial_index % EPOCHS
+        for plan in self._plans:
+            self.session.tester.start_stream(plan.stream.id, frames=plan.budget, initial_seq=0,
+                                             run=self.run_value, epoch_flags=epoch_flags(epoch))
+        feeds = [plan.feed for plan in self._plans]
+        limit = max(f.count / f.template_pps for f in feeds) + SENDER_SLACK_S
+        self._stop.clear()
+        self._report = None
+        self._stalled = {}
+
+        def send() -> None:
+            self._report = self._sender.send_feeds(feeds, limit, self._stop)
+
+        self._thread = threading.Thread(target=send, name="ebpf-sender", daemon=True)
+        self._thread.start()
+
+    def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
+        tester = self.session.tester
+        readings = {}
+        for sender in senders:
+            sent = tester.stream_counter("tx_stream", sender.key).packets
+            registers = tester.read_stream_registers(sender.key)
+            readings[sender.key] = SentReading(sent, sent, StreamSample(
+                switch_time_us(), sent, registers.rx_samples,
+                registers.latency_sum // NS_PER_US))
+        self._check_stalled(readings, senders)
+        return readings
+
+    def _check_stalled(self, readings: Mapping[int, SentReading],
+                       senders: Sequence[Sender]) -> None:
+        """Once the sender has written everything, a stream whose frames stopped short
+        of its budget lost templates on the generator link: say so now, with the
+        counts, rather than wait out the trial loop's deadline."""
+        report = self._report
+        if report is None:
+            return
+        for sender in senders:
+            sent = readings[sender.key].generated
+            if sent >= sender.budget:
+                continue
+            last, polls = self._stalled.get(sender.key, (-1, 0))
+            polls = polls + 1 if sent == last else 0
+            self._stalled[sender.key] = (sent, polls)
+            if polls >= STALLED_POLLS:
+                plan = next(p for p in self._plans if p.stream.id == sender.key)
+                arrived = self.session.tester.templates_received(sender.key)
+                raise GeneratorBehind(
+                    f"stream {sender.key} sent {sent} of its {sender.budget} frames: "
+                    f"{arrived} of its {plan.feed.count} templates reached the program "
+                    f"({report.refused} refused by the kernel, sender "
+                    f"{'stopped early' if report.stopped else 'done'}, worst lag "
+                    f"{report.worst_lag_s * 1000:.1f} ms): the host dropped templates on the "
+                    "generator link")
+
+    def stop(self, trial: ArmedTrial) -> None:
+        self._stop_sender()
+        for plan in self._plans:
+            self.session.tester.stop_stream(plan.stream.id)
+
+    def _stop_sender(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=SENDER_SLACK_S)
+            self._thread = None
+
+    # ---- figures ---------------------------------------------------------
+    def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
+        return RxKinds.between(before, after, "rx_kind")
+
+    def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
+                     after: CounterSnapshot) -> tuple[StreamStats, ...]:
+        return tuple(self._stream_stats(p.stream.id, p.stream.size_in(spec.frame_size),
+                                        before, after) for p in self._plans)
+
+    def _stream_stats(self, sid: int, frame_size: int, before: CounterSnapshot,
+                      after: CounterSnapshot) -> StreamStats:
+        registers = self.session.tester.read_stream_registers(sid)
+        rx = packets_between(before, after, "rx_stream", sid)
+        edges = self.session.profile.latency_bins_us
+        cells = histogram_between(before, after, "latency_hist", sid)
+        histogram = Histogram(edges, tuple(cells[: len(edges) - 1]), cells[-1])
+        qcells = histogram_between(before, after, "qdepth_hist", sid)
+        queue = Histogram(QDEPTH_EDGES, tuple(qcells[: len(QDEPTH_EDGES) - 1]), qcells[-1])
+        latency = None
+        if registers.rx_samples:
+            latency = latency_stats(registers.rx_samples, registers.latency_min / NS_PER_US,
+                                    registers.latency_max / NS_PER_US,
+                                    registers.latency_sum / NS_PER_US,
+                                    registers.jitter_sum / NS_PER_US, histogram)
+        return StreamStats(
+            stream_id=sid,
+            frame_size=frame_size,
+            tx_frames=packets_between(before, after, "tx_stream", sid),
+            rx_frames=rx,
+            # The program counts frames without FCS; frame sizes include it.
+            rx_bytes=bytes_between(before, after, "rx_stream", sid) + FCS_BYTES * rx,
+            gap_events=packets_between(before, after, "rx_gap_events", sid),
+            lost_in_gaps=registers.rx_lost,
+            reordered=packets_between(before, after, "rx_reordered", sid),
+            duplicates=packets_between(before, after, "rx_duplicate", sid),
+            latency=latency,
+            queue_depth=queue if queue.total else None,
+        )
+
+    def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
+               before: CounterSnapshot, after: CounterSnapshot) -> Extras:
+        # No reference stream on this target: the program has no loop port.
+        return Extras()
+
+
+class EbpfTrialRunner:
+    """TrialRunner on the eBPF tester: the trial loop over EbpfTrials, with the lab
+    DUT's check (lab.dut_counters) where the topology has one. One runner is one run:
+    it draws the run value its frames carry."""
+
+    def __init__(self, session: EbpfSession, dut: DutCounterSource | None = None) -> None:
+        self.session = session
+        self.run_value = draw_run_value(())
+        self.trials = EbpfTrials(session, self.run_value)
+        self.loop = TrialLoop(self.trials,
+                              dut if dut is not None else dut_counters_for(session.topology))
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        return self.loop.run_trial(spec)
+
+    def close(self) -> None:
+        self.trials.close()
+
+
+@contextmanager
+def open_ebpf_trials(topology: Topology, profile: Profile, *,
+                     push_pipeline: bool) -> Iterator[TrialRunner]:
+    """The eBPF tester's trial runner: the program loaded onto the tester ports for the
+    block (every run loads it afresh: push_pipeline changes nothing), removed after."""
+    del push_pipeline
+    with EbpfSession(topology, profile) as session:
+        runner = EbpfTrialRunner(session)
+        try:
+            yield runner
+        finally:
+            runner.close()
+
