@@ -22,7 +22,8 @@ from p4tester.targets.ebpf.pipeline import EbpfPipeline
 from p4tester.targets.ebpf.tester import EbpfTester
 
 REPO = Path(__file__).resolve().parents[2]
-BUILD = REPO / "build" / "ebpf-tests"
+# Where `make build-ebpf` puts the program, and where topologies' ebpf_object points.
+BUILD = REPO / "build" / "ebpf"
 PORTS = {1: "p4eb1", 2: "p4eb2"}
 GENERATOR = "p4ebg"
 BRIDGE = "p4ebbr"
@@ -73,9 +74,15 @@ def _delete_links() -> None:
 
 
 @pytest.fixture(scope="session")
-def pipeline() -> Iterator[EbpfPipeline]:
+def built() -> Path:
+    """The program, compiled from this checkout's sources once per session."""
     subprocess.run(["bash", "scripts/p4-build-ebpf.sh", str(BUILD)], cwd=REPO, check=True,
                    capture_output=True)
+    return BUILD / "tester.o"
+
+
+@pytest.fixture(scope="session")
+def pipeline(built: Path) -> Iterator[EbpfPipeline]:
     _delete_links()  # what a killed earlier run of this suite left
     _create_links()
     loaded = EbpfPipeline(BUILD / "tester.o", BUILD / "tester.c", BUILD / "pins")

@@ -1,0 +1,110 @@
+"""The eBPF tester on a lab: a Linux router in a namespace whose egress token bucket
+is the known limit (topologies/ebpf-linux-router.yaml: 10 Mbit/s over 60-B frames),
+through the trial loop every target runs (self-check, DUT check, offered load).
+
+Checked against the router's own counters (the token bucket's drop count) and an
+independent capture (tcpdump of what reached tester port 2, with its own drop count,
+read by the e2e suite's pcap parser, not the controller's)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from p4tester.config.profile import profile_from_dict
+from p4tester.config.topology import load_topology
+from p4tester.experiments.runner import TrialSpec
+from p4tester.lab import ifaces
+from p4tester.lab.linux_dut import NAMESPACE
+from p4tester.lab.runner import down, up
+from p4tester.targets.ebpf.session import EbpfSession
+from p4tester.targets.ebpf.trials import EbpfTrialRunner
+
+from .conftest import REPO
+
+# The e2e suite's capture and pcap parser: the same independent count as on BMv2 labs.
+sys.path.insert(0, str(REPO / "control" / "tests_e2e"))
+from capture import (  # type: ignore[import-not-found]
+    capture_received,
+    stream_frames_by_epoch,
+)
+
+TOPOLOGY = REPO / "topologies" / "ebpf-linux-router.yaml"
+ROUTER_LIMIT_PPS = 10e6 / (60 * 8)  # tbf 10 Mbit/s counts a 64-B frame as 60 B
+LINE_RATE_64B_PPS = 25e6 / (84 * 8)  # the ports' nominal 25 Mbit/s
+TRIAL_S = 2.0
+CLI_TIMEOUT_S = 600
+
+
+@pytest.fixture
+def router_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(REPO)
+    rundir = tmp_path / "lab"
+    up(load_topology(TOPOLOGY), rundir)
+    try:
+        yield TOPOLOGY
+    finally:
+        down(rundir)
+
+
+def token_bucket_drops() -> int:
+    shown = subprocess.run(["ip", "netns", "exec", NAMESPACE, "tc", "-s", "qdisc", "show",
+                            "dev", "p4ld2"], capture_output=True, text=True, check=True).stdout
+    found = re.search(r"\(dropped (\d+),", shown)
+    assert found is not None, shown
+    return int(found.group(1))
+
+
+def test_ndr_finds_the_router_rate_limit(router_lab: Path, tmp_path: Path) -> None:
+    """RFC 2544 throughput at 64 B, by MLRsearch, as a user runs it: the NDR is the
+    token bucket's rate within 3 %."""
+    done = subprocess.run(
+        [sys.executable, "-m", "p4tester", "throughput", "-t", str(router_lab), "-p",
+         "topologies/profiles/one-stream.yaml", "-o", str(tmp_path / "throughput"), "--json",
+         "--frame-sizes", "64", "--duration", str(TRIAL_S)],
+        cwd=REPO, capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
+    assert done.returncode == 0, done.stderr + done.stdout
+    (size,) = json.loads(done.stdout)["result"]["sizes"]
+    ndr = float(size["ndr"]["lower"]["pps"])
+    assert abs(ndr - ROUTER_LIMIT_PPS) / ROUTER_LIMIT_PPS <= 0.03, (ndr, done.stderr[-2000:])
+
+
+def test_loss_is_what_the_router_dropped_and_the_capture_holds_the_rest(
+        router_lab: Path, tmp_path: Path) -> None:
+    """A trial 25 % above the limit: every frame sent is either in the capture of
+    what reached port 2, or in the token bucket's drop count; the tester's RX is the
+    capture's count and its loss the router's drops, exactly, and the trial is vouched
+    for (the tester's and the router's interfaces lost nothing)."""
+    profile = profile_from_dict({
+        "name": "over", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5},
+        "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
+    }, "over")
+    rate = 1.25 * ROUTER_LIMIT_PPS
+    pcap = tmp_path / "rx.pcap"
+    dropped_before = token_bucket_drops()
+    with (EbpfSession(load_topology(router_lab), profile) as session,
+          capture_received(ifaces.tester_iface(2), pcap) as capture):
+        runner = EbpfTrialRunner(session)
+        try:
+            trial = runner.run_trial(TrialSpec("capture", 0, 64, rate / LINE_RATE_64B_PPS,
+                                               TRIAL_S))
+        finally:
+            runner.close()
+    dropped = token_bucket_drops() - dropped_before
+    assert trial.valid, trial.error
+    assert capture.dropped_by_capture == 0
+    (stream,) = trial.streams
+    assert stream.tx_frames == round(rate * TRIAL_S)
+    assert stream.rx_frames == stream_frames_by_epoch(pcap, 0)[0]
+    assert stream.tx_frames - stream.rx_frames == dropped
+    assert stream.lost_in_gaps == dropped
+    assert stream.duplicates == 0 and stream.reordered == 0
+    # Above the limit for 2 s: the bucket drops what exceeds its rate, its 50-frame
+    # burst and its 100-frame queue.
+    assert dropped >= 0.8 * (rate - ROUTER_LIMIT_PPS) * TRIAL_S
