@@ -25,9 +25,7 @@ from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.lab.dut_counters import dut_counters_for
 from p4tester.lab.ifaces import tester_iface
-from p4tester.results.latency import latency_stats
-from p4tester.results.model import Histogram, StreamStats, TrialResult
-from p4tester.streams.frame_sizes import FCS_BYTES
+from p4tester.results.model import StreamStats, TrialResult
 from p4tester.streams.template import build_template
 from p4tester.targets.bmv2_session import TesterSession, frame_spec
 from p4tester.tester.dut_source import DutCounterSource
@@ -47,10 +45,9 @@ from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import (
     CounterSnapshot,
-    bytes_between,
-    histogram_between,
     packets_between,
 )
+from p4tester.tester.stream_figures import LatencySums, StreamCounters, stream_figures
 from p4tester.tester.stream_plan import StreamPlan, plan_streams, port_shaping
 from p4tester.tester.trial_course import StreamSample
 from p4tester.tester.trial_loop import (
@@ -62,6 +59,9 @@ from p4tester.tester.trial_loop import (
 )
 
 POLL_S = 0.1
+BMV2_STREAM_COUNTERS = StreamCounters(names.RX_STREAM, names.TX_STREAM, names.RX_GAP_EVENTS,
+                                      names.RX_REORDERED, names.RX_DUPLICATE,
+                                      names.LATENCY_HIST, names.QDEPTH_HIST)
 
 
 class Bmv2Trials:
@@ -199,31 +199,13 @@ class Bmv2Trials:
     def _stream_stats(self, sid: int, frame_size: int, before: CounterSnapshot,
                       after: CounterSnapshot) -> StreamStats:
         registers = self.session.dataplane.read_stream_registers(sid)
-        rx = packets_between(before, after, names.RX_STREAM, sid)
-        edges = self.session.profile.latency_bins_us
-        cells = histogram_between(before, after, names.LATENCY_HIST, sid)
-        histogram = Histogram(edges, tuple(cells[: len(edges) - 1]), cells[-1])
-        qcells = histogram_between(before, after, names.QDEPTH_HIST, sid)
-        queue = Histogram(QDEPTH_EDGES, tuple(qcells[: len(QDEPTH_EDGES) - 1]), qcells[-1])
-        latency = None
-        if registers.rx_samples:
-            latency = latency_stats(registers.rx_samples, registers.latency_min,
-                                    registers.latency_max, registers.latency_sum,
-                                    registers.jitter_sum, histogram)
-        return StreamStats(
-            stream_id=sid,
-            frame_size=frame_size,
-            tx_frames=packets_between(before, after, names.TX_STREAM, sid),
-            rx_frames=rx,
-            # The switch counts frames without FCS; frame sizes include it.
-            rx_bytes=bytes_between(before, after, names.RX_STREAM, sid) + FCS_BYTES * rx,
-            gap_events=packets_between(before, after, names.RX_GAP_EVENTS, sid),
-            lost_in_gaps=registers.rx_lost,
-            reordered=packets_between(before, after, names.RX_REORDERED, sid),
-            duplicates=packets_between(before, after, names.RX_DUPLICATE, sid),
-            latency=latency,
-            queue_depth=queue if queue.total else None,
-        )
+        # BMv2's clock counts microseconds.
+        latency = LatencySums(registers.rx_samples, registers.latency_min,
+                              registers.latency_max, registers.latency_sum,
+                              registers.jitter_sum)
+        return stream_figures(sid, frame_size, before, after, BMV2_STREAM_COUNTERS, latency,
+                              registers.rx_lost, self.session.profile.latency_bins_us,
+                              QDEPTH_EDGES)
 
     def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
                before: CounterSnapshot, after: CounterSnapshot) -> Extras:

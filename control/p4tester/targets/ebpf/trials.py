@@ -36,9 +36,7 @@ from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.lab.dut_counters import dut_counters_for
 from p4tester.p4rt import CounterValue
-from p4tester.results.latency import latency_stats
-from p4tester.results.model import Histogram, StreamStats, TrialResult
-from p4tester.streams.frame_sizes import FCS_BYTES
+from p4tester.results.model import StreamStats, TrialResult
 from p4tester.streams.template import FrameSpec, build_template, offset_of_tester_header
 from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES, tag_template
 from p4tester.targets.ebpf.sender import Feed, SendReport, TemplateSender
@@ -50,10 +48,8 @@ from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import (
     CounterSnapshot,
-    bytes_between,
-    histogram_between,
-    packets_between,
 )
+from p4tester.tester.stream_figures import LatencySums, StreamCounters, stream_figures
 from p4tester.tester.stream_plan import trial_streams
 from p4tester.tester.trial_course import SWITCH_CLOCK_BITS, StreamSample
 from p4tester.tester.trial_loop import (
@@ -78,6 +74,8 @@ SENDER_SLACK_S: Final = 10.0
 STALLED_POLLS: Final = 3
 _STREAM_COUNTERS: Final = ("rx_stream", "tx_stream", "rx_gap_events", "rx_reordered",
                            "rx_duplicate")
+# The snapshot's names (read_program) of the counters stream_figures reads.
+EBPF_STREAM_COUNTERS: Final = StreamCounters(*_STREAM_COUNTERS, "latency_hist", "qdepth_hist")
 
 
 def copies_per_template(rate_pps: float, streams: int, burst: bool) -> int:
@@ -285,32 +283,13 @@ class EbpfTrials:
     def _stream_stats(self, sid: int, frame_size: int, before: CounterSnapshot,
                       after: CounterSnapshot) -> StreamStats:
         registers = self.session.tester.read_stream_registers(sid)
-        rx = packets_between(before, after, "rx_stream", sid)
-        edges = self.session.profile.latency_bins_us
-        cells = histogram_between(before, after, "latency_hist", sid)
-        histogram = Histogram(edges, tuple(cells[: len(edges) - 1]), cells[-1])
-        qcells = histogram_between(before, after, "qdepth_hist", sid)
-        queue = Histogram(QDEPTH_EDGES, tuple(qcells[: len(QDEPTH_EDGES) - 1]), qcells[-1])
-        latency = None
-        if registers.rx_samples:
-            latency = latency_stats(registers.rx_samples, registers.latency_min / NS_PER_US,
-                                    registers.latency_max / NS_PER_US,
-                                    registers.latency_sum / NS_PER_US,
-                                    registers.jitter_sum / NS_PER_US, histogram)
-        return StreamStats(
-            stream_id=sid,
-            frame_size=frame_size,
-            tx_frames=packets_between(before, after, "tx_stream", sid),
-            rx_frames=rx,
-            # The program counts frames without FCS; frame sizes include it.
-            rx_bytes=bytes_between(before, after, "rx_stream", sid) + FCS_BYTES * rx,
-            gap_events=packets_between(before, after, "rx_gap_events", sid),
-            lost_in_gaps=registers.rx_lost,
-            reordered=packets_between(before, after, "rx_reordered", sid),
-            duplicates=packets_between(before, after, "rx_duplicate", sid),
-            latency=latency,
-            queue_depth=queue if queue.total else None,
-        )
+        latency = LatencySums(registers.rx_samples, registers.latency_min / NS_PER_US,
+                              registers.latency_max / NS_PER_US,
+                              registers.latency_sum / NS_PER_US,
+                              registers.jitter_sum / NS_PER_US)
+        return stream_figures(sid, frame_size, before, after, EBPF_STREAM_COUNTERS, latency,
+                              registers.rx_lost, self.session.profile.latency_bins_us,
+                              QDEPTH_EDGES)
 
     def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
                before: CounterSnapshot, after: CounterSnapshot) -> Extras:

@@ -13,21 +13,18 @@ from typing import Final
 
 from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM, RX_KIND_COUNT
 from p4tester.p4rt import CounterValue
-from p4tester.results.latency import latency_stats
-from p4tester.results.model import Histogram, StreamStats
-from p4tester.streams.frame_sizes import FCS_BYTES
+from p4tester.results.model import StreamStats
 from p4tester.targets.tofino import names
 from p4tester.targets.tofino.bfrt import BfrtClient
 from p4tester.targets.tofino.hardware import RX_BYTES_INCLUDE_FCS
 from p4tester.targets.tofino.state import StreamState
-from p4tester.tester.snapshot import (
-    CounterSnapshot,
-    bytes_between,
-    histogram_between,
-    packets_between,
-)
+from p4tester.tester.snapshot import CounterSnapshot, packets_between
+from p4tester.tester.stream_figures import LatencySums, StreamCounters, stream_figures
 
 NS_PER_US: Final = 1000.0
+TOFINO_STREAM_COUNTERS: Final = StreamCounters(
+    names.RX_STREAM, names.TX_STREAM, names.RX_GAP_EVENTS, names.RX_REORDERED,
+    names.RX_DUPLICATE, names.LATENCY_HIST, names.QDEPTH_HIST)
 
 
 def counter_indices(counter: str, stream_ids: Iterable[int]) -> list[int]:
@@ -55,11 +52,6 @@ def take_snapshot(client: BfrtClient, stream_ids: Iterable[int]) -> CounterSnaps
     return CounterSnapshot(cells)
 
 
-def _histogram(edges: Sequence[int], cells: list[int]) -> Histogram:
-    """Cells of the bins, then the last cell: values outside every bin."""
-    return Histogram(tuple(edges), tuple(cells[: len(edges) - 1]), cells[-1])
-
-
 def stream_stats(
     state: StreamState,
     frame_size: int,
@@ -71,30 +63,11 @@ def stream_stats(
 ) -> StreamStats:
     """One stream's figures; lost_in_gaps is rx_lost widened (state.LostTotals)."""
     sid = state.stream_id
-    rx = packets_between(before, after, names.RX_STREAM, sid)
-    rx_bytes = bytes_between(before, after, names.RX_STREAM, sid)
-    if not RX_BYTES_INCLUDE_FCS:
-        rx_bytes += FCS_BYTES * rx
-    histogram = _histogram(latency_edges_us,
-                           histogram_between(before, after, names.LATENCY_HIST, sid))
-    queue = _histogram(qdepth_edges, histogram_between(before, after, names.QDEPTH_HIST, sid))
-    latency = None
     # Every stream frame the checker sees is one latency sample.
-    if rx and state.rx_seen:
-        latency = latency_stats(rx, state.latency_min_ns / NS_PER_US,
-                                state.latency_max_ns / NS_PER_US,
-                                state.latency_sum_ns / NS_PER_US,
-                                state.jitter_sum_ns / NS_PER_US, histogram)
-    return StreamStats(
-        stream_id=sid,
-        frame_size=frame_size,
-        tx_frames=packets_between(before, after, names.TX_STREAM, sid),
-        rx_frames=rx,
-        rx_bytes=rx_bytes,
-        gap_events=packets_between(before, after, names.RX_GAP_EVENTS, sid),
-        lost_in_gaps=lost_in_gaps,
-        reordered=packets_between(before, after, names.RX_REORDERED, sid),
-        duplicates=packets_between(before, after, names.RX_DUPLICATE, sid),
-        latency=latency,
-        queue_depth=queue if queue.total else None,
-    )
+    rx = packets_between(before, after, names.RX_STREAM, sid)
+    latency = LatencySums(rx if state.rx_seen else 0, state.latency_min_ns / NS_PER_US,
+                          state.latency_max_ns / NS_PER_US, state.latency_sum_ns / NS_PER_US,
+                          state.jitter_sum_ns / NS_PER_US)
+    return stream_figures(sid, frame_size, before, after, TOFINO_STREAM_COUNTERS, latency,
+                          lost_in_gaps, latency_edges_us, qdepth_edges,
+                          rx_bytes_include_fcs=RX_BYTES_INCLUDE_FCS)
