@@ -41,6 +41,6 @@ def test_latency_min_max_sum_jitter_and_bins(tester: EbpfTester) -> None:
     assert state.jitter_sum == (l1 - l0) + (l1 - l2)
     for latency, age in ((l0, ages[0]), (l1, ages[1]), (l2, ages[2])):
         assert age <= latency < age + SLACK_NS
-    histogram = tester.latency_histogram(0)
+    histogram = tester.histogram("latency_hist", 0)
     assert histogram[:3] == [1, 1, 1]
     assert sum(histogram) == 3

@@ -125,13 +125,10 @@ class EbpfTester:
         control = _INGRESS if direction == "rx" else _EGRESS
         return self.maps.read_counter(f"{control}_{direction}_port", port)
 
-    def latency_histogram(self, stream_id: int) -> list[int]:
-        return [self.maps.read_counter(f"{_CHECKER}_latency_hist",
-                                       stream_id * HIST_CELLS_PER_STREAM + cell).packets
-                for cell in range(HIST_CELLS_PER_STREAM)]
-
-    def qdepth_histogram(self, stream_id: int) -> list[int]:
-        return [self.maps.read_counter(f"{_CHECKER}_qdepth_hist",
+    def histogram(self, name: str, stream_id: int) -> list[int]:
+        """Frames per cell of one stream's `latency_hist` or `qdepth_hist`; the last
+        cell is 'outside all bins'."""
+        return [self.maps.read_counter(f"{_CHECKER}_{name}",
                                        stream_id * HIST_CELLS_PER_STREAM + cell).packets
                 for cell in range(HIST_CELLS_PER_STREAM)]
 

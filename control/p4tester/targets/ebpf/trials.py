@@ -146,10 +146,10 @@ class EbpfTrials:
         streams = [s.id for s in self.session.profile.streams]
         for name in _STREAM_COUNTERS:
             cells[name] = {sid: tester.stream_counter(name, sid) for sid in streams}
-        for name, read in (("latency_hist", tester.latency_histogram),
-                           ("qdepth_hist", tester.qdepth_histogram)):
+        for name in ("latency_hist", "qdepth_hist"):
             cells[name] = {sid * HIST_CELLS_PER_STREAM + cell: CounterValue(packets, 0)
-                           for sid in streams for cell, packets in enumerate(read(sid))}
+                           for sid in streams
+                           for cell, packets in enumerate(tester.histogram(name, sid))}
         cells["rx_kind"] = {kind: CounterValue(packets, 0)
                             for kind, packets in enumerate(tester.rx_kinds())}
         ports = self.session.port_numbers
@@ -226,8 +226,9 @@ class EbpfTrials:
         tester = self.session.tester
         readings = {}
         for sender in senders:
-            sent = tester.stream_counter("tx_stream", sender.key).packets
+            # `generated` is tx_stream: the frames egress numbered and let out.
             registers = tester.read_stream_registers(sender.key)
+            sent = registers.generated
             readings[sender.key] = SentReading(sent, sent, StreamSample(
                 switch_time_us(), sent, registers.rx_samples,
                 registers.latency_sum // NS_PER_US))
