@@ -15,11 +15,13 @@ releases the GIL for nearly all of its time, so the trial loop polls beside it."
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 SLOT_S = 0.001
 
@@ -46,6 +48,19 @@ class SendReport:
     worst_lag_s: float  # how far behind its schedule the sender ever was
     refused: int  # templates the kernel did not take (ENOBUFS): not sent
     stopped: bool = False  # stopped (or out of time) before every template was written
+
+
+def stay_on_this_cpu() -> int:
+    """Pins the calling thread to the CPU it runs on, and returns it. A sender that
+    moves between CPUs leaves copies in the old CPU's backlog while the new CPU's
+    overtake them: the host itself would reorder the trial's frames (measured on the
+    router lab: 3 to 20 of 52 083 frames reordered when the sender was free to move)."""
+    stat = Path("/proc/thread-self/stat").read_text()
+    # Fields after the command name (in parentheses, which may hold spaces); the CPU
+    # last run on is field 39 of proc(5), the 37th after it.
+    cpu = int(stat.rsplit(")", 1)[1].split()[36])
+    os.sched_setaffinity(0, {cpu})  # 0: this thread, not the process
+    return cpu
 
 
 class TemplateSender:

@@ -39,7 +39,7 @@ from p4tester.p4rt import CounterValue
 from p4tester.results.model import StreamStats, TrialResult
 from p4tester.streams.template import FrameSpec, build_template, offset_of_tester_header
 from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES, tag_template
-from p4tester.targets.ebpf.sender import Feed, SendReport, TemplateSender
+from p4tester.targets.ebpf.sender import Feed, SendReport, TemplateSender, stay_on_this_cpu
 from p4tester.targets.ebpf.session import NS_PER_US, EbpfSession
 from p4tester.tester.dut_source import DutCounterSource
 from p4tester.tester.link_frames import LINK_MTU_HINT, max_link_frame
@@ -217,6 +217,7 @@ class EbpfTrials:
         self._stalled = {}
 
         def send() -> None:
+            stay_on_this_cpu()
             self._report = self._sender.send_feeds(feeds, limit, self._stop)
 
         self._thread = threading.Thread(target=send, name="ebpf-sender", daemon=True)
