@@ -35,11 +35,12 @@ def test_every_configured_kind_is_registered() -> None:
 
 
 def test_the_runner_imports_no_dut_module_and_no_dut_module_the_runner() -> None:
-    dut_modules = {"p4tester.lab.bmv2_dut", "p4tester.lab.linux_dut", "p4tester.lab.mininet"}
+    dut_modules = {"p4tester.lab.bmv2_dut", "p4tester.lab.linux_dut", "p4tester.lab.bridge_dut",
+                   "p4tester.lab.mininet"}
     runner = imported_modules(LAB / "runner.py")
     assert not {m for m in runner if m.startswith(tuple(dut_modules))}, runner
     mininet = sorted((LAB / "mininet").glob("*.py"))
-    for path in (LAB / "bmv2_dut.py", LAB / "linux_dut.py", *mininet):
+    for path in (LAB / "bmv2_dut.py", LAB / "linux_dut.py", LAB / "bridge_dut.py", *mininet):
         assert "p4tester.lab.runner" not in imported_modules(path), path
 
 

@@ -4,7 +4,7 @@ results.
 
 - bmv2: `queue_rate_pps`, the egress queue rate its bottleneck port is paced at (with
   `queue_rates_pps`, per port, their sum);
-- linux: the `rate` of a tbf or htb qdisc, in bit/s at L2 (the kernel counts a frame
+- linux, bridge: the `rate` of a tbf or htb qdisc, in bit/s at L2 (the kernel counts a frame
   without its FCS), turned into 64-B frames/s.
 Other DUTs (loopback, external, a Mininet network's links) state no limit here.
 """
@@ -81,7 +81,7 @@ def dut_limit(topology: Topology) -> DutLimit | None:
         return DutLimit(float(sum(rates.values())), f"{where}: dut: queue_rates_pps")
     if topology.dut.kind == "bmv2" and "queue_rate_pps" in settings:
         return DutLimit(float(settings["queue_rate_pps"]), f"{where}: dut: queue_rate_pps")
-    if topology.dut.kind == "linux" and "qdisc" in settings:
+    if topology.dut.kind in ("linux", "bridge") and "qdisc" in settings:
         match = _QDISC_RATE.search(settings["qdisc"])
         if match is None:
             return None

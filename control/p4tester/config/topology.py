@@ -11,7 +11,7 @@ A topology file (YAML) describes what is cabled, not what to run:
     ports:                       # tester ports: number -> nominal line rate
       1: {line_rate: 10Mbps, peer: dut:1}
       2: {line_rate: 10Mbps, peer: dut:2}
-    dut: {kind: loopback}        # loopback | bmv2 | linux | external
+    dut: {kind: loopback}        # loopback | bmv2 | linux | bridge | external
     lab: veth                    # veth (default) | mininet: see config.network
     link_mtu: 1500               # veth labs: the links' MTU (jumbo frames: 9500)
 
@@ -54,7 +54,7 @@ from p4tester.config.yaml_io import load_yaml_mapping, require_keys
 from p4tester.streams.rates import Rate, RateError, RateUnit
 
 TARGETS = ("bmv2", "tofino", "ebpf")
-DUT_KINDS = ("loopback", "bmv2", "linux", "external")
+DUT_KINDS = ("loopback", "bmv2", "linux", "bridge", "external")
 LAB_KINDS = ("veth", "mininet")
 # DUT kinds a Mininet lab builds itself, as node "dut".
 MININET_DUT_KINDS = ("bmv2", "linux", "external")
@@ -178,6 +178,7 @@ def topology_from_dict(data: Mapping[str, Any], source: str) -> Topology:
                         link_mtu=_link_mtu(data.get("link_mtu", DEFAULT_LINK_MTU),
                                            f"{source}: link_mtu"))
     _check_neighbours(dut, lab, f"{source}: dut")
+    _check_bridge(topology, lab, f"{source}: dut")
     if lab == "veth":
         if "network" in data:
             raise ConfigError(f"{source}: 'network' is for lab: mininet; add 'lab: mininet' "
@@ -438,6 +439,25 @@ def _check_neighbours(dut: DutConfig, lab: str, where: str) -> None:
     if mode == "dynamic" and lab != "veth":
         raise ConfigError(f"{where}: neighbours: dynamic runs on lab: veth only (lab: {lab} "
                           "builds its router with static neighbours); drop one of them")
+
+
+def _check_bridge(topology: Topology, lab: str, where: str) -> None:
+    """A bridge DUT (lab.bridge_dut) joins the DUT ports tester ports are cabled to: it
+    needs two of them, and a veth lab (Mininet has switches of its own)."""
+    if topology.dut.kind != "bridge":
+        return
+    if lab != "veth":
+        raise ConfigError(f"{where}: kind bridge runs on lab: veth (in a Mininet lab, name a "
+                          "switch node of the network instead)")
+    cabled = sorted(int(p.peer.split(":", 1)[1]) for p in topology.ports
+                    if p.peer.startswith("dut:"))
+    if len(cabled) < 2:
+        raise ConfigError(f"{where}: kind bridge needs two tester ports cabled to it (peer "
+                          f"dut:N), not {len(cabled)}: cable another port to the DUT")
+    egress = dict(topology.dut.settings).get("egress", "2")
+    if not egress.isdigit() or int(egress) not in cabled:
+        raise ConfigError(f"{where}: egress {egress} is not a port of the bridge (DUT ports "
+                          f"cabled: {cabled}): name one of them, the port its qdisc shapes")
 
 
 def _dut(data: object, where: str) -> DutConfig:

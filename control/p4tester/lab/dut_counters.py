@@ -6,9 +6,9 @@ tester compares the DUT's interfaces with what the DUT itself handled:
 - `bmv2` DUT (p4src/dut): the kernel counters of its interfaces p4ld<M> against the
   program's dut_rx_port / dut_tx_port. Frames the interface delivered that the DUT
   program never saw were lost to the host, not to the DUT's queue.
-- `linux` DUT (a router in a namespace): the kernel's own drop counters of the DUT's
-  interfaces (`ip -s link`). Drops by the configured qdisc (tbf, netem) are the DUT's
-  behaviour and are not counted here.
+- `linux` DUT (a router in a namespace) and `bridge` DUT (a Linux bridge in one): the
+  kernel's own drop counters of the DUT's interfaces (`ip -s link`). Drops by the
+  configured qdisc (tbf, netem) are the DUT's behaviour and are not counted here.
 
 A trial where the DUT did not hold its behaviour is "dut-limited": invalid, and the
 searches and the queue sweep leave it out instead of fitting it.
@@ -24,8 +24,8 @@ from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.lab import netdev
 from p4tester.lab.bmv2_dut import DUT_P4INFO, dut_settings, forwarding
+from p4tester.lab.bridge_dut import bridge_ports
 from p4tester.lab.ifaces import dut_iface
-from p4tester.lab.linux_dut import NAMESPACE
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
 from p4tester.tester.port_counters import InterfaceCounters, KernelInterfaceCounters
@@ -75,14 +75,17 @@ class Bmv2DutCounters:
 
 
 class LinuxDutCounters:
-    """The router of a `linux` lab: its interfaces' kernel counters inside its
-    namespace. The kernel's forwarding is the 'program': it handled every frame the
-    interface counted, and handed it tx_packets + tx_dropped frames; so a PortCheck
-    built from these shows exactly the interface's own drops."""
+    """The router of a `linux` lab or the bridge of a `bridge` lab: its interfaces'
+    kernel counters inside its namespace. The kernel's forwarding is the 'program': it
+    handled every frame the interface counted, and handed it tx_packets + tx_dropped
+    frames; so a PortCheck built from these shows exactly the interface's own drops."""
 
     __slots__ = ("_ports",)
 
     def __init__(self, topology: Topology) -> None:
+        if topology.dut.kind == "bridge":
+            self._ports = bridge_ports(topology)
+            return
         settings = dict(topology.dut.settings)
         self._ports = tuple(sorted({int(settings.get("ingress", "1")),
                                     int(settings.get("egress", "2"))}))
@@ -91,11 +94,12 @@ class LinuxDutCounters:
         return {port: dut_iface(port) for port in self._ports}
 
     def running(self) -> bool:
-        return NAMESPACE in netdev.run(["ip", "netns", "list"]).split()
+        return netdev.DUT_NETNS in netdev.run(["ip", "netns", "list"]).split()
 
     def read_interfaces(self) -> Mapping[int, InterfaceCounters] | None:
         try:
-            links = json.loads(netdev.run(["ip", "-s", "-j", "link", "show"], netns=NAMESPACE))
+            links = json.loads(netdev.run(["ip", "-s", "-j", "link", "show"],
+                                          netns=netdev.DUT_NETNS))
         except (netdev.LabError, ValueError):
             return None
         return parse_ip_link_stats(links, self.interfaces())
@@ -134,7 +138,7 @@ def dut_counters_for(topology: Topology) -> DutCounterSource | None:
     """The DUT check a lab topology supports (None: loopback, external)."""
     if topology.dut.kind == "bmv2":
         return Bmv2DutCounters(topology)
-    if topology.dut.kind == "linux" and topology.lab == "veth":
+    if topology.dut.kind in ("linux", "bridge") and topology.lab == "veth":
         return LinuxDutCounters(topology)
     # A Mininet lab's router lives in a namespace of Mininet's, not the veth lab's: its
     # check is not built yet, so those trials carry no DUT check (dut_check null).

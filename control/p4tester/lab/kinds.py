@@ -45,6 +45,12 @@ def _start_linux(topology: Topology, rundir: Path, log: bool) -> DutStarted:
     return DutStarted(netns=(start_linux_dut(topology),))
 
 
+def _start_bridge(topology: Topology, rundir: Path, log: bool) -> DutStarted:
+    from p4tester.lab.bridge_dut import start_bridge_dut
+
+    return DutStarted(netns=(start_bridge_dut(topology),))
+
+
 def _nothing(topology: Topology, rundir: Path, log: bool) -> DutStarted:
     return DutStarted()
 
@@ -67,6 +73,7 @@ DUT_KINDS: dict[str, DutStart] = {
     "external": _nothing,
     "bmv2": _start_bmv2,
     "linux": _start_linux,
+    "bridge": _start_bridge,
 }
 
 # Lab kinds other than the runner's own veth lab (topology `lab`).

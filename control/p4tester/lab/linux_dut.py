@@ -44,7 +44,7 @@ from p4tester.streams.addresses import (
 )
 from p4tester.streams.tunnels import VXLAN_INNER_DST_MAC, VXLAN_UDP_PORT
 
-NAMESPACE = f"{netdev.NETNS_PREFIX}dut"
+NAMESPACE = netdev.DUT_NETNS
 # vxlan_vni: the end point's device, the MAC the inner frames go to, and an address
 # on it (the router routes only what arrives on a configured interface).
 VXLAN_DEVICE: Final = "vx0"

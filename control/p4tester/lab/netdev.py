@@ -10,6 +10,8 @@ from pathlib import Path
 
 LINK_PREFIX = "p4l"
 NETNS_PREFIX = "p4t-"
+# The namespace of a veth lab's kernel DUT (a router or a bridge): one per lab.
+DUT_NETNS = f"{NETNS_PREFIX}dut"
 LINK_UP_TIMEOUT_S = 5.0
 # Offloads that make libpcap size each slot of a capture ring for a 64 KiB super-frame.
 PCAP_SLOT_OFFLOADS = ("tso", "gso", "gro")

@@ -1,6 +1,7 @@
-"""The eBPF tester on a lab: a Linux router in a namespace whose egress token bucket
-is the known limit (topologies/ebpf-linux-router.yaml: 10 Mbit/s over 60-B frames),
-through the trial loop every target runs (self-check, DUT check, offered load).
+"""The eBPF tester on labs whose DUT is the kernel's: a Linux router and a Linux bridge
+in a namespace, each with an egress token bucket as the known limit
+(topologies/ebpf-linux-router.yaml and ebpf-linux-bridge.yaml: 10 Mbit/s over 60-B
+frames), through the trial loop every target runs (self-check, DUT check, offered load).
 
 Checked against the router's own counters (the token bucket's drop count) and an
 independent capture (tcpdump of what reached tester port 2, with its own drop count,
@@ -21,7 +22,7 @@ from p4tester.config.profile import profile_from_dict
 from p4tester.config.topology import load_topology
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab import ifaces
-from p4tester.lab.linux_dut import NAMESPACE
+from p4tester.lab.netdev import DUT_NETNS
 from p4tester.lab.runner import down, up
 from p4tester.targets.ebpf.session import EbpfSession
 from p4tester.targets.ebpf.trials import EbpfTrialRunner
@@ -36,61 +37,65 @@ from capture import (  # type: ignore[import-not-found]
     stream_seqs,
 )
 
-TOPOLOGY = REPO / "topologies" / "ebpf-linux-router.yaml"
-ROUTER_LIMIT_PPS = 10e6 / (60 * 8)  # tbf 10 Mbit/s counts a 64-B frame as 60 B
+# The same limit behind a router and behind a bridge.
+TOPOLOGIES = [REPO / "topologies" / "ebpf-linux-router.yaml",
+              REPO / "topologies" / "ebpf-linux-bridge.yaml"]
+DUT_LIMIT_PPS = 10e6 / (60 * 8)  # tbf 10 Mbit/s counts a 64-B frame as 60 B
 LINE_RATE_64B_PPS = 25e6 / (84 * 8)  # the ports' nominal 25 Mbit/s
 TRIAL_S = 2.0
 CLI_TIMEOUT_S = 600
 
 
-@pytest.fixture
-def router_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+@pytest.fixture(params=TOPOLOGIES, ids=lambda path: path.stem)
+def kernel_dut_lab(request: pytest.FixtureRequest, built: Path, tmp_path: Path,
+               monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    topology: Path = request.param
     monkeypatch.chdir(REPO)
     rundir = tmp_path / "lab"
-    up(load_topology(TOPOLOGY), rundir)
+    up(load_topology(topology), rundir)
     try:
-        yield TOPOLOGY
+        yield topology
     finally:
         down(rundir)
 
 
 def token_bucket_drops() -> int:
-    shown = subprocess.run(["ip", "netns", "exec", NAMESPACE, "tc", "-s", "qdisc", "show",
+    shown = subprocess.run(["ip", "netns", "exec", DUT_NETNS, "tc", "-s", "qdisc", "show",
                             "dev", "p4ld2"], capture_output=True, text=True, check=True).stdout
     found = re.search(r"\(dropped (\d+),", shown)
     assert found is not None, shown
     return int(found.group(1))
 
 
-def test_ndr_finds_the_router_rate_limit(router_lab: Path, tmp_path: Path) -> None:
+def test_ndr_finds_the_dut_rate_limit(kernel_dut_lab: Path, tmp_path: Path) -> None:
     """RFC 2544 throughput at 64 B, by MLRsearch, as a user runs it: the NDR is the
-    token bucket's rate within 3 %."""
+    token bucket's rate within 3 %, behind the router and behind the bridge."""
     done = subprocess.run(
-        [sys.executable, "-m", "p4tester", "throughput", "-t", str(router_lab), "-p",
+        [sys.executable, "-m", "p4tester", "throughput", "-t", str(kernel_dut_lab), "-p",
          "topologies/profiles/one-stream.yaml", "-o", str(tmp_path / "throughput"), "--json",
          "--frame-sizes", "64", "--duration", str(TRIAL_S)],
         cwd=REPO, capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
     assert done.returncode == 0, done.stderr + done.stdout
     (size,) = json.loads(done.stdout)["result"]["sizes"]
     ndr = float(size["ndr"]["lower"]["pps"])
-    assert abs(ndr - ROUTER_LIMIT_PPS) / ROUTER_LIMIT_PPS <= 0.03, (ndr, done.stderr[-2000:])
+    assert abs(ndr - DUT_LIMIT_PPS) / DUT_LIMIT_PPS <= 0.03, (ndr, done.stderr[-2000:])
 
 
-def test_loss_is_what_the_router_dropped_and_the_capture_holds_the_rest(
-        router_lab: Path, tmp_path: Path) -> None:
+def test_loss_is_what_the_dut_dropped_and_the_capture_holds_the_rest(
+        kernel_dut_lab: Path, tmp_path: Path) -> None:
     """A trial 25 % above the limit: every frame sent is either in the capture of
     what reached port 2, or in the token bucket's drop count; the tester's RX is the
-    capture's count and its loss the router's drops, exactly (in gaps, plus the tail
+    capture's count and its loss the DUT's drops, exactly (in gaps, plus the tail
     after the last frame received), and the trial is vouched for (the tester's and the
-    router's interfaces lost nothing)."""
+    DUT's interfaces lost nothing)."""
     profile = profile_from_dict({
         "name": "over", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5},
         "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "over")
-    rate = 1.25 * ROUTER_LIMIT_PPS
+    rate = 1.25 * DUT_LIMIT_PPS
     pcap = tmp_path / "rx.pcap"
     dropped_before = token_bucket_drops()
-    with (EbpfSession(load_topology(router_lab), profile) as session,
+    with (EbpfSession(load_topology(kernel_dut_lab), profile) as session,
           capture_received(ifaces.tester_iface(2), pcap) as capture):
         runner = EbpfTrialRunner(session)
         try:
@@ -112,4 +117,4 @@ def test_loss_is_what_the_router_dropped_and_the_capture_holds_the_rest(
     assert stream.duplicates == 0 and stream.reordered == 0
     # Above the limit for 2 s: the bucket drops what exceeds its rate, its 50-frame
     # burst and its 100-frame queue.
-    assert dropped >= 0.8 * (rate - ROUTER_LIMIT_PPS) * TRIAL_S
+    assert dropped >= 0.8 * (rate - DUT_LIMIT_PPS) * TRIAL_S

@@ -1,0 +1,61 @@
+"""The `bridge` DUT: a Linux bridge (an L2 learning switch) in a network namespace.
+
+Topology settings (dut: {kind: bridge, ...}):
+
+    egress: 2                 DUT port whose qdisc is set (optional, default 2)
+    qdisc: "tbf rate 10mbit burst 3000 limit 6000"   tc qdisc on that port (optional)
+
+Every DUT port a tester port is cabled to (peer dut:N) is a port of the bridge. The
+bridge floods a frame whose destination it has not learnt, as a switch does: the
+tester's ports never send from their streams' destination MACs, so every frame of a
+stream reaches every other bridge port (with two ports: the other one), and a stream
+names which of them it is checked on.
+
+The bridge stays silent, so that everything the tester receives is a stream's: no
+spanning tree (its BPDUs would reach the tester as foreign frames), no IPv6 (DAD,
+MLD), no address of its own, no multicast snooping (its queries).
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Final
+
+from p4tester.config.topology import Topology
+from p4tester.lab import netdev
+from p4tester.lab.ifaces import dut_iface
+
+NAMESPACE: Final = netdev.DUT_NETNS
+BRIDGE: Final = "br0"
+
+
+def bridge_ports(topology: Topology) -> tuple[int, ...]:
+    """The DUT ports cabled to a tester port: the bridge's ports."""
+    return tuple(sorted(int(p.peer.split(":", 1)[1]) for p in topology.ports
+                        if p.peer.startswith("dut:")))
+
+
+def start_bridge_dut(topology: Topology) -> str:
+    settings = dict(topology.dut.settings)
+    ports = bridge_ports(topology)
+    egress = int(settings.get("egress", "2"))  # a bridge port (config.topology checks)
+    netdev.add_netns(NAMESPACE)
+
+    def ns(*args: str) -> None:
+        netdev.run(list(args), netns=NAMESPACE)
+
+    ns("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
+    ns("sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
+    ns("ip", "link", "add", BRIDGE, "type", "bridge", "stp_state", "0",
+       "mcast_snooping", "0")
+    for port in ports:
+        iface = dut_iface(port)
+        netdev.run(["ip", "link", "set", iface, "netns", NAMESPACE])
+        ns("sysctl", "-qw", f"net.ipv6.conf.{iface}.disable_ipv6=1")
+        ns("ip", "link", "set", iface, "master", BRIDGE)
+        ns("ip", "link", "set", iface, "up")
+    ns("ip", "link", "set", BRIDGE, "up")
+    if "qdisc" in settings:
+        ns("tc", "qdisc", "replace", "dev", dut_iface(egress), "root",
+           *shlex.split(settings["qdisc"]))
+    return NAMESPACE

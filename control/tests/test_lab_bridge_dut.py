@@ -1,0 +1,55 @@
+"""The `bridge` DUT kind (lab.bridge_dut): what a topology may ask of it, the limit its
+qdisc sets, and the ports its counters are read on. The lab itself runs in the eBPF
+suite (tests_ebpf/test_kernel_dut_labs.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from p4tester.config.dut_limits import dut_limit
+from p4tester.config.errors import ConfigError
+from p4tester.config.topology import topology_from_dict
+from p4tester.lab import kinds
+from p4tester.lab.bridge_dut import bridge_ports
+from p4tester.lab.dut_counters import LinuxDutCounters, dut_counters_for
+
+
+def bridge(ports: dict[int, str], **dut: Any) -> dict[str, Any]:
+    return {"name": "b", "ports": {n: {"line_rate": "25Mbps", "peer": peer}
+                                   for n, peer in ports.items()},
+            "dut": {"kind": "bridge", **dut}}
+
+
+def test_the_bridge_joins_every_dut_port_a_tester_port_is_cabled_to() -> None:
+    topology = topology_from_dict(bridge({1: "dut:1", 2: "dut:3", 3: "dut:2", 4: "5", 5: "4"}),
+                                  "b.yaml")
+    assert bridge_ports(topology) == (1, 2, 3)
+    counters = dut_counters_for(topology)
+    assert isinstance(counters, LinuxDutCounters)
+    assert counters.interfaces() == {1: "p4ld1", 2: "p4ld2", 3: "p4ld3"}
+    assert "bridge" in kinds.DUT_KINDS
+
+
+def test_a_bridge_needs_two_cabled_ports_an_egress_among_them_and_a_veth_lab() -> None:
+    with pytest.raises(ConfigError, match=r"b.yaml: dut: kind bridge needs two tester ports "
+                                          r"cabled to it \(peer dut:N\), not 1"):
+        topology_from_dict(bridge({1: "dut:1", 2: "host"}), "b.yaml")
+    with pytest.raises(ConfigError, match=r"b.yaml: dut: egress 3 is not a port of the bridge "
+                                          r"\(DUT ports cabled: \[1, 2\]\)"):
+        topology_from_dict(bridge({1: "dut:1", 2: "dut:2"}, egress=3), "b.yaml")
+    data = bridge({1: "dut:1", 2: "dut:2"})
+    data["lab"] = "mininet"
+    with pytest.raises(ConfigError, match="kind bridge runs on lab: veth"):
+        topology_from_dict(data, "b.yaml")
+
+
+def test_the_qdisc_on_the_bridge_is_the_dut_limit() -> None:
+    # tbf rate 10mbit: 10^7 / (60 B x 8) frames/s of 64 B (tc counts no FCS).
+    topology = topology_from_dict(bridge({1: "dut:1", 2: "dut:2"},
+                                         qdisc="tbf rate 10mbit burst 3000 limit 6000"), "b.yaml")
+    limit = dut_limit(topology)
+    assert limit is not None and round(limit.frames_per_s, 1) == 20833.3
+    assert limit.source == "b.yaml: dut: qdisc 'tbf rate 10mbit burst 3000 limit 6000'"
+    assert dut_limit(topology_from_dict(bridge({1: "dut:1", 2: "dut:2"}), "b.yaml")) is None
