@@ -1,4 +1,5 @@
-"""SwitchDriver's run of OTG flows against a fake tester session: every flow's
+"""SwitchDriver's run of OTG flows through the BMv2 flow engine
+(targets.bmv2_flows) against a fake tester session: every flow's
 exact budget, each flow stopping on its own while a continuous one runs on, a stop,
 final figures only once a flow reads stopped, and a failure reported, not lost."""
 
@@ -19,6 +20,7 @@ from p4tester.otg.mapping import MappedConfig, map_config
 from p4tester.otg.readings import Reading
 from p4tester.otg.switch_driver import SwitchDriver
 from p4tester.p4rt import CounterValue
+from p4tester.targets.bmv2_flows import Bmv2FlowEngine
 from p4tester.tester.port_counters import InterfaceCounters
 
 LOOPBACK = Path(__file__).resolve().parents[2] / "topologies" / "loopback.yaml"
@@ -27,6 +29,8 @@ RX_LOSS = 2  # the fake wire loses this many of stream 1's frames
 LATENCY_US = (3, 9, 120, 20)  # min, max, sum, samples
 WAIT_S = 10.0
 pushes: list[bool] = []
+sessions: list[FakeSession] = []  # the sessions the engines opened, newest last
+ports: list[FakePorts] = []  # the self-check's port counters of the test running
 
 
 class FakeDataplane:
@@ -166,14 +170,21 @@ def setup() -> tuple[SwitchDriver, FakeDataplane, MappedConfig]:
     topology = load_topology(LOOPBACK)
     dataplane = FakeDataplane({0: 128, 1: 256})
 
-    def factory(_topology: Topology, profile: Profile, *, push_pipeline: bool) -> Any:
+    def session(_topology: Topology, profile: Profile, *, push_pipeline: bool) -> Any:
         assert [s.id for s in profile.streams] == [0, 1]
         pushes.append(push_pipeline)
-        return FakeSession(dataplane, _topology, profile)
+        sessions.append(FakeSession(dataplane, _topology, profile))
+        return sessions[-1]
+
+    def engine(_topology: Topology, profile: Profile, *, push_pipeline: bool) -> Any:
+        return Bmv2FlowEngine(_topology, profile, push_pipeline=push_pipeline,
+                              session_factory=session, ports=ports[0])
 
     pushes.clear()
-    driver = SwitchDriver(topology, drain_s=0.05, push_pipeline=True, session_factory=factory,
-                          ports=FakePorts(dataplane))
+    sessions.clear()
+    ports.clear()
+    ports.append(FakePorts(dataplane))
+    driver = SwitchDriver(topology, drain_s=0.05, push_pipeline=True, engine_factory=engine)
     return driver, dataplane, two_flows(topology)
 
 
@@ -217,8 +228,7 @@ def test_fixed_flow_stops_alone_then_stop_ends_the_rest(
     assert dataplane.calls[:6] == ["expect 0 rx 2 epoch 0", "expect 1 rx 2 epoch 0",
                                    "start 0 budget 30", "start 1 budget 4294967295",
                                    "vary 0 3 pairs", "vary 1 3 pairs"]
-    assert driver._session is not None
-    assert driver._session.target.rates == {0: 100, 1: 50}  # type: ignore[attr-defined]
+    assert sessions[-1].target.rates == {0: 100, 1: 50}
 
 
 def test_failure_is_reported_and_flows_read_stopped(
@@ -303,10 +313,8 @@ def test_a_start_checks_itself_once_its_flows_stopped(
     driver, _dataplane, config = setup
     driver.apply(config)
     fixed = (config.flows[0],)
-    ports = driver._ports
-    assert isinstance(ports, FakePorts)
     driver.start(fixed)
-    ports.lost_in_switch = 5  # after the opening edge: lost during this start
+    ports[0].lost_in_switch = 5  # after the opening edge: lost during this start
     wait_for(driver, "fixed")
     driver.stop()
     assert driver.read().unvouched == ("tester-limited: port 2: 5 of 35 frames p4lt2 received "

@@ -1,6 +1,6 @@
-"""Port capture on a BMv2 lab: tcpdump of the frames that arrive at a tester
-port's interface from the wire (tester port N is p4lt<N>, lab.ifaces), served as
-pcap with each frame's FCS put back (pcap.py).
+"""Port capture on a lab: tcpdump of the frames that arrive at a tester port's
+interface from the wire (tester port N is p4lt<N>, or the interface its topology
+names: lab.ifaces), served as pcap with each frame's FCS put back (pcap.py).
 
 A capture starts when asked (POST /control/state port.capture start), ends by
 itself after MAX_CAPTURE_S, and stops when asked, when the config changes or when
@@ -14,6 +14,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Final
 
@@ -40,19 +41,20 @@ class _Running:
 class PortCaptures:
     """One capture per tester port at most; the last stopped one is kept to read."""
 
-    def __init__(self) -> None:
+    def __init__(self, interface: Callable[[int], str] = tester_iface) -> None:
+        self._interface = interface
         self._lock = threading.Lock()
         self._dir = Path(tempfile.mkdtemp(prefix="p4tester-otg-capture-"))
         self._running: dict[int, _Running] = {}
 
     def start(self, port: int) -> None:
         tcpdump = shutil.which("tcpdump")
-        iface = tester_iface(port)
+        iface = self._interface(port)
         if tcpdump is None:
             raise validation("port capture needs tcpdump on the server's host")
         if not interface_exists(iface):
             raise validation(f"tester port {port} has no interface {iface} on this host to "
-                             "capture on (port capture works on BMv2 labs)")
+                             "capture on (port capture works on labs)")
         with self._lock:
             if port in self._running:
                 raise validation(f"tester port {port} is already capturing: stop it first")

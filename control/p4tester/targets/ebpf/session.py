@@ -21,7 +21,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.lab import netdev
-from p4tester.lab.ifaces import tester_iface
+from p4tester.lab.ifaces import port_iface
 from p4tester.neighbors.resolve import RESOLVE
 from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES
 from p4tester.targets.ebpf.pipeline import EbpfPipeline
@@ -30,11 +30,6 @@ from p4tester.targets.ebpf.tester import EbpfTester
 from p4tester.tester.trial_loop import QDEPTH_EDGES
 
 NS_PER_US = 1000
-
-
-def port_interface(topology: Topology, number: int) -> str:
-    """The host interface of tester port `number`."""
-    return topology.port(number).interface or tester_iface(number)
 
 
 def check_profile(topology: Topology, profile: Profile) -> None:
@@ -52,7 +47,7 @@ def check_profile(topology: Topology, profile: Profile) -> None:
                               f"{'; '.join(unsupported)} not supported on target ebpf "
                               "(BMv2 supports it); drop it from the stream")
         for port in (stream.tx_port, stream.rx_port):
-            interface = port_interface(topology, port)
+            interface = port_iface(topology, port)
             if not Path(f"/sys/class/net/{interface}").exists():
                 raise ConfigError(
                     f"{topology.source}: port {port} is interface {interface}, which this "
@@ -88,7 +83,7 @@ class EbpfSession:
         return tuple(p.number for p in self.topology.ports)
 
     def interface(self, number: int) -> str:
-        return port_interface(self.topology, number)
+        return port_iface(self.topology, number)
 
     def open(self) -> None:
         try:

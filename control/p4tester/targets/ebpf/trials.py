@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Final
@@ -107,6 +107,59 @@ def switch_time_us() -> int:
     return (time.monotonic_ns() // NS_PER_US) % (1 << SWITCH_CLOCK_BITS)
 
 
+def read_counters(session: EbpfSession) -> tuple[CounterSnapshot, ProgramPortCounts]:
+    """The program's counters of the profile's streams and the topology's ports, as one
+    snapshot (names: EBPF_STREAM_COUNTERS, rx_kind, rx_port, tx_port; tx_port bytes
+    include the generator tag of each generated frame), and the ports' frame counts
+    for the self-check."""
+    tester = session.tester
+    cells: dict[str, dict[int, CounterValue]] = {}
+    streams = [s.id for s in session.profile.streams]
+    for name in _STREAM_COUNTERS:
+        cells[name] = {sid: tester.stream_counter(name, sid) for sid in streams}
+    for name in ("latency_hist", "qdepth_hist"):
+        cells[name] = {sid * HIST_CELLS_PER_STREAM + cell: CounterValue(packets, 0)
+                       for sid in streams
+                       for cell, packets in enumerate(tester.histogram(name, sid))}
+    cells["rx_kind"] = {kind: CounterValue(packets, 0)
+                        for kind, packets in enumerate(tester.rx_kinds())}
+    ports = session.port_numbers
+    for direction in ("rx", "tx"):
+        cells[f"{direction}_port"] = {p: tester.port_counter(direction, p) for p in ports}
+    return CounterSnapshot(cells), ProgramPortCounts(
+        rx={p: c.packets for p, c in cells["rx_port"].items()},
+        tx={p: c.packets for p, c in cells["tx_port"].items()})
+
+
+def check_frame_fits(session: EbpfSession, stream: StreamConfig, size: int) -> None:
+    """A copy leaves the generator's ingress with its tag still on, and the kernel
+    drops a redirected frame longer than the TX interface's MTU allows."""
+    interface = session.interface(stream.tx_port)
+    largest = max_link_frame(interface)
+    if largest is not None and size + GENERATOR_TAG_BYTES > largest:
+        raise ConfigError(
+            f"stream {stream.id}: {size}-B frames do not fit {interface} on target ebpf "
+            f"(frames up to {largest - GENERATOR_TAG_BYTES} B: the generator's "
+            f"{GENERATOR_TAG_BYTES}-B tag rides on each copy to the TX port); "
+            f"{LINK_MTU_HINT}")
+
+
+def sender_thread(sender: TemplateSender, feeds: Sequence[Feed], stop: threading.Event,
+                  done: Callable[[SendReport], None]) -> threading.Thread:
+    """A started thread that writes the feeds (stopped by `stop`, or SENDER_SLACK_S
+    after their schedule at the latest), pinned to the CPU it starts on, and hands
+    its report to `done`."""
+    limit = max((f.count / f.template_pps for f in feeds), default=0.0) + SENDER_SLACK_S
+
+    def send() -> None:
+        stay_on_this_cpu()
+        done(sender.send_feeds(feeds, limit, stop))
+
+    thread = threading.Thread(target=send, name="ebpf-sender", daemon=True)
+    thread.start()
+    return thread
+
+
 class EbpfTrials:
     """The eBPF tester's side of the trial loop. Mutable on purpose: it keeps the
     trial being run (one at a time) and its sender thread."""
@@ -141,23 +194,7 @@ class EbpfTrials:
         return self.ports.read(self.session.port_numbers)
 
     def read_program(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
-        tester = self.session.tester
-        cells: dict[str, dict[int, CounterValue]] = {}
-        streams = [s.id for s in self.session.profile.streams]
-        for name in _STREAM_COUNTERS:
-            cells[name] = {sid: tester.stream_counter(name, sid) for sid in streams}
-        for name in ("latency_hist", "qdepth_hist"):
-            cells[name] = {sid * HIST_CELLS_PER_STREAM + cell: CounterValue(packets, 0)
-                           for sid in streams
-                           for cell, packets in enumerate(tester.histogram(name, sid))}
-        cells["rx_kind"] = {kind: CounterValue(packets, 0)
-                            for kind, packets in enumerate(tester.rx_kinds())}
-        ports = self.session.port_numbers
-        for direction in ("rx", "tx"):
-            cells[f"{direction}_port"] = {p: tester.port_counter(direction, p) for p in ports}
-        return CounterSnapshot(cells), ProgramPortCounts(
-            rx={p: c.packets for p, c in cells["rx_port"].items()},
-            tx={p: c.packets for p, c in cells["tx_port"].items()})
+        return read_counters(self.session)
 
     # ---- sending ---------------------------------------------------------
     def arm(self, spec: TrialSpec) -> ArmedTrial:
@@ -166,7 +203,7 @@ class EbpfTrials:
         plans = []
         for stream, pps in chosen:
             size = stream.size_in(spec.frame_size)
-            self._check_fits(stream, size)
+            check_frame_fits(self.session, stream, size)
             copies = copies_per_template(pps, len(chosen), bool(spec.frame_count))
             budget = spec.frame_count or max(1, round(pps * spec.duration_s))
             frame = build_template(FrameSpec(stream_id=stream.id, frame_size=size,
@@ -193,35 +230,19 @@ class EbpfTrials:
                           slow_hint="the host did not run the sender or the program fast "
                           "enough for this rate (make bench-ebpf: its capacity)")
 
-    def _check_fits(self, stream: StreamConfig, size: int) -> None:
-        # A copy leaves the generator's ingress with its tag still on, and the kernel
-        # drops a redirected frame longer than the TX interface's MTU allows.
-        interface = self.session.interface(stream.tx_port)
-        largest = max_link_frame(interface)
-        if largest is not None and size + GENERATOR_TAG_BYTES > largest:
-            raise ConfigError(
-                f"stream {stream.id}: {size}-B frames do not fit {interface} on target ebpf "
-                f"(frames up to {largest - GENERATOR_TAG_BYTES} B: the generator's "
-                f"{GENERATOR_TAG_BYTES}-B tag rides on each copy to the TX port); "
-                f"{LINK_MTU_HINT}")
-
     def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
         epoch = spec.trial_index % EPOCHS
         for plan in self._plans:
             self.session.tester.start_stream(plan.stream.id, frames=plan.budget, initial_seq=0,
                                              run=self.run_value, epoch_flags=epoch_flags(epoch))
-        feeds = [plan.feed for plan in self._plans]
-        limit = max(f.count / f.template_pps for f in feeds) + SENDER_SLACK_S
         self._stop.clear()
         self._report = None
         self._stalled = {}
+        self._thread = sender_thread(self._sender, [plan.feed for plan in self._plans],
+                                     self._stop, self._reported)
 
-        def send() -> None:
-            stay_on_this_cpu()
-            self._report = self._sender.send_feeds(feeds, limit, self._stop)
-
-        self._thread = threading.Thread(target=send, name="ebpf-sender", daemon=True)
-        self._thread.start()
+    def _reported(self, report: SendReport) -> None:
+        self._report = report
 
     def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
         tester = self.session.tester

@@ -1,0 +1,186 @@
+"""Flows on the eBPF tester (tester.flow_engine), as its trials run streams
+(targets.ebpf.trials): each flow's template, tagged, written by one sender thread at
+rate / k, replicated k times per template by the program, and numbered up to the
+flow's budget, so its count is exact whatever the sender wrote.
+
+What differs from a trial:
+- A flow stops on its own (its budget), or when stopped: its generator entry is set
+  to `stopped`, so copies still on their way leave no frame; the sender stops once no
+  flow of the start sends any more.
+- A pause stops the sender only: the program's budget and sequence numbers stay, and a
+  resume writes the templates the rest of each budget needs.
+- Port bytes: the program counts each generated copy at tx_port with its 8-byte tag,
+  and clears a stream's tx_stream when the stream starts again; the engine keeps the
+  generated frames it cleared per port, so a port's bytes since the config was applied
+  are the frames' own.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from typing import Final
+
+from p4tester.config.profile import Profile
+from p4tester.config.topology import Topology
+from p4tester.dataplane.constants import IP_VERSION_4, IP_VERSION_6
+from p4tester.dataplane.headers import epoch_flags
+from p4tester.p4rt import CounterValue
+from p4tester.streams.frame_sizes import FCS_BYTES
+from p4tester.streams.template import offset_of_tester_header
+from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES, tag_template
+from p4tester.targets.ebpf.sender import Feed, SendReport, TemplateSender
+from p4tester.targets.ebpf.session import EbpfSession
+from p4tester.targets.ebpf.trials import (
+    SENDER_SLACK_S,
+    EbpfTrials,
+    check_frame_fits,
+    copies_per_template,
+    read_counters,
+    sender_thread,
+)
+from p4tester.tester.dut_source import DutCounterSource
+from p4tester.tester.flow_engine import CounterNames, FlowLatency, FlowPlan
+from p4tester.tester.snapshot import CounterSnapshot
+from p4tester.tester.trial_loop import TrialLoop
+
+EBPF_COUNTERS: Final = CounterNames("tx_stream", "rx_stream", "tx_port", "rx_port")
+
+
+class EbpfFlowEngine:
+    """Mutable on purpose: the start being run, its sender thread and what was cleared."""
+
+    counters = EBPF_COUNTERS
+
+    def __init__(self, topology: Topology, profile: Profile, *, push_pipeline: bool,
+                 session: EbpfSession | None = None) -> None:
+        del push_pipeline  # every session loads the program afresh
+        self.session = session or EbpfSession(topology, profile)
+        self._sender: TemplateSender | None = None
+        self._check: EbpfTrials | None = None
+        self._copies: dict[int, int] = {}  # per stream of the start: frames per template
+        self._sending: set[int] = set()  # streams of the start whose frames still go out
+        self._expected_runs: dict[int, int] = {}
+        self._cleared_tagged: dict[int, int] = {}  # per port: tagged frames cleared away
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.last_report: SendReport | None = None
+
+    def open(self) -> None:
+        self.session.open()
+        self._sender = TemplateSender(self.session.sender_interface)
+
+    def close(self) -> None:
+        self._stop_sender()
+        if self._check is not None:
+            self._check.close()
+            self._check = None
+        if self._sender is not None:
+            self._sender.close()
+            self._sender = None
+        self.session.close()
+
+    # ---- counters ----------------------------------------------------------
+    def snapshot(self) -> CounterSnapshot:
+        snapshot, _ports = read_counters(self.session)
+        tagged = dict(self._cleared_tagged)
+        for stream in self.session.profile.streams:
+            tagged[stream.tx_port] = (tagged.get(stream.tx_port, 0)
+                                      + snapshot.cell("tx_stream", stream.id).packets)
+        tx_port = {port: CounterValue(cell.packets,
+                                      cell.bytes - GENERATOR_TAG_BYTES * tagged.get(port, 0))
+                   for port, cell in snapshot.cells["tx_port"].items()}
+        return CounterSnapshot({**snapshot.cells, "tx_port": tx_port})
+
+    def run_values_in_use(self) -> frozenset[int]:
+        return frozenset(self._expected_runs.values())
+
+    def self_check(self, run_value: int, dut: DutCounterSource | None) -> TrialLoop:
+        # The trials' reads (ports, program) serve the check; their sender stays idle.
+        if self._check is not None:
+            self._check.close()
+        self._check = EbpfTrials(self.session, run_value)
+        return TrialLoop(self._check, dut)
+
+    # ---- a start -----------------------------------------------------------
+    def expect(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
+        """Before the opening edge, as in a trial: clearing zeroes the flows' counters."""
+        tester = self.session.tester
+        self._stop_sender()
+        for flow in flows:
+            check_frame_fits(self.session, flow.stream, len(flow.template) + FCS_BYTES)
+        for flow in flows:
+            sid = flow.stream_id
+            tester.stop_stream(sid)
+            tester.expect_stream(sid, run=run_value, epoch_flags=epoch_flags(epoch),
+                                 rx_port=flow.stream.rx_port,
+                                 ip_version=IP_VERSION_6 if flow.stream.ipv6 else IP_VERSION_4)
+            self._expected_runs[sid] = run_value
+            generated = tester.stream_counter("tx_stream", sid).packets
+            port = flow.stream.tx_port
+            self._cleared_tagged[port] = self._cleared_tagged.get(port, 0) + generated
+            tester.clear_stream(sid)
+            copies = copies_per_template(flow.rate_pps, len(flows), burst=False)
+            self._copies[sid] = copies
+            tester.set_replication(sid, self.session.pipeline.ifindex(
+                self.session.interface(port)), copies)
+
+    def start(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
+        for flow in flows:
+            self.session.tester.start_stream(flow.stream_id, frames=flow.budget, initial_seq=0,
+                                             run=run_value,
+                                             epoch_flags=epoch_flags(epoch))
+        self._send({flow.stream_id: flow.budget for flow in flows}, flows)
+
+    def _send(self, frames: dict[int, int], flows: Sequence[FlowPlan]) -> None:
+        """The sender writes, for each flow, the templates `frames[its stream]` more
+        frames need."""
+        assert self._sender is not None, "open() first"
+        feeds = []
+        for flow in flows:
+            copies = self._copies[flow.stream_id]
+            count = math.ceil(frames[flow.stream_id] / copies)
+            if count > 0:
+                feeds.append(Feed(tag_template(flow.template, flow.stream_id,
+                                               offset_of_tester_header(flow.stream.encapsulation)),
+                                  count, flow.rate_pps / copies))
+        self._sending = {flow.stream_id for flow in flows}
+        self._stop.clear()
+        self._thread = sender_thread(self._sender, feeds, self._stop, self._reported)
+
+    def _reported(self, report: SendReport) -> None:
+        self.last_report = report
+
+    def generated(self, stream_id: int) -> int:
+        return self.session.tester.stream_counter("tx_stream", stream_id).packets
+
+    def stop_flow(self, stream_id: int) -> None:
+        self.session.tester.stop_stream(stream_id)
+        self._sending.discard(stream_id)
+        if not self._sending:
+            self._stop_sender()
+
+    def pause(self, stream_ids: Sequence[int]) -> None:
+        self._stop_sender()
+
+    def resume(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
+        left = {flow.stream_id: max(0, flow.budget - self.generated(flow.stream_id))
+                for flow in flows}
+        self._send(left, flows)
+
+    def _stop_sender(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=SENDER_SLACK_S)
+            self._thread = None
+
+    # ---- latency -----------------------------------------------------------
+    def latency(self, stream_id: int) -> FlowLatency | None:
+        registers = self.session.tester.read_stream_registers(stream_id)
+        if not registers.rx_samples:
+            return None
+        # The program's clock counts nanoseconds.
+        return FlowLatency(minimum_ns=float(registers.latency_min),
+                           maximum_ns=float(registers.latency_max),
+                           average_ns=registers.latency_sum / registers.rx_samples)
