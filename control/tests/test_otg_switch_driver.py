@@ -323,3 +323,16 @@ def test_a_start_checks_itself_once_its_flows_stopped(
     wait_for(driver, "fixed")
     driver.stop()
     assert driver.read().unvouched is None
+
+
+def test_a_target_without_a_flow_engine_is_refused_when_the_config_is_posted() -> None:
+    from p4tester.otg.errors import OtgError
+
+    tofino = load_topology(LOOPBACK.parent / "tofino-32x100g.yaml")
+    driver = SwitchDriver(tofino)
+    config = map_config({"ports": [{"name": "p1", "location": "1"}], "flows": []}, tofino)
+    with pytest.raises(OtgError) as refused:
+        driver.apply(config)
+    assert refused.value.kind == "validation"
+    assert str(refused.value) == (f"{tofino.source}: switch target 'tofino' runs no OTG "
+                                  "flows yet; known: bmv2, ebpf")
