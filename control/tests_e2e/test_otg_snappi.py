@@ -7,11 +7,9 @@ OTG port capture that say the same."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,24 +19,18 @@ from capture import capture_received
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.utils import rdpcap
+from served import ServerProcess
 
 from p4tester.lab import ifaces
 
 from conftest import REPO
 
 CLIENT_VENV = REPO / "run" / "otg-client" / "venv"
-START_S = 30.0
 CLIENT_S = 120.0
 COUNT = 200
 PPS = 100
 SIZE = 128
 SRC_MAC = "02:00:00:00:0a:01"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def client_python() -> Path:
@@ -48,43 +40,14 @@ def client_python() -> Path:
     return CLIENT_VENV / "bin" / "python"
 
 
-class OtgServer:
-    """`p4tester otg` on a free loopback port, stopped (only this process) at the end."""
+class OtgServer(ServerProcess):
+    """`p4tester otg` on the lab's topology."""
 
     def __init__(self, topology: Path, log_path: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = log_path
-        self._log = log_path.open("w")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "p4tester", "otg", "-t", str(topology),
-             "--bind", f"127.0.0.1:{self.port}"],
-            cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT,
-            env={"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(REPO / "control")})
-
-    def wait_listening(self) -> None:
-        deadline = time.monotonic() + START_S
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"otg server did not start: {self.log()}") from None
-                time.sleep(0.1)
-
-    def log(self) -> str:
-        return self.log_path.read_text()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
-        self._log.close()
+        super().__init__([sys.executable, "-m", "p4tester", "otg", "-t", str(topology)], REPO,
+                         log_path,
+                         {"PATH": "/usr/local/bin:/usr/bin:/bin",
+                          "PYTHONPATH": str(REPO / "control")})
 
 
 @pytest.fixture

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -21,62 +19,28 @@ from pathlib import Path
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from served import ServerProcess
 
 from conftest import REPO, p4tester
 
 PROFILE = REPO / "topologies" / "profiles" / "one-stream.yaml"
 TOKEN = "e2e-server-token-0123456789"
-START_S = 30.0
 RUN_S = 180.0
 # latency at 512 B, 50 % of 5 Mbit/s for 1 s: 587 frames per trial (test_cli_on_bmv2).
 FRAMES_PER_TRIAL = 587
 TRIALS = 2
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class Server(ServerProcess):
+    """The web server on the lab, with a token file (it changes state)."""
 
-
-class Server:
     def __init__(self, lab: Path, tmp_path: Path) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         token_file = tmp_path / "token"
         token_file.write_text(TOKEN + "\n")
-        self.log_path = tmp_path / "server.log"
-        self._log = self.log_path.open("w")
-        self.process = subprocess.Popen(
+        super().__init__(
             [sys.executable, "-m", "p4tester.server", "-t", str(lab), "-p", str(PROFILE),
-             "--bind", f"127.0.0.1:{self.port}", "--token-file", str(token_file),
-             "--results", str(tmp_path / "results")],
-            cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONPATH": str(REPO / "control")})
-
-    def wait_listening(self) -> None:
-        deadline = time.monotonic() + START_S
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"server did not start: {self.log()}") from None
-                time.sleep(0.1)
-
-    def log(self) -> str:
-        return self.log_path.read_text()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
-        self._log.close()
+             "--token-file", str(token_file), "--results", str(tmp_path / "results")],
+            REPO, tmp_path / "server.log", {**os.environ, "PYTHONPATH": str(REPO / "control")})
 
 
 @pytest.fixture

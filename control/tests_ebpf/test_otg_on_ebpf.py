@@ -10,8 +10,6 @@ one runs on; a pause holds a flow's count and a resume sends exactly the rest.""
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import sys
 import time
 import urllib.request
@@ -30,43 +28,21 @@ from .conftest import REPO
 # The e2e suite's capture: the same independent count as on BMv2 labs.
 sys.path.insert(0, str(REPO / "control" / "tests_e2e"))
 from capture import capture_received, stream_frames_by_epoch  # type: ignore[import-not-found]
+from served import ServerProcess  # type: ignore[import-not-found]
 
 TOPOLOGY = REPO / "topologies" / "ebpf-loopback.yaml"
-START_S = 30.0
 WAIT_S = 60.0
 FAST_COUNT = 40_000
 FAST_PPS = 20_000
 SIZE = 128
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class OtgServer:
-    """`p4tester otg` on a free loopback port; stopped (only this process) at the end."""
+class OtgServer(ServerProcess):  # type: ignore[misc]
+    """`p4tester otg` on the eBPF loopback lab, with the OTG requests the tests make."""
 
     def __init__(self, log_path: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._log_path = log_path
-        self._log = log_path.open("w")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "p4tester", "otg", "-t", str(TOPOLOGY),
-             "--bind", f"127.0.0.1:{self.port}"],
-            cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + START_S
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise AssertionError(f"otg server did not start: {self.log()}") from None
-                time.sleep(0.1)
+        super().__init__([sys.executable, "-m", "p4tester", "otg", "-t", str(TOPOLOGY)], REPO,
+                         log_path)
 
     def post(self, path: str, body: dict[str, Any]) -> Any:
         request = urllib.request.Request(f"{self.url}{path}", data=json.dumps(body).encode(),
@@ -98,19 +74,6 @@ class OtgServer:
             time.sleep(0.1)
         raise AssertionError(f"flows {names} did not stop: {self.log()}")
 
-    def log(self) -> str:
-        return self._log_path.read_text()
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
-        self._log.close()
-
 
 def flow(name: str, *, pps: int, duration: dict[str, Any], mac: str) -> dict[str, Any]:
     return {"name": name, "tx_rx": {"choice": "port", "port": {"tx_name": "p1",
@@ -140,6 +103,7 @@ def otg(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterato
     try:
         server = OtgServer(tmp_path / "otg.log")
         try:
+            server.wait_listening()
             yield server
         finally:
             server.stop()
