@@ -14,10 +14,13 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from p4tester.config.topology import load_topology
+from p4tester.lab.runner import down, up
 from p4tester.targets.ebpf.pipeline import EbpfPipeline
 from p4tester.targets.ebpf.tester import EbpfTester
 
@@ -129,3 +132,14 @@ def loop() -> Iterator[None]:
         yield
     finally:
         subprocess.run(["ip", "link", "del", BRIDGE], capture_output=True, check=False)
+
+
+@contextmanager
+def lab_up(topology: Path, rundir: Path) -> Iterator[Path]:
+    """A lab of this target (`lab up`: links and DUT, no switch) for the block, taken
+    down after whatever happens."""
+    up(load_topology(topology), rundir)
+    try:
+        yield topology
+    finally:
+        down(rundir)

@@ -17,10 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from p4tester.config.topology import load_topology
-from p4tester.lab.runner import down, up
-
-from .conftest import REPO
+from .conftest import REPO, lab_up
 
 TOPOLOGY = REPO / "topologies" / "ebpf-bmv2-dut.yaml"
 CLI_TIMEOUT_S = 600
@@ -33,12 +30,8 @@ def dut_queue_rate_pps() -> float:
 @pytest.fixture
 def bmv2_dut_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.chdir(REPO)
-    rundir = tmp_path / "lab"
-    up(load_topology(TOPOLOGY), rundir)
-    try:
-        yield TOPOLOGY
-    finally:
-        down(rundir)
+    with lab_up(TOPOLOGY, tmp_path / "lab") as topology:
+        yield topology
 
 
 def test_ndr_finds_the_bmv2_dut_queue_rate(bmv2_dut_lab: Path, tmp_path: Path) -> None:

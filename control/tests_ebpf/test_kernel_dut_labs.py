@@ -23,11 +23,10 @@ from p4tester.config.topology import load_topology
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab import ifaces
 from p4tester.lab.netdev import DUT_NETNS
-from p4tester.lab.runner import down, up
 from p4tester.targets.ebpf.session import EbpfSession
 from p4tester.targets.ebpf.trials import EbpfTrialRunner
 
-from .conftest import REPO
+from .conftest import REPO, lab_up
 
 # The e2e suite's capture and pcap parser: the same independent count as on BMv2 labs.
 sys.path.insert(0, str(REPO / "control" / "tests_e2e"))
@@ -48,15 +47,10 @@ CLI_TIMEOUT_S = 600
 
 @pytest.fixture(params=TOPOLOGIES, ids=lambda path: path.stem)
 def kernel_dut_lab(request: pytest.FixtureRequest, built: Path, tmp_path: Path,
-               monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    topology: Path = request.param
+                   monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.chdir(REPO)
-    rundir = tmp_path / "lab"
-    up(load_topology(topology), rundir)
-    try:
+    with lab_up(request.param, tmp_path / "lab") as topology:
         yield topology
-    finally:
-        down(rundir)
 
 
 def token_bucket_drops() -> int:

@@ -19,11 +19,9 @@ from typing import Any
 
 import pytest
 
-from p4tester.config.topology import load_topology
 from p4tester.lab import ifaces
-from p4tester.lab.runner import down, up
 
-from .conftest import REPO
+from .conftest import REPO, lab_up
 
 # The e2e suite's capture: the same independent count as on BMv2 labs.
 sys.path.insert(0, str(REPO / "control" / "tests_e2e"))
@@ -98,17 +96,13 @@ def packets(count: int) -> dict[str, Any]:
 @pytest.fixture
 def otg(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[OtgServer]:
     monkeypatch.chdir(REPO)
-    rundir = tmp_path / "lab"
-    up(load_topology(TOPOLOGY), rundir)
-    try:
+    with lab_up(TOPOLOGY, tmp_path / "lab"):
         server = OtgServer(tmp_path / "otg.log")
         try:
             server.wait_listening()
             yield server
         finally:
             server.stop()
-    finally:
-        down(rundir)
 
 
 def test_a_fast_fixed_flow_counts_exactly_and_the_capture_agrees(otg: OtgServer,
