@@ -5,7 +5,8 @@ driven here by its JSON as snappi sends it, runs flows through the eBPF flow eng
 Checked: a flow at 20 000 frames/s (beyond what the BMv2 tester carries) with a fixed
 count gives frames and bytes, flow and port, exactly its count, equal to a tcpdump
 count of what reached the receiving port; a fixed flow stops alone while a continuous
-one runs on; a pause holds a flow's count and a resume sends exactly the rest."""
+one runs on; a pause holds a flow's count and a resume sends exactly the rest; and a
+server stopped by SIGTERM leaves no BPF mount behind."""
 
 from __future__ import annotations
 
@@ -73,6 +74,12 @@ class OtgServer(ServerProcess):  # type: ignore[misc]
         raise AssertionError(f"flows {names} did not stop: {self.log()}")
 
 
+def bpf_mounts() -> set[str]:
+    """The BPF file systems eBPF tester sessions mounted (targets.ebpf.session)."""
+    return {line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()
+            if "/p4tester-bpf-" in line.split()[4]}
+
+
 def flow(name: str, *, pps: int, duration: dict[str, Any], mac: str) -> dict[str, Any]:
     return {"name": name, "tx_rx": {"choice": "port", "port": {"tx_name": "p1",
                                                                 "rx_names": ["p2"]}},
@@ -97,12 +104,16 @@ def packets(count: int) -> dict[str, Any]:
 def otg(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[OtgServer]:
     monkeypatch.chdir(REPO)
     with lab_up(TOPOLOGY, tmp_path / "lab"):
+        mounts_before = bpf_mounts()
         server = OtgServer(tmp_path / "otg.log")
         try:
             server.wait_listening()
             yield server
         finally:
             server.stop()
+        # Stopped as a service manager stops it (SIGTERM), the server closed its tester:
+        # the program's BPF mount is gone with it.
+        assert bpf_mounts() == mounts_before, server.log()
 
 
 def test_a_fast_fixed_flow_counts_exactly_and_the_capture_agrees(otg: OtgServer,
