@@ -11,7 +11,6 @@ from typing import Any
 
 from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.topology import load_topology
-from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM
 from p4tester.p4rt import CounterValue
 from p4tester.targets.ebpf.flows import EbpfFlowEngine
 from p4tester.tester.flow_engine import FlowPlan
@@ -41,12 +40,6 @@ class FakeTester:
     def port_counter(self, direction: str, port: int) -> CounterValue:
         frames = self.port_frames.get(port, 0) if direction == "tx" else 0
         return CounterValue(frames, frames * (FRAME + TAG))
-
-    def histogram(self, name: str, stream: int) -> list[int]:
-        return [0] * HIST_CELLS_PER_STREAM
-
-    def rx_kinds(self) -> list[int]:
-        return [0] * 8
 
     def stop_stream(self, stream: int) -> None:
         self.calls.append(f"stop {stream}")

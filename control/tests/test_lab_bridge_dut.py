@@ -12,7 +12,6 @@ from p4tester.config.dut_limits import dut_limit
 from p4tester.config.errors import ConfigError
 from p4tester.config.topology import topology_from_dict
 from p4tester.lab import kinds
-from p4tester.lab.bridge_dut import bridge_ports
 from p4tester.lab.dut_counters import LinuxDutCounters, dut_counters_for
 
 
@@ -25,7 +24,7 @@ def bridge(ports: dict[int, str], **dut: Any) -> dict[str, Any]:
 def test_the_bridge_joins_every_dut_port_a_tester_port_is_cabled_to() -> None:
     topology = topology_from_dict(bridge({1: "dut:1", 2: "dut:3", 3: "dut:2", 4: "5", 5: "4"}),
                                   "b.yaml")
-    assert bridge_ports(topology) == (1, 2, 3)
+    assert topology.cabled_dut_ports == (1, 2, 3)
     counters = dut_counters_for(topology)
     assert isinstance(counters, LinuxDutCounters)
     assert counters.interfaces() == {1: "p4ld1", 2: "p4ld2", 3: "p4ld3"}

@@ -144,6 +144,12 @@ class Topology:
         """The largest frame (incl. FCS) a veth lab's links carry."""
         return self.link_mtu + LINK_FRAME_OVERHEAD
 
+    @property
+    def cabled_dut_ports(self) -> tuple[int, ...]:
+        """A veth lab's DUT ports that tester ports are cabled to (peer dut:N), in order."""
+        return tuple(sorted(int(p.peer.split(":", 1)[1]) for p in self.ports
+                            if p.peer.startswith("dut:") and p.peer[4:].isdigit()))
+
     def port(self, number: int) -> PortConfig:
         for port in self.ports:
             if port.number == number:
@@ -449,8 +455,7 @@ def _check_bridge(topology: Topology, lab: str, where: str) -> None:
     if lab != "veth":
         raise ConfigError(f"{where}: kind bridge runs on lab: veth (in a Mininet lab, name a "
                           "switch node of the network instead)")
-    cabled = sorted(int(p.peer.split(":", 1)[1]) for p in topology.ports
-                    if p.peer.startswith("dut:"))
+    cabled = list(topology.cabled_dut_ports)
     if len(cabled) < 2:
         raise ConfigError(f"{where}: kind bridge needs two tester ports cabled to it (peer "
                           f"dut:N), not {len(cabled)}: cable another port to the DUT")

@@ -29,15 +29,9 @@ NAMESPACE: Final = netdev.DUT_NETNS
 BRIDGE: Final = "br0"
 
 
-def bridge_ports(topology: Topology) -> tuple[int, ...]:
-    """The DUT ports cabled to a tester port: the bridge's ports."""
-    return tuple(sorted(int(p.peer.split(":", 1)[1]) for p in topology.ports
-                        if p.peer.startswith("dut:")))
-
-
 def start_bridge_dut(topology: Topology) -> str:
     settings = dict(topology.dut.settings)
-    ports = bridge_ports(topology)
+    ports = topology.cabled_dut_ports  # every one a bridge port
     egress = int(settings.get("egress", "2"))  # a bridge port (config.topology checks)
     netdev.add_netns(NAMESPACE)
 

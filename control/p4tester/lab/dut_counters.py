@@ -24,7 +24,6 @@ from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.lab import netdev
 from p4tester.lab.bmv2_dut import DUT_P4INFO, dut_settings, forwarding
-from p4tester.lab.bridge_dut import bridge_ports
 from p4tester.lab.ifaces import dut_iface
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
@@ -84,7 +83,7 @@ class LinuxDutCounters:
 
     def __init__(self, topology: Topology) -> None:
         if topology.dut.kind == "bridge":
-            self._ports = bridge_ports(topology)
+            self._ports = topology.cabled_dut_ports  # the bridge's ports
             return
         settings = dict(topology.dut.settings)
         self._ports = tuple(sorted({int(settings.get("ingress", "1")),

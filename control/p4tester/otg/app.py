@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -29,8 +31,15 @@ def _warnings(warnings: list[str]) -> dict[str, Any]:
 
 
 def create_app(state: OtgState, token: str | None) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        # The server's shutdown (Ctrl-C, SIGTERM) stops the flows and closes the tester:
+        # an eBPF tester's program, BPF mount and generator link go with it.
+        yield
+        await run_in_threadpool(state.close)
+
     app = FastAPI(title=f"{APP_NAME} Open Traffic Generator API", docs_url=None,
-                  redoc_url=None, openapi_url=None)
+                  redoc_url=None, openapi_url=None, lifespan=lifespan)
     app.state.otg = state
 
     @app.exception_handler(OtgError)

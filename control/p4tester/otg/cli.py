@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import signal
 import sys
 from pathlib import Path
 from typing import Final
@@ -32,10 +31,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="file whose first line is that token (keeps it out of ps)")
 
 
-def _exit_on_sigterm(signum: int, frame: object) -> None:
-    raise SystemExit(0)
-
-
 def run(args: argparse.Namespace) -> int:
     """Check the options, open nothing on the switch until a config arrives, serve
     until Ctrl-C."""
@@ -61,14 +56,8 @@ def run(args: argparse.Namespace) -> int:
                      f"{', '.join(str(p.number) for p in topology.ports)})\n")
     server = uvicorn.Server(uvicorn.Config(app, host=bind.host, port=bind.port,
                                            log_level="warning"))
-    # uvicorn shuts down gracefully on SIGTERM, then raises it again for the caller; with
-    # the default handler that kills the process before `finally`, and an eBPF tester's
-    # program, its BPF mount and its generator link would stay behind. Raised again here,
-    # it exits through `finally`, which closes the tester.
-    signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    try:
-        with contextlib.suppress(KeyboardInterrupt):
-            server.run()
-    finally:
-        state.close()
+    # uvicorn handles Ctrl-C (graceful shutdown, which closes the tester: app.py), then
+    # raises it again for the caller.
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
     return 0

@@ -6,14 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from p4tester.tester.flow_engine import FlowLatency as Latency
+
 from .mapping import MappedConfig, MappedFlow, MappedPort
 
-
-@dataclass(frozen=True, slots=True)
-class Latency:
-    minimum_ns: float
-    maximum_ns: float
-    average_ns: float
+__all__ = ["FlowCounters", "Latency", "PortCounters", "Reading"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,7 +45,7 @@ from p4tester.tester.snapshot import CounterSnapshot, bytes_between, packets_bet
 from p4tester.tester.trial_loop import Edge, TrialLoop, verdict
 
 from .capture import PortCaptures
-from .errors import internal, validation
+from .errors import OtgError, internal, validation
 from .frames import ixia_layout
 from .mapping import MAX_BUDGET, MappedConfig, MappedFlow, MappedPort
 from .readings import FlowCounters, Latency, PortCounters, Reading
@@ -96,6 +96,14 @@ class _Run:
         return len(self.final) == len(self.flows)
 
 
+def _otg_error(exc: Exception, doing: str) -> OtgError:
+    """What the client is told: a config the target refuses is the client's to change
+    (validation, the message naming the fix); anything else is the server's."""
+    if isinstance(exc, ConfigError):
+        return validation(str(exc))
+    return internal(f"{doing}: {exc}")
+
+
 class SwitchDriver:
     def __init__(self, topology: Topology, *, drain_s: float = DRAIN_S,
                  push_pipeline: bool = False, engine_factory: EngineFactory = flow_engine,
@@ -128,20 +136,16 @@ class SwitchDriver:
                 self._engine = None
             profile = Profile(name="otg", streams=tuple(f.stream for f in config.flows),
                               source="OTG config")
+            engine: FlowEngine | None = None
             try:
                 engine = self._engine_factory(self._topology, profile,
                                               push_pipeline=self._push)
-            except ConfigError as exc:
-                raise validation(str(exc)) from exc
-            try:
                 engine.open()
                 self._port_base = engine.snapshot()
-            except ConfigError as exc:
-                engine.close()
-                raise validation(str(exc)) from exc
             except Exception as exc:
-                engine.close()
-                raise internal(f"switch ({self._topology.switch.target}): {exc}") from exc
+                if engine is not None:
+                    engine.close()
+                raise _otg_error(exc, f"switch ({self._topology.switch.target})") from exc
             self._engine = engine
             self._config = config
             self._run = None
@@ -174,9 +178,7 @@ class SwitchDriver:
                 for flow in flows:  # nothing of a start that failed goes on sending
                     with contextlib.suppress(Exception):
                         engine.stop_flow(flow.stream_id)
-                if isinstance(exc, ConfigError):
-                    raise validation(str(exc)) from exc
-                raise internal(f"starting flows on the switch: {exc}") from exc
+                raise _otg_error(exc, "starting flows on the switch") from exc
             watch = SendWatch([Sender(f.stream_id, f.budget, f.rate_pps)
                                for f in flows if f.budget is not None], time.monotonic())
             run = _Run(flows, time.time(), checks, edge, watch, epoch, run_value, plans=plans)
@@ -244,8 +246,7 @@ class SwitchDriver:
                     settled = run.last_rx.get(flow.name) == rx
                     run.last_rx[flow.name] = rx
                     if settled or time.monotonic() - run.sent_at[flow.name] > MAX_DRAIN_S:
-                        run.final[flow.name] = _Final(snapshot,
-                                                      self._latency(engine, flow.stream_id),
+                        run.final[flow.name] = _Final(snapshot, engine.latency(flow.stream_id),
                                                       time.time())
 
     def _check(self, run: _Run) -> None:
@@ -257,14 +258,6 @@ class SwitchDriver:
             run.unvouched = f"{TESTER_LIMITED}: the self-check could not read counters: {exc}"
             return
         run.unvouched = verdict(check, dut_check)
-
-    @staticmethod
-    def _latency(engine: FlowEngine, stream_id: int) -> Latency | None:
-        latency = engine.latency(stream_id)
-        if latency is None:
-            return None
-        return Latency(minimum_ns=latency.minimum_ns, maximum_ns=latency.maximum_ns,
-                       average_ns=latency.average_ns)
 
     def pause(self) -> None:
         """The flows still sending stop where they are; counters and sequence numbers

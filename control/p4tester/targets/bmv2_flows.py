@@ -59,21 +59,15 @@ class Bmv2FlowEngine:
 
     def start(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
         dataplane = self.session.dataplane
-        try:
-            for flow in flows:
-                dataplane.clear_stream(flow.stream_id)
-            self.session.target.set_stream_rates({f.stream_id: f.rate_pps for f in flows})
-            for flow in flows:
-                dataplane.start_stream(flow.stream_id, flow.budget, epoch, run_value)
-            for flow in flows:
-                dataplane.set_port_variation(flow.stream_id, flow.stream.field_cycle)
-            for flow in flows:
-                dataplane.seed_stream(flow.stream_id, flow.template,
-                                      seeds_for_rate(flow.rate_pps))
-        except Exception:
-            for flow in flows:
-                dataplane.stop_stream(flow.stream_id)
-            raise
+        for flow in flows:
+            dataplane.clear_stream(flow.stream_id)
+        self.session.target.set_stream_rates({f.stream_id: f.rate_pps for f in flows})
+        for flow in flows:
+            dataplane.start_stream(flow.stream_id, flow.budget, epoch, run_value)
+        for flow in flows:
+            dataplane.set_port_variation(flow.stream_id, flow.stream.field_cycle)
+        for flow in flows:
+            dataplane.seed_stream(flow.stream_id, flow.template, seeds_for_rate(flow.rate_pps))
 
     def generated(self, stream_id: int) -> int:
         return self.session.dataplane.read_stream_registers(stream_id).generated

@@ -76,7 +76,8 @@ class FlowEngine(Protocol):
         """What each flow's frames must be at the checker; before the opening edge."""
 
     def start(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
-        """Each flow's state cleared, its budget armed and its frames generated."""
+        """Each flow's state cleared, its budget armed and its frames generated. On a
+        failure the caller stops every flow of the start (stop_flow)."""
 
     def generated(self, stream_id: int) -> int:
         """Frames of the flow that left the tester since its start."""

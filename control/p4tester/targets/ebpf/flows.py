@@ -37,8 +37,9 @@ from p4tester.targets.ebpf.trials import (
     EbpfTrials,
     check_frame_fits,
     copies_per_template,
-    read_counters,
+    port_cells,
     sender_thread,
+    stream_cells,
 )
 from p4tester.tester.dut_source import DutCounterSource
 from p4tester.tester.flow_engine import CounterNames, FlowLatency, FlowPlan
@@ -83,15 +84,20 @@ class EbpfFlowEngine:
 
     # ---- counters ----------------------------------------------------------
     def snapshot(self) -> CounterSnapshot:
-        snapshot, _ports = read_counters(self.session)
+        """The four counters the flows' figures come from (a poll reads them while
+        flows drain; the histograms are not read)."""
+        names = self.counters
+        tx_stream = stream_cells(self.session, names.tx_stream)
         tagged = dict(self._cleared_tagged)
         for stream in self.session.profile.streams:
-            tagged[stream.tx_port] = (tagged.get(stream.tx_port, 0)
-                                      + snapshot.cell("tx_stream", stream.id).packets)
+            tagged[stream.tx_port] = tagged.get(stream.tx_port, 0) + tx_stream[stream.id].packets
         tx_port = {port: CounterValue(cell.packets,
                                       cell.bytes - GENERATOR_TAG_BYTES * tagged.get(port, 0))
-                   for port, cell in snapshot.cells["tx_port"].items()}
-        return CounterSnapshot({**snapshot.cells, "tx_port": tx_port})
+                   for port, cell in port_cells(self.session, "tx").items()}
+        return CounterSnapshot({names.tx_stream: tx_stream,
+                                names.rx_stream: stream_cells(self.session, names.rx_stream),
+                                names.tx_port: tx_port,
+                                names.rx_port: port_cells(self.session, "rx")})
 
     def run_values_in_use(self) -> frozenset[int]:
         return frozenset(self._expected_runs.values())

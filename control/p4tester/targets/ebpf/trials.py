@@ -107,25 +107,32 @@ def switch_time_us() -> int:
     return (time.monotonic_ns() // NS_PER_US) % (1 << SWITCH_CLOCK_BITS)
 
 
+def stream_cells(session: EbpfSession, name: str) -> dict[int, CounterValue]:
+    """One per-stream counter (EBPF_STREAM_COUNTERS) of the profile's streams."""
+    return {s.id: session.tester.stream_counter(name, s.id) for s in session.profile.streams}
+
+
+def port_cells(session: EbpfSession, direction: str) -> dict[int, CounterValue]:
+    """rx_port or tx_port ("rx", "tx") of the topology's ports; tx bytes include the
+    generator tag of each generated frame."""
+    return {p: session.tester.port_counter(direction, p) for p in session.port_numbers}
+
+
 def read_counters(session: EbpfSession) -> tuple[CounterSnapshot, ProgramPortCounts]:
     """The program's counters of the profile's streams and the topology's ports, as one
-    snapshot (names: EBPF_STREAM_COUNTERS, rx_kind, rx_port, tx_port; tx_port bytes
-    include the generator tag of each generated frame), and the ports' frame counts
-    for the self-check."""
+    snapshot (names: EBPF_STREAM_COUNTERS, rx_kind, rx_port, tx_port), and the ports'
+    frame counts for the self-check."""
     tester = session.tester
-    cells: dict[str, dict[int, CounterValue]] = {}
+    cells = {name: stream_cells(session, name) for name in _STREAM_COUNTERS}
     streams = [s.id for s in session.profile.streams]
-    for name in _STREAM_COUNTERS:
-        cells[name] = {sid: tester.stream_counter(name, sid) for sid in streams}
     for name in ("latency_hist", "qdepth_hist"):
         cells[name] = {sid * HIST_CELLS_PER_STREAM + cell: CounterValue(packets, 0)
                        for sid in streams
                        for cell, packets in enumerate(tester.histogram(name, sid))}
     cells["rx_kind"] = {kind: CounterValue(packets, 0)
                         for kind, packets in enumerate(tester.rx_kinds())}
-    ports = session.port_numbers
     for direction in ("rx", "tx"):
-        cells[f"{direction}_port"] = {p: tester.port_counter(direction, p) for p in ports}
+        cells[f"{direction}_port"] = port_cells(session, direction)
     return CounterSnapshot(cells), ProgramPortCounts(
         rx={p: c.packets for p, c in cells["rx_port"].items()},
         tx={p: c.packets for p, c in cells["tx_port"].items()})
@@ -172,7 +179,9 @@ class EbpfTrials:
         self.run_value = run_value
         self.ports = KernelInterfaceCounters(session.interface)
         self._plans: tuple[EbpfStreamPlan, ...] = ()
-        self._sender = TemplateSender(session.sender_interface)
+        # Opened by the first start: a trials object that only serves a self-check's
+        # reads (targets.ebpf.flows) opens no socket.
+        self._sender: TemplateSender | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._report: SendReport | None = None
@@ -184,7 +193,8 @@ class EbpfTrials:
 
     def close(self) -> None:
         self._stop_sender()
-        self._sender.close()
+        if self._sender is not None:
+            self._sender.close()
 
     # ---- edges -----------------------------------------------------------
     def port_names(self) -> Mapping[int, str]:
@@ -238,6 +248,8 @@ class EbpfTrials:
         self._stop.clear()
         self._report = None
         self._stalled = {}
+        if self._sender is None:
+            self._sender = TemplateSender(self.session.sender_interface)
         self._thread = sender_thread(self._sender, [plan.feed for plan in self._plans],
                                      self._stop, self._reported)
 
