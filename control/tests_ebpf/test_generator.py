@@ -31,7 +31,8 @@ def template(stream_id: int, ipv6: bool = False, epoch: int = EPOCH) -> bytes:
 
 
 def tagged(frame: bytes, stream_id: int, ipv6: bool = False) -> bytes:
-    return tag_template(frame, stream_id, offset_of_tester_header(Encapsulation(ipv6=ipv6)))
+    return tag_template(frame, stream_id, offset_of_tester_header(Encapsulation(ipv6=ipv6)),
+                        tx_port=1)
 
 
 def start(tester: EbpfTester, pipeline: EbpfPipeline, stream_id: int, frames: int,

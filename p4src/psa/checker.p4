@@ -12,7 +12,7 @@
 #include "../common/headers.p4"
 #include "../common/sequence_verdict.p4"
 #include "../common/latency_math.p4"
-#include "../common/histogram_bins.p4"
+#include "histogram_bins.p4"
 
 control StreamChecker(in headers_t hdr, in timestamp_t rx_ts) {
     Register<seq_t, bit<32>>(MAX_STREAMS)       rx_next_expected;

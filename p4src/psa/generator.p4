@@ -27,45 +27,27 @@ control GeneratorIngress(in generator_tag_h tag, inout psa_ingress_output_metada
 control GeneratorEgress(inout headers_t hdr, inout psa_egress_output_metadata_t ostd,
                         in Timestamp_t egress_timestamp, out bool stamped) {
     Register<seq_t, bit<32>>(MAX_STREAMS) tx_next_seq;
+    /* Per stream, one 64-bit cell the controller writes at once: bits 0-31 the
+     * initial seq + the trial's frames (exclusive), 32-39 the run value, 40-47
+     * the epoch flags, bit 48 running. 0: stopped. A template of another run or
+     * trial, or a copy past the budget, leaves no frame. (A cell, not an exact
+     * table: one array read instead of a hash lookup per copy.) */
+    Register<bit<64>, bit<32>>(MAX_STREAMS) gen_state;
     /* Frames that left the tester, per stream (bytes without FCS, counted before the
      * deparser removes the 8-byte generator tag: the driver subtracts it). */
     Counter<bit<32>, bit<32>>(MAX_STREAMS, PSA_CounterType_t.PACKETS_AND_BYTES) tx_stream;
 
-    seq_t end_seq = 0;
-    bit<8> run_value = 0;
-    bit<8> epoch = 0;
-    bool running = false;
-
-    action run(seq_t last_seq_exclusive, bit<8> trial_run, bit<8> trial_epoch) {
-        end_seq = last_seq_exclusive;
-        run_value = trial_run;
-        epoch = trial_epoch;
-        running = true;
-    }
-
-    action stopped() {
-        running = false;
-    }
-
-    /* Controller writes: stream -> run(initial seq + the trial's frames, run value,
-     * epoch) to start, stopped() (or delete) to stop. A template of another run or
-     * trial, or a copy past the budget, leaves no frame. */
-    table gen_streams {
-        key = { hdr.generator_tag.stream_id : exact @name("stream"); }
-        actions = { run; stopped; }
-        default_action = stopped();
-        size = MAX_STREAMS;
-    }
-
     apply {
         stamped = false;
-        gen_streams.apply();
         bit<32> s = (bit<32>) hdr.generator_tag.stream_id;
+        bit<64> state = gen_state.read(s);
+        seq_t end_seq = state[31:0];
+        bool running = state[48:48] == 1;
         seq_t seq = tx_next_seq.read(s);
         bool this_trial = hdr.tester.isValid()
                           && hdr.tester.stream_id == hdr.generator_tag.stream_id
-                          && hdr.tester.run == run_value
-                          && (hdr.tester.flags & TESTER_FLAG_EPOCH_MASK) == epoch;
+                          && hdr.tester.run == state[39:32]
+                          && (hdr.tester.flags & TESTER_FLAG_EPOCH_MASK) == state[47:40];
         if (running && this_trial && seq != end_seq) {
             seq_t next_seq = seq + 1;
             tx_next_seq.write(s, next_seq);

@@ -29,10 +29,6 @@ header peek8_h {
 #define PEEK_16(pkt) pkt.lookahead<peek16_h>().value
 #define PEEK_IP_VERSION(pkt) pkt.lookahead<peek8_h>().value[7:4]
 
-/* p4c-ebpf has no range match: the bin tables match values by ternary, and the
- * controller expands each range into prefixes (as for Tofino). */
-#define BIN_VALUE_MATCH ternary
-
 /* Per-port counters have a cell per topology port number below this. */
 #define FRONT_PANEL_PORTS 256
 
@@ -53,7 +49,7 @@ header generator_tag_h {
     bit<16>     signature;        /* GENERATOR_TAG_SIGNATURE */
     stream_id_t stream_id;
     bit<8>      tester_offset;    /* bytes from the end of the tag to the tester header */
-    bit<8>      reserved;
+    bit<8>      tx_port;          /* the topology number of the port the copies leave by */
     bit<16>     ether_type;       /* the template's */
 }
 

@@ -14,7 +14,7 @@
 #include "platform.p4"
 #include "../common/headers.p4"
 #include "../common/rx_classifier.p4"
-#include "../common/rx_expectation.p4"
+#include "rx_expectation.p4"
 #include "../common/neighbors.p4"
 #include "parser.p4"
 #include "generator.p4"
@@ -129,14 +129,21 @@ control TesterEgress(inout headers_t hdr, inout local_metadata_t meta,
     }
 
     apply {
-        egress_ports.apply();
-        bool stamped = false;
         if (hdr.generator_tag.isValid()) {
+            bool stamped;
             generator.apply(hdr, ostd, istd.egress_timestamp, stamped);
-        }
-
-        if (is_tester_port && (stamped || !hdr.generator_tag.isValid())) {
-            tx_port.count((bit<32>) port_number);
+            if (stamped) {
+                /* The tag names the copy's port, as the stream's multicast group
+                 * does: no lookup of the egress port for each copy. */
+                bit<32> port = (bit<32>) hdr.generator_tag.tx_port;
+                tx_port.count(port);
+            }
+        } else {
+            /* A neighbor answer: rare, so its port is looked up. */
+            egress_ports.apply();
+            if (is_tester_port) {
+                tx_port.count((bit<32>) port_number);
+            }
         }
     }
 }

@@ -8,7 +8,9 @@ searched for its loss-free rate with the same trials:
 - plain: p4src/bench/replicate.bpf.c, the same k clones and redirects with no P4
   work, counted and dropped at port 2 (the host's ceiling for this path).
 A trial is loss-free when every frame sent arrived; frames the kernel dropped in
-its own backlog (softnet_stat) are reported beside it."""
+its own backlog (softnet_stat) are reported beside it. The tester leg is set up
+as a session sets it up (the default profile's histogram bins included), and each
+leg prints what its programs cost per run, from the kernel's accounting."""
 
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from p4tester.bench.bpf_cost import ProgramRuns, bpf_stats, runs_of
+from p4tester.config.profile import Profile
 from p4tester.dataplane.constants import IP_VERSION_4
 from p4tester.dataplane.headers import epoch_flags
 from p4tester.experiments.calibration import load_calibration
@@ -31,14 +35,17 @@ from p4tester.targets.ebpf.bpf_syscall import BpfMap
 from p4tester.targets.ebpf.generator_tag import tag_template
 from p4tester.targets.ebpf.pipeline import EbpfPipeline
 from p4tester.targets.ebpf.sender import TemplateSender
+from p4tester.targets.ebpf.session import NS_PER_US
 from p4tester.targets.ebpf.tc_objects import TcObjects
 from p4tester.targets.ebpf.tester import EbpfTester
+from p4tester.tester.trial_loop import QDEPTH_EDGES
 
 REPO = Path(__file__).resolve().parents[3]
 TX, RX, GEN_IN, GEN_OUT = "p4blt", "p4blr", "p4blg", "p4blh"
 RUN, EPOCH = 9, 1
 TRIAL_S = 1.0
 SEARCH_TRIALS = 7
+START_FPS = 200_000
 
 
 # A trial proves its rate when the frames went out at least this close to it.
@@ -159,7 +166,25 @@ def search(trial: Callable[[float], Trial], start_fps: float) -> tuple[float, li
     return low, trials
 
 
-def run_tester_leg(build: Path, pins: Path, copies: int) -> tuple[float, list[Trial]]:
+@dataclass(frozen=True, slots=True)
+class Leg:
+    loss_free_fps: float
+    trials: list[Trial]
+    # What each of the leg's programs cost per run, in one more trial at the
+    # loss-free rate (the kernel's accounting costs time: not during the search).
+    costs: dict[str, ProgramRuns]
+
+
+def _searched(trial: Callable[[float], Trial], programs: dict[str, int]) -> Leg:
+    loss_free, trials = search(trial, START_FPS)
+    with bpf_stats():
+        before = runs_of(programs)
+        trial(loss_free or START_FPS)
+        after = runs_of(programs)
+    return Leg(loss_free, trials, {name: after[name].since(before[name]) for name in programs})
+
+
+def run_tester_leg(build: Path, pins: Path, copies: int) -> Leg:
     pipeline = EbpfPipeline(build / "tester.o", build / "tester.c", pins)
     sender = TemplateSender(GEN_OUT)
     try:
@@ -174,14 +199,23 @@ def run_tester_leg(build: Path, pins: Path, copies: int) -> tuple[float, list[Tr
         tester.expect_stream(0, run=RUN, epoch_flags=epoch_flags(EPOCH), rx_port=2,
                              ip_version=IP_VERSION_4)
         tester.set_replication(0, pipeline.ifindex(TX), copies)
-        tagged = tag_template(template(), 0, offset_of_tester_header(Encapsulation()))
-        return search(lambda rate: tester_trial(tester, sender, tagged, copies, rate), 200_000)
+        # As a session sets them: every checked frame is binned.
+        tester.set_latency_bins([edge * NS_PER_US
+                                 for edge in Profile("bench", ()).latency_bins_us])
+        tester.set_qdepth_bins(QDEPTH_EDGES)
+        tagged = tag_template(template(), 0, offset_of_tester_header(Encapsulation()),
+                              tx_port=1)
+        programs = {"generator ingress, per template": pipeline.program_id(GEN_IN, "ingress"),
+                    "stamping egress, per frame": pipeline.program_id(TX, "egress"),
+                    "checker ingress, per frame": pipeline.program_id(RX, "ingress")}
+        return _searched(lambda rate: tester_trial(tester, sender, tagged, copies, rate),
+                         programs)
     finally:
         sender.close()
         pipeline.close()
 
 
-def run_plain_leg(build: Path, pins: Path, copies: int) -> tuple[float, list[Trial]]:
+def run_plain_leg(build: Path, pins: Path, copies: int) -> Leg:
     objects = TcObjects(pins)
     sender = TemplateSender(GEN_OUT)
     try:
@@ -192,8 +226,10 @@ def run_plain_leg(build: Path, pins: Path, copies: int) -> tuple[float, list[Tri
         received = objects.pinned_map("replicate_received")
         config.update(bytes(4), EbpfPipeline.ifindex(TX).to_bytes(4, "little"))
         plain = PlainReplicator(config, received, template())
+        programs = {"replicate ingress, per template": objects.program_id(GEN_IN, "ingress", 1),
+                    "count ingress, per frame": objects.program_id(RX, "ingress", 1)}
         try:
-            return search(lambda rate: plain.trial(sender, copies, rate), 200_000)
+            return _searched(lambda rate: plain.trial(sender, copies, rate), programs)
         finally:
             config.close()
             received.close()
@@ -202,15 +238,18 @@ def run_plain_leg(build: Path, pins: Path, copies: int) -> tuple[float, list[Tri
         objects.close()
 
 
-def render(copies: int, tester_fps: float, plain_fps: float, bmv2_fps: float | None,
-           trials: dict[str, list[Trial]]) -> str:
+def render(copies: int, legs: dict[str, Leg], bmv2_fps: float | None) -> str:
     lines = [f"eBPF loopback, 64 B, {copies} frames per template, {TRIAL_S:.0f}-s trials:"]
-    for leg, leg_trials in trials.items():
-        lines.append(f"  {leg} trials (asked fps: sent fps, received/sent, kernel backlog "
+    for name, leg in legs.items():
+        lines.append(f"  {name} trials (asked fps: sent fps, received/sent, kernel backlog "
                      "drops, sender lag ms, passed):")
         lines += [f"    {t.asked_fps:>10.0f}: {t.sent_fps:>10.0f}, {t.received}/{t.sent}, "
                   f"{t.backlog_drops}, {t.sender_lag_s * 1000:.1f}, {t.passed}"
-                  for t in leg_trials]
+                  for t in leg.trials]
+        lines.append(f"  {name} programs (kernel run time, one trial at the loss-free rate):")
+        lines += [f"    {program}: {runs.ns_per_run:.0f} ns ({runs.runs} runs)"
+                  for program, runs in leg.costs.items()]
+    tester_fps, plain_fps = legs["tester"].loss_free_fps, legs["plain"].loss_free_fps
     lines.append(f"  tester loss-free {tester_fps:.0f} frames/s; plain replicate+redirect "
                  f"{plain_fps:.0f}; ratio {tester_fps / plain_fps:.2f} (target >= 0.5)"
                  if plain_fps else "  plain replicate+redirect passed no trial")
@@ -240,13 +279,10 @@ def main(argv: list[str] | None = None) -> int:
         if calibration is not None:
             bmv2_fps = next((s.pps for s in calibration.sizes if s.frame_size == 64), None)
     with links():
-        tester_fps, tester_trials = run_tester_leg(args.build, args.rundir / "pins-tester",
-                                                   args.copies)
+        tester = run_tester_leg(args.build, args.rundir / "pins-tester", args.copies)
     with links():
-        plain_fps, plain_trials = run_plain_leg(args.build, args.rundir / "pins-plain",
-                                                args.copies)
-    print(render(args.copies, tester_fps, plain_fps, bmv2_fps,
-                 {"tester": tester_trials, "plain": plain_trials}))
+        plain = run_plain_leg(args.build, args.rundir / "pins-plain", args.copies)
+    print(render(args.copies, {"tester": tester, "plain": plain}, bmv2_fps))
     return 0
 
 

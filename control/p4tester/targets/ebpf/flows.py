@@ -148,9 +148,10 @@ class EbpfFlowEngine:
             copies = self._copies[flow.stream_id]
             count = math.ceil(frames[flow.stream_id] / copies)
             if count > 0:
-                feeds.append(Feed(tag_template(flow.template, flow.stream_id,
-                                               offset_of_tester_header(flow.stream.encapsulation)),
-                                  count, flow.rate_pps / copies))
+                tagged = tag_template(flow.template, flow.stream_id,
+                                      offset_of_tester_header(flow.stream.encapsulation),
+                                      flow.stream.tx_port)
+                feeds.append(Feed(tagged, count, flow.rate_pps / copies))
         self._sending = {flow.stream_id for flow in flows}
         self._stop.clear()
         self._thread = sender_thread(self._sender, feeds, self._stop, self._reported)

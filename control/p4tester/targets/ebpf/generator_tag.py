@@ -1,7 +1,7 @@
 """The tag the sender puts into a template before writing it into the generator
 interface (p4src/psa/platform.p4, generator_tag_h): after the MAC addresses,
-EtherType IPv4, then signature, stream, where the tester header is and the
-template's own EtherType. Egress removes it."""
+EtherType IPv4, then signature, stream, where the tester header is, the port the
+copies leave by and the template's own EtherType. Egress removes it."""
 
 from __future__ import annotations
 
@@ -17,16 +17,22 @@ _ETHERTYPE_IPV4 = 0x0800
 # What the egress parser's chunks (64, 32, 16, 8, 4 bytes) carry between the tag and
 # the tester header.
 _MAX_HEADERS_AFTER_TAG = 124
+# The tag's port byte; the program's per-port counters have cells below 256.
+MAX_TAGGED_PORT = 255
 
 
 class TemplateError(ValueError):
     """A template the eBPF generator cannot send."""
 
 
-def tag_template(frame: bytes, stream_id: int, tester_offset: int) -> bytes:
+def tag_template(frame: bytes, stream_id: int, tester_offset: int, tx_port: int) -> bytes:
     """The template as the sender writes it into the generator interface.
     `tester_offset`: where its tester header starts (streams.template's
-    offset_of_tester_header for a stream's encapsulation)."""
+    offset_of_tester_header for a stream's encapsulation); `tx_port`: the topology
+    number of the port the stream's copies leave by, which egress counts them on."""
+    if not 1 <= tx_port <= MAX_TAGGED_PORT:
+        raise TemplateError(f"tx port {tx_port}: the eBPF generator numbers ports "
+                            f"1..{MAX_TAGGED_PORT}; renumber the topology's ports")
     if frame[tester_offset:tester_offset + 2] != TESTER_SIGNATURE.to_bytes(2, "big"):
         raise TemplateError(f"no tester header at byte {tester_offset} of the template")
     after_tag = tester_offset - _ETHERNET_BYTES
@@ -35,5 +41,5 @@ def tag_template(frame: bytes, stream_id: int, tester_offset: int) -> bytes:
                             f"carries up to {_MAX_HEADERS_AFTER_TAG} bytes of headers after "
                             "the Ethernet header, in 4-byte units")
     ether_type = int.from_bytes(frame[12:14], "big")
-    tag = _TAG.pack(GENERATOR_TAG_SIGNATURE, stream_id, after_tag, 0, ether_type)
+    tag = _TAG.pack(GENERATOR_TAG_SIGNATURE, stream_id, after_tag, tx_port, ether_type)
     return frame[:12] + _ETHERTYPE_IPV4.to_bytes(2, "big") + tag + frame[14:]

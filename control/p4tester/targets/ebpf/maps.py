@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from p4tester.dataplane.ternary import Ternary
 from p4tester.p4rt import CounterValue
 from p4tester.targets.ebpf.bpf_syscall import BpfMap
 from p4tester.targets.ebpf.layout import ProgramLayout, StructLayout
@@ -82,64 +81,6 @@ class ProgramMaps:
         """Writes (or overwrites) an exact-match entry."""
         _, key_bytes = self._key(table, key)
         self.map(table).update(key_bytes, self._action_value(table, action, params or {}))
-
-    def delete_exact(self, table: str, key: Sequence[int | bytes]) -> None:
-        _, key_bytes = self._key(table, key)
-        self.map(table).delete(key_bytes)
-
-    def clear_exact(self, table: str) -> None:
-        table_map = self.map(table)
-        for key in table_map.all_keys():
-            table_map.delete(key)
-
-    def set_ternary(self, table: str,
-                    entries: Sequence[tuple[Sequence[Ternary], str, Mapping[str, int], int]]
-                    ) -> None:
-        """Replaces every entry of a ternary table: (key fields, action, params,
-        priority; the highest priority wins). p4c-ebpf looks a ternary key up one
-        mask at a time: a list of masks (the prefixes map, from the all-zero mask
-        as its head) and one hash map of masked keys per mask (tuples_map)."""
-        by_mask: dict[bytes, list[tuple[bytes, bytes]]] = {}
-        for fields, action, params, priority in entries:
-            _, key_bytes = self._key(table, [field.value & field.mask
-                                             for field in fields])
-            _, mask_bytes = self._key(table, [field.mask for field in fields])
-            if not any(mask_bytes):
-                raise ValueError(f"table {table}: an entry that matches every key "
-                                 "(all-zero mask) cannot be held; set a default instead")
-            by_mask.setdefault(mask_bytes, []).append(
-                (key_bytes, self._action_value(table, action, params, priority)))
-        prefixes = self.map(f"{table}_prefixes")
-        tuples = self.map(f"{table}_tuples_map")
-        for key in prefixes.all_keys():
-            prefixes.delete(key)
-        mask_layout = self._layout.struct(f"{table}_value_mask")
-        masks = list(by_mask)
-        if len(masks) > tuples.info.max_entries:
-            raise ValueError(f"table {table}: {len(masks)} distinct masks, it holds "
-                             f"{tuples.info.max_entries}")
-        inner_entries = self._layout.inner_map_entries(f"{table}_tuple")
-        for tuple_id, mask in enumerate(masks):
-            inner = BpfMap.create_hash(f"t{tuple_id}", len(mask), len(by_mask[mask][0][1]),
-                                       inner_entries)
-            for key_bytes, value_bytes in by_mask[mask]:
-                inner.update(key_bytes, value_bytes)
-            tuples.update(tuple_id.to_bytes(4, "little"), inner.fd.to_bytes(4, "little"))
-            previous = self._inner.pop((table, tuple_id), None)
-            if previous is not None:
-                previous.close()
-            self._inner[(table, tuple_id)] = inner
-        head = bytes(len(masks[0])) if masks else b""
-        chain = [head, *masks] if masks else []
-        for position, mask in enumerate(chain):
-            value = bytearray(mask_layout.size)
-            _put(value, mask_layout.field("tuple_id").offset, 4, max(position - 1, 0))
-            if position + 1 < len(chain):
-                next_mask = chain[position + 1]
-                next_field = mask_layout.field("next_tuple_mask")
-                value[next_field.offset:next_field.offset + len(next_mask)] = next_mask
-                _put(value, mask_layout.field("has_next").offset, 1, 1)
-            prefixes.update(mask, bytes(value))
 
     # ---- registers and counters ------------------------------------------------
     def read_register(self, name: str, index: int) -> int:

@@ -35,6 +35,10 @@ class EbpfPipeline:
                                  _PIPELINE_PREF)
         self._attached.append(interface)
 
+    def program_id(self, interface: str, hook: str) -> int:
+        """The kernel's id of the pipeline attached to `interface` at `hook`."""
+        return self._objects.program_id(interface, hook, _PIPELINE_PREF)
+
     def initialize(self) -> None:
         """Runs the program's map initializer once: default actions and constant
         entries, which p4c-ebpf writes from a program of its own (psabpf-ctl's job)."""

@@ -13,7 +13,7 @@ from p4tester.dataplane.constants import (
     RX_KIND_COUNT,
 )
 from p4tester.dataplane.headers import StreamRegisters
-from p4tester.dataplane.ternary import Ternary, bin_prefixes
+from p4tester.dataplane.program import bin_ranges
 from p4tester.p4rt import CounterValue
 from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES
 from p4tester.targets.ebpf.maps import ProgramMaps
@@ -27,6 +27,15 @@ _MCAST_GROUP_BASE = 1
 _STREAM_BITS = 16
 _LATENCY_BITS = 32
 _QDEPTH_BITS = 16
+# A stream's multicast group holds up to this many copies of a template.
+MAX_COPIES = 64
+# gen_state cells: bit 48 set while the stream runs.
+_RUNNING = 1 << 48
+_STOPPED = 0
+# rx_expected cells: bit 40 set while the stream is in a trial.
+_IN_TRIAL = 1 << 40
+# Cells of the bin search's edge array after the last edge: above any value.
+_EDGE_FILL = (1 << 64) - 1
 
 # Register name -> StreamRegisters field.
 _RX_REGISTERS = ("rx_next_expected", "rx_last_seq", "rx_samples", "rx_lost", "latency_min",
@@ -73,13 +82,11 @@ class EbpfTester:
     # ---- checker ---------------------------------------------------------------
     def expect_stream(self, stream_id: int, *, run: int, epoch_flags: int, rx_port: int,
                       ip_version: int) -> None:
-        self.maps.add_exact(f"{_INGRESS}_expectation_rx_expected", [stream_id],
-                            f"{_INGRESS}_expectation_expect",
-                            {"trial_run": run, "trial_epoch": epoch_flags,
-                             "rx_port": rx_port, "ip_version": ip_version})
+        self.maps.write_register(f"{_INGRESS}_expectation_rx_expected", stream_id,
+                                 expectation_cell(run, epoch_flags, rx_port, ip_version))
 
     def forget_stream(self, stream_id: int) -> None:
-        self.maps.delete_exact(f"{_INGRESS}_expectation_rx_expected", [stream_id])
+        self.maps.write_register(f"{_INGRESS}_expectation_rx_expected", stream_id, 0)
 
     def clear_stream(self, stream_id: int, initial_seq: int = 0) -> None:
         """What CTRL_OP_CLEAR does on BMv2: the stream's checker and generator
@@ -139,24 +146,26 @@ class EbpfTester:
     def set_latency_bins(self, edges: Sequence[int]) -> None:
         """Bins for every stream, in clock units (ns here): bin i is
         [edges[i], edges[i+1] - 1]; the rest lands in the outside bin."""
-        self._set_bins(f"{_CHECKER}_bins_latency_bins", f"{_CHECKER}_bins_set_latency_bin",
-                       edges, _LATENCY_BITS)
+        self._set_bins(f"{_CHECKER}_bins_latency_bins", edges, _LATENCY_BITS)
 
     def set_qdepth_bins(self, edges: Sequence[int]) -> None:
-        self._set_bins(f"{_CHECKER}_bins_qdepth_bins", f"{_CHECKER}_bins_set_qdepth_bin",
-                       edges, _QDEPTH_BITS)
+        self._set_bins(f"{_CHECKER}_bins_qdepth_bins", edges, _QDEPTH_BITS)
 
-    def _set_bins(self, table: str, action: str, edges: Sequence[int], bits: int) -> None:
-        any_stream = Ternary(0, 0)
-        entries = [((any_stream, prefix), action, {"bin": index}, 1)
-                   for index, prefix in bin_prefixes(edges, bits)]
-        self.maps.set_ternary(table, entries)
+    def _set_bins(self, control: str, edges: Sequence[int], bits: int) -> None:
+        """The program's bin search (p4src/psa/histogram_bins.p4) reads the edges and
+        the bin count. The count goes to 0 first, so a frame checked while the edges
+        change lands outside every bin rather than in a bin of mixed edges."""
+        cells = bin_search_cells(edges, bits)
+        self.maps.write_register(f"{control}_bin_count", 0, 0)
+        for index, cell in enumerate(cells):
+            self.maps.write_register(f"{control}_edges", index, cell)
+        self.maps.write_register(f"{control}_bin_count", 0, len(edges) - 1)
 
     # ---- generator ---------------------------------------------------------------
     def set_replication(self, stream_id: int, tx_ifindex: int, copies: int) -> None:
         """Each template of the stream leaves `copies` frames by `tx_ifindex`."""
-        if not 1 <= copies <= 64:
-            raise ValueError(f"copies per template {copies} must be in 1..64")
+        if not 1 <= copies <= MAX_COPIES:
+            raise ValueError(f"copies per template {copies} must be in 1..{MAX_COPIES}")
         self.maps.set_multicast_group(_MCAST_GROUP_BASE + stream_id,
                                       [(tx_ifindex, instance) for instance in range(1, copies + 1)])
 
@@ -164,9 +173,41 @@ class EbpfTester:
                      epoch_flags: int) -> None:
         """The stream's copies are numbered from initial_seq; after `frames` of them
         the rest are dropped, so the trial sends exactly `frames`."""
-        self.maps.add_exact(f"{_GENERATOR}_gen_streams", [stream_id], f"{_GENERATOR}_run",
-                            {"last_seq_exclusive": (initial_seq + frames) & 0xFFFFFFFF,
-                             "trial_run": run, "trial_epoch": epoch_flags})
+        self.maps.write_register(f"{_GENERATOR}_gen_state", stream_id, generator_state(
+            (initial_seq + frames) & 0xFFFFFFFF, run, epoch_flags))
 
     def stop_stream(self, stream_id: int) -> None:
-        self.maps.add_exact(f"{_GENERATOR}_gen_streams", [stream_id], f"{_GENERATOR}_stopped")
+        self.maps.write_register(f"{_GENERATOR}_gen_state", stream_id, _STOPPED)
+
+
+def expectation_cell(run: int, epoch_flags: int, rx_port: int, ip_version: int) -> int:
+    """A stream's cell of `rx_expected` (p4src/psa/rx_expectation.p4)."""
+    _check_fits(("run value", run, 8), ("epoch flags", epoch_flags, 8),
+                ("rx port", rx_port, 16), ("ip version", ip_version, 8))
+    return run | epoch_flags << 8 | rx_port << 16 | ip_version << 32 | _IN_TRIAL
+
+
+def generator_state(end_seq: int, run: int, epoch_flags: int) -> int:
+    """A running stream's cell of `gen_state` (p4src/psa/generator.p4): copies are
+    stamped while their seq differs from end_seq and their tester header carries
+    this run value and epoch."""
+    _check_fits(("end seq", end_seq, 32), ("run value", run, 8),
+                ("epoch flags", epoch_flags, 8))
+    return end_seq | run << 32 | epoch_flags << 40 | _RUNNING
+
+
+def _check_fits(*fields: tuple[str, int, int]) -> None:
+    for name, value, bits in fields:
+        if not 0 <= value < 1 << bits:
+            raise ValueError(f"{name} {value} does not fit {bits} bits")
+
+def bin_search_cells(edges: Sequence[int], value_bits: int) -> list[int]:
+    """The edge array of the program's bin search: the edges, then cells above any
+    value (HIST_CELLS_PER_STREAM in all). The last edge may be 2^value_bits (the
+    last bin ends at the largest value)."""
+    bin_ranges(edges)  # at least one bin, strictly increasing, not too many
+    top = 1 << value_bits
+    if edges[-1] > top:
+        raise ValueError(f"bin edge {edges[-1]} does not fit a {value_bits}-bit value "
+                         f"(at most {top})")
+    return list(edges) + [_EDGE_FILL] * (HIST_CELLS_PER_STREAM - len(edges))

@@ -41,6 +41,7 @@ from p4tester.streams.template import FrameSpec, build_template, offset_of_teste
 from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES, tag_template
 from p4tester.targets.ebpf.sender import Feed, SendReport, TemplateSender, stay_on_this_cpu
 from p4tester.targets.ebpf.session import NS_PER_US, EbpfSession
+from p4tester.targets.ebpf.tester import MAX_COPIES
 from p4tester.tester.dut_source import DutCounterSource
 from p4tester.tester.link_frames import LINK_MTU_HINT, max_link_frame
 from p4tester.tester.port_counters import InterfaceCounters, KernelInterfaceCounters
@@ -66,7 +67,6 @@ POLL_S: Final = 0.1
 # it wrote on a 2-core host with one core busy (make bench-ebpf), so a trial keeps its
 # schedule beside other work. Faster streams get more copies per template.
 TEMPLATE_PPS: Final = 10_000
-MAX_COPIES: Final = 64  # the program's multicast group holds up to 64 copies
 # The sender stops this long after the trial's time at the latest (the trial loop has
 # given up on it by then).
 SENDER_SLACK_S: Final = 10.0
@@ -221,7 +221,8 @@ class EbpfTrials:
                                              run=self.run_value,
                                              encapsulation=stream.encapsulation))
             template = tag_template(frame, stream.id,
-                                    offset_of_tester_header(stream.encapsulation))
+                                    offset_of_tester_header(stream.encapsulation),
+                                    stream.tx_port)
             plans.append(EbpfStreamPlan(stream, pps, budget, copies, template))
         self._plans = tuple(plans)
         tester = self.session.tester
