@@ -26,5 +26,6 @@ def test_a_trial_passes_only_at_the_rate_it_asked_for() -> None:
 def test_search_doubles_then_halves_the_interval() -> None:
     rate, trials = search(trial_at(700_000), 200_000)
     assert [t.asked_fps for t in trials] == [200_000, 400_000, 800_000, 600_000, 700_000,
-                                             750_000, 725_000]
-    assert rate == 700_000
+                                             750_000, 725_000, 712_500, 718_750]
+    # 712 500 asked, 700 000 sent: within the 2 % a trial may fall short of its rate.
+    assert rate == 712_500

@@ -20,7 +20,13 @@ from p4tester.dataplane.constants import (
     TESTER_UDP_DST_PORT,
 )
 from p4tester.dataplane.headers import TesterHeader, epoch_flags
-from p4tester.targets.ebpf.tester import EbpfTester
+from p4tester.targets.ebpf.pipeline import EbpfPipeline
+from p4tester.targets.ebpf.tester import (
+    PORT_CACHE_CELLS,
+    PORT_KIND_TESTER,
+    EbpfTester,
+    port_cache_cell,
+)
 
 from .checker_helpers import Figures, figures, send_seqs, settle
 from .frames import send, stream_frame
@@ -172,3 +178,26 @@ def test_ipv6_stream_takes_ipv6(tester: EbpfTester) -> None:
     kinds_only(tester, RX_KIND_STREAM, 3)
     assert figures(tester, 1) == Figures(received=3, next_expected=3, lost=0, gap_events=0,
                                          reordered=0, duplicates=0)
+
+
+def test_a_port_whose_cache_cell_another_ifindex_holds_is_looked_up(
+        tester: EbpfTester, pipeline: EbpfPipeline) -> None:
+    """Two ifindexes that share a cell of the ingress port cache: the second port's
+    frames go by the `ports` table, with the same figures."""
+    ifindex = pipeline.ifindex("p4eb2a")
+    cache, slot = "TesterIngress_port_cache", ifindex % PORT_CACHE_CELLS
+    own = pipeline.maps.read_register(cache, slot)
+    assert own == port_cache_cell(ifindex, PORT_KIND_TESTER, 2)  # the fixture cached it
+    other = port_cache_cell(ifindex + PORT_CACHE_CELLS, PORT_KIND_TESTER, 7)
+    pipeline.maps.write_register(cache, slot, other)
+    try:
+        tester.set_tester_port(ifindex, 2)
+        assert pipeline.maps.read_register(cache, slot) == other  # not taken back
+        expect(tester, 0)
+        send_seqs(tester, PORT_2, 0, list(range(3)))
+        assert figures(tester, 0) == Figures(received=3, next_expected=3, lost=0,
+                                             gap_events=0, reordered=0, duplicates=0)
+        assert tester.port_counter("rx", 2).packets == 3
+        assert tester.port_counter("rx", 7).packets == 0
+    finally:
+        pipeline.maps.write_register(cache, slot, own)

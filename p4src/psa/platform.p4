@@ -32,6 +32,12 @@ header peek8_h {
 /* Per-port counters have a cell per topology port number below this. */
 #define FRONT_PANEL_PORTS 256
 
+/* The ingress port cache (tester.p4: port_cache): cells, a power of two, and the
+ * kinds of port a cell names. */
+#define PORT_CACHE_CELLS 1024
+const bit<2> PORT_KIND_TESTER = 1;
+const bit<2> PORT_KIND_GENERATOR = 2;
+
 /* The clock is the kernel's monotonic clock (bpf_ktime_get_ns): nanoseconds;
  * timestamps carry its low 32 bits, as on the other targets. */
 timestamp_t clock_low32(in Timestamp_t ts) {

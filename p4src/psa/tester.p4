@@ -53,6 +53,14 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
     action other_port() {
     }
 
+    /* A cache of `ports` in front of it, because every frame looks its port up
+     * and a table is a hash lookup here, a register an array read. Cell
+     * (ifindex mod PORT_CACHE_CELLS): bits 32-63 the ifindex, 16-17 PORT_KIND_*,
+     * 0-15 the port's number. The controller writes a port's cell unless another
+     * ifindex holds it; a frame whose cell names another ifindex (or none) is
+     * looked up in the table. */
+    Register<bit<64>, bit<32>>(PORT_CACHE_CELLS) port_cache;
+
     /* Controller writes: ifindex -> tester_port(its topology number), or
      * generator_port() for the interface the sender writes templates into. */
     table ports {
@@ -64,7 +72,16 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
 
     apply {
         ingress_drop(ostd);
-        ports.apply();
+        bit<32> ifindex = (bit<32>) (PortIdUint_t) istd.ingress_port;
+        bit<32> slot = ifindex & (PORT_CACHE_CELLS - 1);
+        bit<64> cached = port_cache.read(slot);
+        if (cached[63:32] == ifindex && cached[17:16] == PORT_KIND_TESTER) {
+            tester_port(cached[15:0]);
+        } else if (cached[63:32] == ifindex && cached[17:16] == PORT_KIND_GENERATOR) {
+            generator_port();
+        } else {
+            ports.apply();
+        }
         if (hdr.generator_tag.isValid()) {
             /* A tagged frame from anywhere but the generator interface is dropped
              * (the rx_port count still shows it). */

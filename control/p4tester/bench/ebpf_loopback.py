@@ -44,7 +44,7 @@ REPO = Path(__file__).resolve().parents[3]
 TX, RX, GEN_IN, GEN_OUT = "p4blt", "p4blr", "p4blg", "p4blh"
 RUN, EPOCH = 9, 1
 TRIAL_S = 1.0
-SEARCH_TRIALS = 7
+SEARCH_TRIALS = 9
 START_FPS = 200_000
 
 

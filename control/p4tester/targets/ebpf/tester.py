@@ -27,6 +27,10 @@ _MCAST_GROUP_BASE = 1
 _STREAM_BITS = 16
 _LATENCY_BITS = 32
 _QDEPTH_BITS = 16
+# platform.p4: the ingress port cache's cells and kinds.
+PORT_CACHE_CELLS = 1024
+PORT_KIND_TESTER = 1
+PORT_KIND_GENERATOR = 2
 # A stream's multicast group holds up to this many copies of a template.
 MAX_COPIES = 64
 # gen_state cells: bit 48 set while the stream runs.
@@ -64,10 +68,22 @@ class EbpfTester:
                             {"number": number})
         self.maps.add_exact(f"{_EGRESS}_egress_ports", [ifindex], f"{_EGRESS}_tester_port",
                             {"number": number})
+        self._cache_port(ifindex, PORT_KIND_TESTER, number)
 
     def set_generator_port(self, ifindex: int) -> None:
         """The interface the sender writes tagged templates into."""
         self.maps.add_exact(f"{_INGRESS}_ports", [ifindex], f"{_INGRESS}_generator_port")
+        self._cache_port(ifindex, PORT_KIND_GENERATOR, 0)
+
+    def _cache_port(self, ifindex: int, kind: int, number: int) -> None:
+        """The port's cell of the program's port cache (tester.p4), unless another
+        ifindex holds it: that port's frames are then looked up in `ports`, which
+        the table entry above serves (slower, as right)."""
+        slot = ifindex % PORT_CACHE_CELLS
+        held = self.maps.read_register(f"{_INGRESS}_port_cache", slot)
+        if held == 0 or held >> 32 == ifindex:
+            self.maps.write_register(f"{_INGRESS}_port_cache", slot,
+                                     port_cache_cell(ifindex, kind, number))
 
     def answer_arp(self, port: int, ipv4: int, mac: int) -> None:
         """ARP requests for `ipv4` arriving on `port` are answered with `mac`."""
@@ -178,6 +194,12 @@ class EbpfTester:
 
     def stop_stream(self, stream_id: int) -> None:
         self.maps.write_register(f"{_GENERATOR}_gen_state", stream_id, _STOPPED)
+
+
+def port_cache_cell(ifindex: int, kind: int, number: int) -> int:
+    """A port's cell of the ingress port cache (p4src/psa/tester.p4)."""
+    _check_fits(("ifindex", ifindex, 32), ("port number", number, 16))
+    return ifindex << 32 | kind << 16 | number
 
 
 def expectation_cell(run: int, epoch_flags: int, rx_port: int, ip_version: int) -> int:
