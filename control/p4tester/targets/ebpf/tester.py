@@ -24,7 +24,6 @@ _CHECKER = f"{_INGRESS}_checker"
 _GENERATOR = f"{_EGRESS}_generator"
 # Multicast group of stream s (constants.p4: MCAST_GROUP_BASE).
 _MCAST_GROUP_BASE = 1
-_STREAM_BITS = 16
 _LATENCY_BITS = 32
 _QDEPTH_BITS = 16
 # platform.p4: the ingress port cache's cells and kinds.
