@@ -25,20 +25,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from p4tester.bench.bpf_cost import ProgramRuns, bpf_stats, runs_of
-from p4tester.config.profile import Profile
+from p4tester.config.profile import DEFAULT_LOG_HIGH_US
 from p4tester.dataplane.constants import IP_VERSION_4
 from p4tester.dataplane.headers import epoch_flags
 from p4tester.experiments.calibration import load_calibration
+from p4tester.results.latency import log_bin_edges
 from p4tester.streams.frame_sizes import Encapsulation
 from p4tester.streams.template import FrameSpec, build_template, offset_of_tester_header
 from p4tester.targets.ebpf.bpf_syscall import BpfMap
 from p4tester.targets.ebpf.generator_tag import tag_template
 from p4tester.targets.ebpf.pipeline import EbpfPipeline
 from p4tester.targets.ebpf.sender import TemplateSender
-from p4tester.targets.ebpf.session import NS_PER_US
+from p4tester.targets.ebpf.session import set_profile_bins
 from p4tester.targets.ebpf.tc_objects import TcObjects
 from p4tester.targets.ebpf.tester import EbpfTester
-from p4tester.tester.trial_loop import QDEPTH_EDGES
 
 REPO = Path(__file__).resolve().parents[3]
 TX, RX, GEN_IN, GEN_OUT = "p4blt", "p4blr", "p4blg", "p4blh"
@@ -200,9 +200,7 @@ def run_tester_leg(build: Path, pins: Path, copies: int) -> Leg:
                              ip_version=IP_VERSION_4)
         tester.set_replication(0, pipeline.ifindex(TX), copies)
         # As a session sets them: every checked frame is binned.
-        tester.set_latency_bins([edge * NS_PER_US
-                                 for edge in Profile("bench", ()).latency_bins_us])
-        tester.set_qdepth_bins(QDEPTH_EDGES)
+        set_profile_bins(tester, log_bin_edges(DEFAULT_LOG_HIGH_US))
         tagged = tag_template(template(), 0, offset_of_tester_header(Encapsulation()),
                               tx_port=1)
         programs = {"generator ingress, per template": pipeline.program_id(GEN_IN, "ingress"),

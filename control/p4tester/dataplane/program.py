@@ -136,8 +136,10 @@ def check_stream_id(stream_id: int) -> None:
         )
 
 
-def bin_ranges(edges: Sequence[int]) -> list[tuple[int, int]]:
-    """Bin i covers [edges[i], edges[i+1] - 1]; n+1 increasing edges make n bins."""
+def bin_ranges(edges: Sequence[int], value_bits: int | None = None) -> list[tuple[int, int]]:
+    """Bin i covers [edges[i], edges[i+1] - 1]; n+1 increasing edges make n bins.
+    With value_bits, the bins must hold only values of that width (the last edge
+    may be 2^value_bits: the last bin then ends at the largest value)."""
     if len(edges) < 2:
         raise ValueError("histogram edges: give at least two edges (one bin)")
     if len(edges) - 1 > MAX_HIST_BINS:
@@ -148,6 +150,9 @@ def bin_ranges(edges: Sequence[int]) -> list[tuple[int, int]]:
         raise ValueError(f"histogram edges must increase strictly: {list(edges)}")
     if edges[0] < 0:
         raise ValueError("histogram edges must not be negative")
+    if value_bits is not None and edges[-1] > 1 << value_bits:
+        raise ValueError(f"bin edge {edges[-1]} does not fit a {value_bits}-bit value "
+                         f"(at most {1 << value_bits})")
     return [(low, high - 1) for low, high in pairwise(edges)]
 
 

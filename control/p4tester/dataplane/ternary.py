@@ -45,9 +45,5 @@ def range_to_prefixes(low: int, high: int, width: int) -> tuple[Ternary, ...]:
 def bin_prefixes(edges: Sequence[int], value_bits: int) -> list[tuple[int, Ternary]]:
     """(bin, prefix) for every prefix of every histogram bin (dataplane.program.bin_ranges),
     in bin order: the bin tables of targets without range match (Tofino, eBPF)."""
-    top = 1 << value_bits
-    if edges and edges[-1] > top:
-        raise ValueError(f"bin edge {edges[-1]} does not fit a {value_bits}-bit value "
-                         f"(at most {top})")
-    return [(index, prefix) for index, (low, high) in enumerate(bin_ranges(edges))
+    return [(index, prefix) for index, (low, high) in enumerate(bin_ranges(edges, value_bits))
             for prefix in range_to_prefixes(low, high, value_bits)]

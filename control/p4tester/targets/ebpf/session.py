@@ -15,6 +15,7 @@ import ipaddress
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from p4tester.config.errors import ConfigError
@@ -30,6 +31,13 @@ from p4tester.targets.ebpf.tester import EbpfTester
 from p4tester.tester.trial_loop import QDEPTH_EDGES
 
 NS_PER_US = 1000
+
+
+def set_profile_bins(tester: EbpfTester, latency_bins_us: Sequence[int]) -> None:
+    """A profile's latency bins and the DUT queue-depth bins, as a session sets them."""
+    # The program's clock counts nanoseconds; the profile's bins are microseconds.
+    tester.set_latency_bins([edge * NS_PER_US for edge in latency_bins_us])
+    tester.set_qdepth_bins(QDEPTH_EDGES)
 
 
 def check_profile(topology: Topology, profile: Profile) -> None:
@@ -125,9 +133,7 @@ class EbpfSession:
             tester.forget_stream(stream.id)
             tester.stop_stream(stream.id)
             tester.clear_stream(stream.id)
-        # The program's clock counts nanoseconds; the profile's bins are microseconds.
-        tester.set_latency_bins([edge * NS_PER_US for edge in self.profile.latency_bins_us])
-        tester.set_qdepth_bins(QDEPTH_EDGES)
+        set_profile_bins(tester, self.profile.latency_bins_us)
 
     def close(self) -> None:
         self.pipeline.close()
