@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from itertools import pairwise
+from statistics import median
 
 from p4tester.dataplane import names
 from p4tester.dataplane.program import pacer_port
@@ -180,8 +181,11 @@ class SeveralFramesPerLoopPass(GeneratorTest):
         # turn in the TX queue before egress drops them (one gap, once a trial).
         stamps = [self.header_of(f).tx_ts for f in frames][: budget - budget % per_pass]
         gaps = [b - a for a, b in pairwise(stamps)]
-        # 2.5 ms apart at 400 frames/s; back to back (a few us) without the TX queue.
-        self.assertGreater(min(gaps), 0.5 * 1e6 / rate, gaps)
+        # 2.5 ms apart at 400 frames/s; without the TX queue, 3 of every 4 gaps would
+        # be back to back (a few us). The median, not the smallest: a frame the busy
+        # host stamped late shortens the gap after it (seen: 1227 us once in a CI run
+        # with one core held busy) and says nothing of the pacing.
+        self.assertGreater(median(gaps), 0.9 * 1e6 / rate, gaps)
         mean_gap_us = (stamps[-1] - stamps[0]) / (len(stamps) - 1)
         self.assertAlmostEqual(mean_gap_us, 1e6 / rate, delta=0.05 * 1e6 / rate)
         state = self.tester.read_stream_registers(stream)
