@@ -14,6 +14,7 @@ from p4tester.results.model import (
     Histogram,
     IntervalCounts,
     LatencyStats,
+    RateStep,
     StreamLoss,
     StreamStats,
     TrialResult,
@@ -63,6 +64,8 @@ def full_trial() -> TrialResult:
             latency=latency,
             queue_depth=Histogram(edges=(0, 1, 64), counts=(900, 92), outside=0),
             intervals=IntervalCounts(1.0, (400, 400, 200), (400, 396, 196)),
+            rate_course=(RateStep(0.0, 0.5, 1500.0, 1498.25, 1490.5, 0.375, 3),
+                         RateStep(0.5, 0.5, 500.0)),
         ),
         StreamStats(7 + 1, 1518, 10, 0, 0, 0, 0, 0, 0),
     )
@@ -124,7 +127,7 @@ def test_non_finite_floats_are_strict_json_strings() -> None:
 def test_dict_shape() -> None:
     data = as_json(full_trial())
     assert next(iter(data)) == "schema_version"
-    assert data["schema_version"] == SCHEMA_VERSION == 7
+    assert data["schema_version"] == SCHEMA_VERSION == 8
     assert (data["rx_foreign"], data["rx_stale"], data["rx_mismatched"]) == (7, 4, 60)
     assert data["labels"] == [["buffer_pct", "40"], ["dut", "bmv2 \u00e9"]]
     assert data["streams"][1]["latency"] is None
@@ -141,6 +144,10 @@ def test_dict_shape() -> None:
                                  "spiked": True}
     # Worst first: stream 8 lost all its 10 frames, stream 7 only 8 of 1000.
     assert data["losing_streams"] == [{"stream_id": 8, "lost": 10}, {"stream_id": 7, "lost": 8}]
+    assert data["streams"][0]["rate_course"][1] == {
+        "start_s": 0.5, "duration_s": 0.5, "intended_pps": 500.0, "sent_pps": None,
+        "received_pps": None, "measured_s": 0.0, "max_burst_frames": 0}
+    assert data["streams"][1]["rate_course"] == []
 
 
 def test_version_1_records_load_without_checks() -> None:
@@ -221,6 +228,23 @@ def test_version_6_records_load_without_intervals() -> None:
         trial_from_dict(data)
 
 
+def test_version_7_records_load_without_rate_courses() -> None:
+    """Logs written before shaped streams carried their steps (issue 24)."""
+    data = _mutated(("schema_version",), 7)
+    assert trial_from_dict(data) == before_rate_courses(full_trial())
+    data["streams"][0]["rate_course"] = []
+    with pytest.raises(SerializeError,
+                       match=r"^trial\.streams\[0\]: unknown rate_course \(schema version 7"):
+        trial_from_dict(data)
+
+
+def test_rate_steps_are_checked_on_load() -> None:
+    data = _mutated(("streams", 0, "rate_course", 0, "sent_pps"), "fast")
+    with pytest.raises(SerializeError, match=r"^trial\.streams\[0\]\.rate_course\[0\]\.sent_pps: "
+                                             r"expected a number"):
+        trial_from_dict(data)
+
+
 def test_interval_counts_are_checked_on_load() -> None:
     data = _mutated(("streams", 0, "intervals", "received"), [400, 396])
     with pytest.raises(SerializeError, match=r"^trial\.streams\[0\]\.intervals: interval "
@@ -281,18 +305,27 @@ def test_every_model_field_is_written() -> None:
 
 
 def before_intervals(trial: TrialResult) -> TrialResult:
-    """The trial as a record from before version 7 loads: no stream has intervals."""
+    """The trial as a record from before version 7 loads: no stream has intervals (nor
+    a rate course)."""
     return dataclasses.replace(trial, streams=tuple(
-        dataclasses.replace(stream, intervals=None) for stream in trial.streams))
+        dataclasses.replace(stream, intervals=None, rate_course=()) for stream in trial.streams))
+
+
+def before_rate_courses(trial: TrialResult) -> TrialResult:
+    """The trial as a record from before version 8 loads: no stream has a rate course."""
+    return dataclasses.replace(trial, streams=tuple(
+        dataclasses.replace(stream, rate_course=()) for stream in trial.streams))
 
 
 def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
     """full_trial's record with one value changed; an older schema version's record
     also without what that version did not have in its streams (intervals)."""
     data: dict[str, Any] = as_json(full_trial())
-    if path == ("schema_version",) and isinstance(value, int) and value < 7:
+    if path == ("schema_version",) and isinstance(value, int) and value < 8:
         for stream in data["streams"]:
-            del stream["intervals"]
+            del stream["rate_course"]
+            if value < 7:
+                del stream["intervals"]
     target: Any = data
     for key in path[:-1]:
         target = target[key]
@@ -302,9 +335,9 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
 
 def test_unknown_version_is_rejected() -> None:
     with pytest.raises(SerializeError) as caught:
-        trial_from_dict(_mutated(("schema_version",), 8))
+        trial_from_dict(_mutated(("schema_version",), 9))
     assert str(caught.value) == (
-        "trial: unknown schema version 8; this p4tester reads versions 1, 2, 3, 4, 5, 6, 7 "
+        "trial: unknown schema version 9; this p4tester reads versions 1, 2, 3, 4, 5, 6, 7, 8 "
         "(written by a newer p4tester: upgrade p4tester to read it)"
     )
     with pytest.raises(SerializeError, match=r"unknown schema version '1'"):
@@ -335,7 +368,7 @@ def test_errors_name_the_exact_place() -> None:
 
 def test_unknown_and_missing_keys_are_rejected() -> None:
     data = _mutated(("colour",), "blue")
-    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 7 has"):
+    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 8 has"):
         trial_from_dict(data)
     data = _mutated(("streams", 0, "latency"), {"samples": 1})
     with pytest.raises(SerializeError, match=r"latency: missing min_us, max_us"):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from p4tester.results.model import TrialResult
+from p4tester.streams.shapes import TrafficShape
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,8 @@ class TrialSpec:
     labels: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     reference_loop: bool = False
     stream_loads: tuple[tuple[int, float], ...] = ()
+    shapes: tuple[tuple[int, TrafficShape], ...] = ()
+    shape_step_s: float = 0.5
 
     def __post_init__(self) -> None:
         if not 0.0 < self.offered_fraction <= 1.0:
@@ -58,6 +61,14 @@ class TrialSpec:
             if not 0.0 < load <= 1.0:
                 raise ValueError(f"stream {stream_id}'s load {load:.4f} of line rate must be "
                                  "in (0, 1]")
+        shaped = [stream_id for stream_id, _ in self.shapes]
+        if len(set(shaped)) != len(shaped):
+            raise ValueError(f"shapes name a stream twice: {shaped}")
+        if self.shapes and self.frame_count is not None:
+            raise ValueError("a trial of frame_count frames (a burst) takes no shape")
+        if self.shapes and not 0 < self.shape_step_s <= self.duration_s:
+            raise ValueError(f"shape step {self.shape_step_s:g} s must be above 0 and at most "
+                             f"the trial's {self.duration_s:g} s")
 
 
 class TrialRunner(Protocol):

@@ -94,6 +94,24 @@ class IntervalCounts:
 
 
 @dataclass(frozen=True, slots=True)
+class RateStep:
+    """One step of a shaped stream's trial (streams.shapes, tester.rate_course): the rate
+    it was to send from `start_s` (seconds since its senders started) for `duration_s`,
+    and what it sent and received meanwhile, measured on the switch's clock between the
+    samples read inside the step (None: fewer than two were), over `measured_s` of
+    it. `max_burst_frames`: the most frames sent in one sample interval beyond the
+    step's rate."""
+
+    start_s: float
+    duration_s: float
+    intended_pps: float
+    sent_pps: float | None = None
+    received_pps: float | None = None
+    measured_s: float = 0.0
+    max_burst_frames: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class StreamStats:
     """One stream's figures over a trial."""
 
@@ -110,6 +128,8 @@ class StreamStats:
     queue_depth: Histogram | None = None
     # Frames per interval of the trial; None where the target takes no samples in it.
     intervals: IntervalCounts | None = None
+    # A shaped stream's steps (intended and measured rates); () for a constant rate.
+    rate_course: tuple[RateStep, ...] = ()
 
     @property
     def lost(self) -> int:

@@ -19,7 +19,9 @@ the DUT's buffer filled) and late_frames; older records load with all four None.
 Version 6 added reference (the tester's own latency from its reference stream, null
 when the trial ran none); older records load with it None. Version 7 added a stream's
 intervals (frames sent and received per interval of the trial, for availability; null
-where the target took no samples); older records load with them None.
+where the target took no samples); older records load with them None. Version 8
+added a stream's rate_course (the steps of a shaped stream, intended and measured
+rates; [] for a constant rate); older records load with it empty.
 """
 
 from __future__ import annotations
@@ -32,14 +34,15 @@ from p4tester.results.model import (
     Histogram,
     IntervalCounts,
     LatencyStats,
+    RateStep,
     StreamStats,
     TrialResult,
 )
 from p4tester.results.reference import ReferenceLatency
 
-SCHEMA_VERSION: Final = 7
+SCHEMA_VERSION: Final = 8
 # Versions the loader reads; what a version lacks is None in the TrialResult.
-READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7)
+READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7, 8)
 _V1_KEYS: Final = (
     "schema_version",
     "experiment",
@@ -61,12 +64,15 @@ _V5_KEYS: Final = (*_V3_KEYS, "offered_pps_measured", "max_burst_frames", "dut_b
                    "late_frames")
 _V6_KEYS: Final = (*_V5_KEYS, "reference")
 _KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS, 5: _V5_KEYS,
-                           6: _V6_KEYS, 7: _V6_KEYS}
+                           6: _V6_KEYS, 7: _V6_KEYS, 8: _V6_KEYS}
 _STREAM_KEYS: Final = ("stream_id", "frame_size", "tx_frames", "rx_frames", "rx_bytes",
                        "gap_events", "lost_in_gaps", "reordered", "duplicates", "latency",
                        "queue_depth")
 _INTERVALS_SINCE: Final = 7
 _INTERVAL_KEYS: Final = ("interval_s", "sent", "received")
+_RATE_COURSE_SINCE: Final = 8
+_RATE_STEP_KEYS: Final = ("start_s", "duration_s", "intended_pps", "sent_pps", "received_pps",
+                          "measured_s", "max_burst_frames")
 _REFERENCE_KEYS: Final = ("stream_id", "tx_frames", "rx_frames", "min_us", "avg_us", "max_us",
                           "spiked")
 # Derived keys a record may carry from this version on; the loader does not need them.
@@ -147,7 +153,15 @@ def _stream_out(stream: StreamStats) -> JsonObject:
         "latency": _latency_out(stream.latency),
         "queue_depth": _histogram_out(stream.queue_depth),
         "intervals": _intervals_out(stream.intervals),
+        "rate_course": [_rate_step_out(step) for step in stream.rate_course],
     }
+
+
+def _rate_step_out(step: RateStep) -> JsonObject:
+    return {"start_s": step.start_s, "duration_s": step.duration_s,
+            "intended_pps": step.intended_pps, "sent_pps": _opt_float_out(step.sent_pps),
+            "received_pps": _opt_float_out(step.received_pps),
+            "measured_s": step.measured_s, "max_burst_frames": step.max_burst_frames}
 
 
 def _intervals_out(intervals: IntervalCounts | None) -> JsonObject | None:
@@ -372,8 +386,10 @@ def _latency_in(value: object, where: str) -> LatencyStats | None:
 
 def _stream_in(value: object, where: str, version: int = SCHEMA_VERSION) -> StreamStats:
     with_intervals = version >= _INTERVALS_SINCE
-    fields = _Fields(value, where,
-                     (*_STREAM_KEYS, "intervals") if with_intervals else _STREAM_KEYS, version)
+    with_course = version >= _RATE_COURSE_SINCE
+    keys = (*_STREAM_KEYS, *(("intervals",) if with_intervals else ()),
+            *(("rate_course",) if with_course else ()))
+    fields = _Fields(value, where, keys, version)
     return StreamStats(
         stream_id=fields.integer("stream_id"),
         frame_size=fields.integer("frame_size"),
@@ -388,7 +404,18 @@ def _stream_in(value: object, where: str, version: int = SCHEMA_VERSION) -> Stre
         queue_depth=_histogram_in(fields.raw("queue_depth"), fields.path("queue_depth")),
         intervals=(_intervals_in(fields.raw("intervals"), fields.path("intervals"))
                    if with_intervals else None),
+        rate_course=tuple(_rate_step_in(step, f"{fields.path('rate_course')}[{i}]")
+                          for i, step in enumerate(fields.items("rate_course")))
+        if with_course else (),
     )
+
+
+def _rate_step_in(value: object, where: str) -> RateStep:
+    fields = _Fields(value, where, _RATE_STEP_KEYS)
+    return RateStep(fields.number("start_s"), fields.number("duration_s"),
+                    fields.number("intended_pps"), fields.opt_number("sent_pps"),
+                    fields.opt_number("received_pps"), fields.number("measured_s"),
+                    fields.integer("max_burst_frames"))
 
 
 def _intervals_in(value: object, where: str) -> IntervalCounts | None:

@@ -1,18 +1,24 @@
-"""BMv2 settings that P4Runtime does not reach, through simple_switch_CLI (thrift).
+"""BMv2 settings that P4Runtime does not reach, through thrift.
 
 Egress queue depth and rate are per port; the tester paces each stream's
 generator loop with a queue rate, and the reference DUT gets its buffer and
-bottleneck the same way.
+bottleneck the same way. Most settings go through simple_switch_CLI; queue rates,
+which a shaped trial changes every step (issue 24), go over a thrift connection
+from this process: a CLI process costs a few hundred milliseconds of a busy host.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 CLI_NAME = "simple_switch_CLI"
 # BMv2's `make install` puts the CLI's Python modules under the prefix's
@@ -93,17 +99,63 @@ class Bmv2Thrift:
 
     def set_queue_rate(self, port: int, pps: int) -> None:
         """Egress queue rate of a port in packets per second (0 = unlimited)."""
-        if pps < 0:
-            raise ValueError(f"queue rate {pps} pps must not be negative")
-        self.run([f"set_queue_rate {pps} {port}"])
+        self.set_queue_rates({port: pps})
 
-    def set_queue_rates(self, rates: dict[int, int]) -> None:
-        """Several ports in one CLI session (one process start, not one per port;
-        none for no ports)."""
-        if rates:
-            self.run([f"set_queue_rate {pps} {port}" for port, pps in rates.items()])
+    def set_queue_rates(self, rates: Mapping[int, int]) -> None:
+        """Several ports' egress queue rates (0 = unlimited) over one thrift
+        connection (none for no ports)."""
+        if not rates:
+            return
+        negative = {port: pps for port, pps in rates.items() if pps < 0}
+        if negative:
+            raise ValueError(f"queue rates {negative} pps must not be negative")
+        from thrift.protocol import TBinaryProtocol, TMultiplexedProtocol
+        from thrift.Thrift import TException
+        from thrift.transport import TSocket, TTransport
+
+        socket = TSocket.TSocket(THRIFT_IP, self.thrift_port)
+        socket.setTimeout(self.timeout_s * 1000)
+        transport = TTransport.TBufferedTransport(socket)
+        protocol = TMultiplexedProtocol.TMultiplexedProtocol(
+            TBinaryProtocol.TBinaryProtocol(transport), "simple_switch")
+        client = _simple_switch_client()(protocol)
+        try:
+            transport.open()
+            for port, pps in rates.items():
+                client.set_egress_queue_rate(port, pps)
+        except (TException, OSError) as exc:
+            raise ThriftError(
+                f"thrift port {self.thrift_port}: setting queue rates {dict(rates)} failed "
+                f"({exc}); is the switch running with its thrift server on that port?"
+            ) from exc
+        finally:
+            transport.close()
 
     def set_queue_depth(self, port: int, packets: int) -> None:
         if packets <= 0:
             raise ValueError(f"queue depth {packets} must be at least 1 packet")
         self.run([f"set_queue_depth {packets} {port}"])
+
+
+def _simple_switch_client() -> Any:
+    """BMv2's generated thrift client for simple_switch (sswitch_runtime), loaded from
+    where BMv2 installed it without putting that directory on sys.path (it also holds
+    packages, `p4` and `google`, that would shadow this environment's)."""
+    loaded = sys.modules.get("sswitch_runtime.SimpleSwitch")
+    if loaded is not None:
+        return loaded.Client
+    modules = bmv2_python_dir()
+    package = None if modules is None else modules / "sswitch_runtime"
+    if package is None or not (package / "__init__.py").is_file():
+        raise ThriftError(
+            f"BMv2's thrift modules (sswitch_runtime) not found under /usr/local/lib/"
+            f"python3*/: reinstall BMv2 or set {PYTHONPATH_OVERRIDE} to their directory"
+        )
+    spec = importlib.util.spec_from_file_location(
+        "sswitch_runtime", package / "__init__.py", submodule_search_locations=[str(package)])
+    if spec is None or spec.loader is None:
+        raise ThriftError(f"cannot load {package}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["sswitch_runtime"] = module
+    spec.loader.exec_module(module)
+    return importlib.import_module("sswitch_runtime.SimpleSwitch").Client

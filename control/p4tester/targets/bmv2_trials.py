@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
@@ -35,6 +36,7 @@ from p4tester.tester.port_counters import (
     KernelInterfaceCounters,
     PortCounterSource,
 )
+from p4tester.tester.rate_schedule import RateSchedule
 from p4tester.tester.reference_stream import (
     lost_reason,
     reference_latency,
@@ -48,7 +50,7 @@ from p4tester.tester.snapshot import (
     packets_between,
 )
 from p4tester.tester.stream_figures import LatencySums, StreamCounters, stream_figures
-from p4tester.tester.stream_plan import StreamPlan, plan_streams, port_shaping
+from p4tester.tester.stream_plan import StreamPlan, plan_streams, port_shaping, shaped_plans
 from p4tester.tester.trial_course import StreamSample
 from p4tester.tester.trial_loop import (
     QDEPTH_EDGES,
@@ -84,6 +86,7 @@ class Bmv2Trials:
         self._shaped: dict[int, int] = {}
         self._plans: tuple[StreamPlan, ...] = ()
         self._reference: tuple[StreamPlan, ...] = ()
+        self._schedule: RateSchedule | None = None
 
     @property
     def drain_s(self) -> float:
@@ -104,12 +107,15 @@ class Bmv2Trials:
 
     # ---- sending ---------------------------------------------------------
     def arm(self, spec: TrialSpec) -> ArmedTrial:
-        plans = plan_streams(self.session.profile, self.session.topology, spec)
+        plans, schedule = shaped_plans(
+            plan_streams(self.session.profile, self.session.topology, spec),
+            self.session.topology, spec)
         for plan in plans:
             for port in {plan.stream.tx_port, plan.stream.rx_port}:
                 check_frame_fits(self.ports.interface(port), plan.stream.size_in(spec.frame_size),
                                  f"stream {plan.stream.id}, port {port}")
         self._plans, self._reference = plans, self._reference_plan(spec)
+        self._schedule = schedule
         epoch = spec.trial_index % EPOCHS
         for plan in self._every:
             self.session.dataplane.expect_stream(plan.stream.id, plan.stream.rx_port,
@@ -117,10 +123,14 @@ class Bmv2Trials:
                                                  run=self.run_value)
         # The reference stream is not waited for: it watches the trial's streams and
         # stops with them.
-        senders = (*(Sender(p.stream.id, p.budget, p.rate_pps) for p in plans),
+        # A shaped stream's rate is its mean (its budget over the trial).
+        senders = (*(Sender(p.stream.id, p.budget, p.budget / spec.duration_s
+                            if schedule and schedule.sender(p.stream.id) else p.rate_pps)
+                     for p in plans),
                    *(Sender(p.stream.id, p.budget, p.rate_pps, waited=False)
                      for p in self._reference))
-        return ArmedTrial(senders, float(sum(p.rate_pps for p in plans)))
+        return ArmedTrial(senders, float(sum(s.rate_pps for s in senders if s.waited)),
+                          schedule=schedule)
 
     @property
     def _every(self) -> tuple[StreamPlan, ...]:
@@ -163,7 +173,28 @@ class Bmv2Trials:
             template = build_template(
                 frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch,
                            self.run_value))
-            dataplane.seed_stream(plan.stream.id, template, seeds_for_rate(plan.loop_pps))
+            dataplane.seed_stream(plan.stream.id, template, seeds_for_rate(self._peak_loop(plan)))
+
+    def _peak_loop(self, plan: StreamPlan) -> int:
+        """The fastest its loop runs this trial: a shaped stream's seeds must keep its
+        pacing queue busy at its highest step."""
+        shaped = self._schedule.sender(plan.stream.id) if self._schedule else None
+        return plan.loop_pps if shaped is None else shaped.peak_pps // plan.frames_per_pass
+
+    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, int]) -> None:
+        """A shaped trial's next step: the streams' loops and their TX ports' queues.
+        Ports open up before the loops speed up, and close after they slow down, so a
+        port never holds back frames its loop makes at the step's rate."""
+        faster = any(pps > p.rate_pps for p in self._plans
+                     if (pps := rates_pps.get(p.stream.id)) is not None)
+        self._plans = tuple(replace(p, rate_pps=rates_pps[p.stream.id])
+                            if p.stream.id in rates_pps else p for p in self._plans)
+        loops = {p.stream.id: p.loop_pps for p in self._plans if p.stream.id in rates_pps}
+        if faster:
+            self._shape(port_shaping(self._every))
+        self.session.target.set_stream_rates(loops)
+        if not faster:
+            self._shape(port_shaping(self._every))
 
     def _shape(self, rates: Mapping[int, int]) -> None:
         """Set the TX ports' queue rates that differ from what this runner set (every

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from p4tester.config.profile import Profile, StreamConfig
@@ -31,6 +31,7 @@ from p4tester.config.stream_rates import port_line_pps, stream_pps
 from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import REFERENCE_LOOP_PORT
 from p4tester.experiments.runner import TrialSpec
+from p4tester.tester.rate_schedule import RateSchedule, build_schedule
 
 FRAMES_PER_PASS: Final = 4
 FRAMES_PER_PASS_FROM_PPS: Final = 1000
@@ -95,15 +96,50 @@ def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple
     for stream, pps in trial_streams(profile, topology, spec):
         configured = 1 if spec.frame_count else profile.trial.frames_per_pass
         per_pass = frames_per_pass(pps, configured)
-        # Its share of the port's line rate; a stream with a load of its own, the port's.
-        ceiling = (port_line_pps(topology, stream, spec.frame_size) if spec.stream_loads
-                   else stream_pps(topology, stream, spec.frame_size))
+        ceiling = stream_ceiling_pps(stream, topology, spec)
         rate = per_pass * max(1, round(pps / per_pass))
         if rate > ceiling and per_pass > 1:
             rate = per_pass * max(1, math.floor(ceiling / per_pass))
         budget = spec.frame_count or max(1, round(rate * spec.duration_s))
         plans.append(StreamPlan(stream, rate, budget, per_pass))
     return tuple(plans)
+
+
+def shaped_plans(plans: tuple[StreamPlan, ...], topology: Topology,
+                 spec: TrialSpec) -> tuple[tuple[StreamPlan, ...], RateSchedule | None]:
+    """The plans of a shaped trial (spec.shapes) and its schedule: a shaped stream keeps
+    its frames per pass, starts at its first step's rate and sends its steps' frames;
+    each step's rate a multiple of its frames per pass, within its share of line rate.
+    Unchanged plans and None for a trial without shapes."""
+    if not spec.shapes:
+        return plans, None
+    by_id = {plan.stream.id: plan for plan in plans}
+    shapes = dict(spec.shapes)
+    unknown = sorted(set(shapes) - set(by_id))
+    if unknown:
+        raise ValueError(f"trial {spec.experiment}#{spec.trial_index} shapes streams {unknown}; "
+                         f"it runs {sorted(by_id)}")
+    ceilings = {sid: stream_ceiling_pps(by_id[sid].stream, topology, spec) for sid in shapes}
+
+    def send_rate(sid: int, pps: float) -> int:
+        per_pass = by_id[sid].frames_per_pass
+        most = per_pass * max(1, math.floor(ceilings[sid] / per_pass))
+        return min(most, per_pass * max(1, round(pps / per_pass)))
+
+    base = {sid: float(by_id[sid].rate_pps) for sid in shapes}
+    schedule = build_schedule(shapes, base, ceilings, spec.duration_s, spec.shape_step_s,
+                              send_rate)
+    shaped = {s.key: s for s in schedule.senders}
+    return tuple(replace(plan, rate_pps=shaped[plan.stream.id].rates_pps[0],
+                         budget=shaped[plan.stream.id].budget)
+                 if plan.stream.id in shaped else plan for plan in plans), schedule
+
+
+def stream_ceiling_pps(stream: StreamConfig, topology: Topology, spec: TrialSpec) -> float:
+    """A stream's highest rate: its share of its port's line rate, or, with a load of
+    its own, the port's."""
+    return (port_line_pps(topology, stream, spec.frame_size) if spec.stream_loads
+            else stream_pps(topology, stream, spec.frame_size))
 
 
 def port_shaping(plans: Iterable[StreamPlan]) -> dict[int, int]:

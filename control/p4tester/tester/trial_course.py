@@ -82,12 +82,12 @@ def offered_load(samples: Sequence[StreamSample], rate_pps: float,
         bounded.append(next(s for s in samples if s.sent >= budget))
     burst = 0.0
     for earlier, later in pairwise(bounded):
-        seconds = _seconds(earlier, later)
+        seconds = switch_seconds(earlier, later)
         burst = max(burst, (later.sent - earlier.sent) - rate_pps * seconds)
     pps = None
     span = 0.0
     if len(sending) >= 2:
-        span = _seconds(sending[0], sending[-1])
+        span = switch_seconds(sending[0], sending[-1])
         if span > 0:
             pps = (sending[-1].sent - sending[0].sent) / span
     return OfferedLoad(pps, int(burst), span)
@@ -119,7 +119,8 @@ def not_offered(stream_id: int, load: OfferedLoad, rate_pps: float, poll_s: floa
     return ""
 
 
-def _seconds(earlier: StreamSample, later: StreamSample) -> float:
+def switch_seconds(earlier: StreamSample, later: StreamSample) -> float:
+    """Switch-clock seconds from one sample to a later one (the clock may wrap once)."""
     ticks = counter_delta(earlier.switch_time, later.switch_time, bits=SWITCH_CLOCK_BITS)
     return ticks / SWITCH_CLOCK_HZ
 
@@ -182,10 +183,10 @@ def interval_counts(samples: Sequence[StreamSample],
         return None
     bounds = [samples[0]]
     for sample in samples[1:]:
-        if _seconds(bounds[-1], sample) >= interval_s:
+        if switch_seconds(bounds[-1], sample) >= interval_s:
             bounds.append(sample)
     if bounds[-1] is not samples[-1]:
-        if len(bounds) > 1 and _seconds(bounds[-1], samples[-1]) < interval_s / 2:
+        if len(bounds) > 1 and switch_seconds(bounds[-1], samples[-1]) < interval_s / 2:
             bounds[-1] = samples[-1]
         else:
             bounds.append(samples[-1])

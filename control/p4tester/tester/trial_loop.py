@@ -33,11 +33,13 @@ from p4tester.dataplane.program import SwitchUnansweredError
 from p4tester.experiments.runner import TrialSpec
 from p4tester.results.availability import AVAILABILITY_INTERVAL_S
 from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, SelfCheck
-from p4tester.results.model import StreamStats, TrialResult
+from p4tester.results.model import RateStep, StreamStats, TrialResult
 from p4tester.results.reference import ReferenceLatency
 from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
 from p4tester.tester.host_load import CpuTimes, host_load, read_cpu_times
 from p4tester.tester.port_counters import InterfaceCounters
+from p4tester.tester.rate_course import TimedSample, course_not_offered, rate_course
+from p4tester.tester.rate_schedule import RateSchedule
 from p4tester.tester.selfcheck import (
     InterfaceBracket,
     ProgramPortCounts,
@@ -83,6 +85,9 @@ class ArmedTrial:
     offered_pps: float
     what: str = "streams"
     slow_hint: str = "the switch is too slow for this rate, or stopped"
+    # A shaped trial's steps (tester.rate_schedule): the loop moves the target from
+    # step to step (TrialTarget.retune) and measures each; None: constant rates.
+    schedule: RateSchedule | None = None
 
     @property
     def waited(self) -> tuple[Sender, ...]:
@@ -146,7 +151,13 @@ class TrialTarget(Protocol):
         """Before the opening edge: from then on only this trial's frames count."""
         ...
 
-    def start(self, trial: ArmedTrial, spec: TrialSpec) -> None: ...
+    def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
+        """Start the senders, a shaped trial's at its first step's rates."""
+        ...
+
+    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, int]) -> None:
+        """Move a shaped trial's senders (key -> frames/s) to their next step's rates."""
+        ...
 
     def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]: ...
 
@@ -179,6 +190,17 @@ def _bracket(first: Mapping[int, InterfaceCounters] | None,
     return InterfaceBracket(first, second)
 
 
+@dataclass(slots=True)
+class _Course:
+    """A shaped trial's course so far: when each step was applied and each shaped
+    sender's samples, timed (seconds since the senders started)."""
+
+    schedule: RateSchedule
+    began: float
+    applied_s: list[float] = field(default_factory=list)
+    samples: dict[int, list[TimedSample]] = field(default_factory=dict)
+
+
 @dataclass
 class TrialLoop:
     """The TrialRunner every target's trials go through. Mutable on purpose: the
@@ -205,10 +227,13 @@ class TrialLoop:
     def _run_armed(self, spec: TrialSpec, trial: ArmedTrial, started: float,
                    cpu_before: CpuTimes | None, before: Edge) -> TrialResult:
         samples: dict[int, list[StreamSample]] = {}
+        course: _Course | None = None
         behind = ""
         try:
             self.target.start(trial, spec)
-            self._wait_until_sent(trial, samples)
+            if trial.schedule is not None:
+                course = _Course(trial.schedule, self.clock(), [0.0])
+            self._wait_until_sent(trial, samples, course)
         except GeneratorBehind as fell_behind:
             # What was sent is still counted exactly: read it, but the trial did not
             # offer the load it was asked for, so it is the tester's limit.
@@ -218,7 +243,7 @@ class TrialLoop:
         self.sleep(self.target.drain_s)
         after, check, dut_check = self.settled(before)
         return self._judged(spec, trial, started, cpu_before, before, after, check, dut_check,
-                            samples, behind)
+                            samples, behind, course)
 
     # ---- the edges -------------------------------------------------------
     def opening_edge(self) -> Edge:
@@ -281,17 +306,24 @@ class TrialLoop:
         return None  # gone: no check; its trials show what it forwarded
 
     # ---- sending ---------------------------------------------------------
-    def _wait_until_sent(self, trial: ArmedTrial,
-                         samples: dict[int, list[StreamSample]]) -> None:
+    def _wait_until_sent(self, trial: ArmedTrial, samples: dict[int, list[StreamSample]],
+                         course: _Course | None) -> None:
         """Wait (bounded) until every waited sender is done (tester.send_watch); each
-        read goes into `samples`."""
+        read goes into `samples`. A shaped trial's steps are applied as they fall due,
+        and its samples timed (`course`)."""
         watch = SendWatch(trial.senders, self.clock())
         while watch.waiting:
-            self.sleep(self.target.poll_s)
+            self.sleep(self._until_next_poll(course))
+            if course is not None:
+                self._follow_schedule(trial, course)
             readings = self.target.read_sent(tuple(watch.waiting.values()))
+            read_at = self.clock()
             for key, reading in readings.items():
                 if reading.sample is not None:
                     samples.setdefault(key, []).append(reading.sample)
+                    if course is not None:
+                        course.samples.setdefault(key, []).append(
+                            TimedSample(read_at - course.began, reading.sample))
             watch.done(readings)
             late = watch.late(self.clock())
             if late:
@@ -299,23 +331,52 @@ class TrialLoop:
                     f"{trial.what} {late} did not send their budgets within "
                     f"{watch.allowed_s:.1f} s: {trial.slow_hint}")
 
+    def _until_next_poll(self, course: _Course | None) -> float:
+        """A poll interval, or less when a shaped trial's next step falls due sooner."""
+        poll = self.target.poll_s
+        if course is None or len(course.applied_s) >= len(course.schedule.steps):
+            return poll
+        due = course.began + course.schedule.steps[len(course.applied_s)].start_s
+        return min(poll, max(due - self.clock(), 0.0))
+
+    def _follow_schedule(self, trial: ArmedTrial, course: _Course) -> None:
+        """Apply the latest step that fell due; steps the loop overslept (a busy host)
+        are noted as applied at the same moment, so no sample counts as theirs."""
+        elapsed = self.clock() - course.began
+        steps = course.schedule.steps
+        due = len(course.applied_s)
+        while due < len(steps) and steps[due].start_s <= elapsed:
+            due += 1
+        if due == len(course.applied_s):
+            return
+        self.target.retune(trial, course.schedule.rates_at(due - 1))
+        applied = self.clock() - course.began
+        course.applied_s.extend([applied] * (due - len(course.applied_s)))
+
     # ---- judging ---------------------------------------------------------
     def _judged(self, spec: TrialSpec, trial: ArmedTrial, started: float,
                 cpu_before: CpuTimes | None, before: Edge, after: Edge,
                 check: SelfCheck | None, dut_check: SelfCheck | None,
-                samples: Mapping[int, list[StreamSample]], behind: str) -> TrialResult:
+                samples: Mapping[int, list[StreamSample]], behind: str,
+                course: _Course | None) -> TrialResult:
         target = self.target
-        offered = [offered_load(samples[s.key], s.rate_pps, s.budget)
+        courses = _courses(course)
+        offered = [_offered(samples[s.key], s, courses.get(s.key))
                    for s in trial.waited if s.key in samples]
         proven = len(offered) == len(trial.waited)
         if not behind and proven:
             # A trial proves the load it offered (issue 21): one that fell behind its
-            # rate or caught up in a burst is the tester's limit, never the DUT's result.
+            # rate or caught up in a burst is the tester's limit, never the DUT's result;
+            # a shaped stream proves each of its steps.
             behind = "; ".join(
                 reason for sender, load in zip(trial.waited, offered, strict=True)
-                if (reason := not_offered(sender.key, load, sender.rate_pps, target.poll_s)))
+                if (reason := course_not_offered(sender.key, courses[sender.key], target.poll_s)
+                    if sender.key in courses
+                    else not_offered(sender.key, load, sender.rate_pps, target.poll_s)))
         streams = _with_intervals(
             target.stream_stats(trial, spec, before.snapshot, after.snapshot), samples)
+        streams = tuple(replace(s, rate_course=courses[s.stream_id])
+                        if s.stream_id in courses else s for s in streams)
         extras = target.extras(trial, streams, before.snapshot, after.snapshot)
         behind = behind or extras.unvouched
         if behind:
@@ -387,6 +448,27 @@ def verdict(check: SelfCheck | None, dut_check: SelfCheck | None) -> str | None:
         return (f"{DUT_LIMITED}: the DUT did not hold its configured behaviour: "
                 f"{dut_check.describe()}")
     return None
+
+
+def _courses(course: _Course | None) -> dict[int, tuple[RateStep, ...]]:
+    """Each shaped sender's steps, measured (tester.rate_course)."""
+    if course is None:
+        return {}
+    steps = course.schedule.steps
+    return {sender.key: rate_course(sender, [s.start_s for s in steps],
+                                    [s.duration_s for s in steps], course.applied_s,
+                                    course.samples.get(sender.key, ()))
+            for sender in course.schedule.senders}
+
+
+def _offered(samples: Sequence[StreamSample], sender: Sender,
+             course: tuple[RateStep, ...] | None) -> OfferedLoad:
+    """What a sender offered; a shaped one's worst burst is its steps' (each against
+    its own rate), not one against its mean rate."""
+    load = offered_load(samples, sender.rate_pps, sender.budget)
+    if course is None:
+        return load
+    return replace(load, max_burst_frames=max((s.max_burst_frames for s in course), default=0))
 
 
 def _with_intervals(streams: tuple[StreamStats, ...],

@@ -29,16 +29,53 @@ SLOT_S = 0.001
 @dataclass(frozen=True, slots=True)
 class Feed:
     """One stream's templates in one trial: `count` copies of `template` (tagged) at
-    `template_pps`."""
+    `template_pps`, or, for a shaped stream (issue 24), at each step's rate from its
+    start: `steps` of (start_s, template_pps) from 0, rising starts."""
 
     template: bytes
     count: int
     template_pps: float
+    steps: tuple[tuple[float, float], ...] = ()
 
     def __post_init__(self) -> None:
-        if self.template_pps <= 0 or self.count < 0:
-            raise ValueError(f"template rate {self.template_pps} and count {self.count} "
-                             "must be positive")
+        rates = [self.template_pps, *(pps for _, pps in self.steps)]
+        if min(rates) <= 0 or self.count < 0:
+            raise ValueError(f"template rate {min(rates):g} and count {self.count} must be "
+                             "positive")
+        if self.steps and self.steps[0][0] != 0:
+            raise ValueError(f"a shaped feed's first step starts at 0, not {self.steps[0][0]}")
+
+    def due_by(self, elapsed_s: float) -> float:
+        """Templates due by `elapsed_s` since the start (not bounded by count)."""
+        if not self.steps:
+            return elapsed_s * self.template_pps
+        due = 0.0
+        for index, (start, pps) in enumerate(self.steps):
+            end = self.steps[index + 1][0] if index + 1 < len(self.steps) else float("inf")
+            if elapsed_s <= start:
+                break
+            due += (min(elapsed_s, end) - start) * pps
+        return due
+
+    def due_at(self, templates: int) -> float:
+        """Seconds from the start when template number `templates` falls due."""
+        if not self.steps:
+            return templates / self.template_pps
+        left = float(templates)
+        for index, (start, pps) in enumerate(self.steps):
+            end = self.steps[index + 1][0] if index + 1 < len(self.steps) else float("inf")
+            if left <= (end - start) * pps:
+                return start + left / pps
+            left -= (end - start) * pps
+        return float("inf")
+
+    def rate_at(self, elapsed_s: float) -> float:
+        """Templates per second at `elapsed_s`."""
+        rate = self.template_pps
+        for start, pps in self.steps:
+            if start <= elapsed_s:
+                rate = pps
+        return rate
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,17 +130,18 @@ class TemplateSender:
                 break
             elapsed = now - start + SLOT_S
             for index, feed in enumerate(feeds):
-                due = min(feed.count, int(elapsed * feed.template_pps) + 1)
+                due = min(feed.count, int(feed.due_by(elapsed)) + 1)
                 if due <= done[index]:
                     continue
-                worst_lag = max(worst_lag, (due - done[index]) / feed.template_pps - SLOT_S)
+                worst_lag = max(worst_lag,
+                                (due - done[index]) / feed.rate_at(elapsed) - SLOT_S)
                 while done[index] < due:
                     try:
                         self._socket.send(feed.template)
                     except OSError:
                         refused += 1
                     done[index] += 1
-            pause = min((start + d / f.template_pps
+            pause = min((start + f.due_at(d)
                          for d, f in zip(done, feeds, strict=True) if d < f.count),
                         default=0.0) - time.perf_counter()
             if pause > 0:

@@ -45,13 +45,14 @@ from p4tester.targets.ebpf.tester import MAX_COPIES
 from p4tester.tester.dut_source import DutCounterSource
 from p4tester.tester.link_frames import LINK_MTU_HINT, max_link_frame
 from p4tester.tester.port_counters import InterfaceCounters, KernelInterfaceCounters
+from p4tester.tester.rate_schedule import RateSchedule, build_schedule
 from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import (
     CounterSnapshot,
 )
 from p4tester.tester.stream_figures import LatencySums, StreamCounters, stream_figures
-from p4tester.tester.stream_plan import trial_streams
+from p4tester.tester.stream_plan import stream_ceiling_pps, trial_streams
 from p4tester.tester.trial_course import SWITCH_CLOCK_BITS, StreamSample
 from p4tester.tester.trial_loop import (
     QDEPTH_EDGES,
@@ -90,15 +91,36 @@ def copies_per_template(rate_pps: float, streams: int, burst: bool) -> int:
 @dataclass(frozen=True, slots=True)
 class EbpfStreamPlan:
     stream: StreamConfig
-    rate_pps: float
+    rate_pps: float  # a shaped stream's: its mean
     budget: int
     copies: int
     template: bytes  # tagged
+    steps: tuple[tuple[float, float], ...] = ()  # a shaped stream's (start_s, frames/s)
 
     @property
     def feed(self) -> Feed:
         return Feed(self.template, math.ceil(self.budget / self.copies),
-                    self.rate_pps / self.copies)
+                    self.rate_pps / self.copies,
+                    tuple((start, pps / self.copies) for start, pps in self.steps))
+
+
+def ebpf_schedule(chosen: Sequence[tuple[StreamConfig, float]], topology: Topology,
+                  spec: TrialSpec) -> RateSchedule | None:
+    """A shaped trial's schedule on this target: any whole rate of 1 frame/s or more
+    (the sender paces templates, the program counts the frames)."""
+    if not spec.shapes:
+        return None
+    rates = {stream.id: pps for stream, pps in chosen}
+    shapes = dict(spec.shapes)
+    unknown = sorted(set(shapes) - set(rates))
+    if unknown:
+        raise ValueError(f"trial {spec.experiment}#{spec.trial_index} shapes streams {unknown}; "
+                         f"it runs {sorted(rates)}")
+    ceilings = {stream.id: stream_ceiling_pps(stream, topology, spec)
+                for stream, _ in chosen if stream.id in shapes}
+    return build_schedule(shapes, {sid: rates[sid] for sid in shapes}, ceilings,
+                          spec.duration_s, spec.shape_step_s,
+                          lambda sid, pps: min(max(1, round(pps)), math.floor(ceilings[sid])))
 
 
 def switch_time_us() -> int:
@@ -209,13 +231,21 @@ class EbpfTrials:
     # ---- sending ---------------------------------------------------------
     def arm(self, spec: TrialSpec) -> ArmedTrial:
         chosen = trial_streams(self.session.profile, self.session.topology, spec)
+        schedule = ebpf_schedule(chosen, self.session.topology, spec)
         epoch = spec.trial_index % EPOCHS
         plans = []
         for stream, pps in chosen:
             size = stream.size_in(spec.frame_size)
             check_frame_fits(self.session, stream, size)
-            copies = copies_per_template(pps, len(chosen), bool(spec.frame_count))
+            shaped = schedule.sender(stream.id) if schedule else None
+            copies = copies_per_template(pps if shaped is None else shaped.peak_pps,
+                                         len(chosen), bool(spec.frame_count))
             budget = spec.frame_count or max(1, round(pps * spec.duration_s))
+            steps: tuple[tuple[float, float], ...] = ()
+            if schedule is not None and shaped is not None:
+                budget, pps = shaped.budget, shaped.budget / spec.duration_s
+                steps = tuple((step.start_s, float(rate))
+                              for step, rate in zip(schedule.steps, shaped.rates_pps, strict=True))
             frame = build_template(FrameSpec(stream_id=stream.id, frame_size=size,
                                              addresses=stream.addresses, epoch=epoch,
                                              run=self.run_value,
@@ -223,7 +253,7 @@ class EbpfTrials:
             template = tag_template(frame, stream.id,
                                     offset_of_tester_header(stream.encapsulation),
                                     stream.tx_port)
-            plans.append(EbpfStreamPlan(stream, pps, budget, copies, template))
+            plans.append(EbpfStreamPlan(stream, pps, budget, copies, template, steps))
         self._plans = tuple(plans)
         tester = self.session.tester
         for plan in self._plans:
@@ -239,7 +269,8 @@ class EbpfTrials:
         return ArmedTrial(tuple(Sender(p.stream.id, p.budget, p.rate_pps) for p in self._plans),
                           float(sum(p.rate_pps for p in self._plans)),
                           slow_hint="the host did not run the sender or the program fast "
-                          "enough for this rate (make bench-ebpf: its capacity)")
+                          "enough for this rate (make bench-ebpf: its capacity)",
+                          schedule=schedule)
 
     def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
         epoch = spec.trial_index % EPOCHS
@@ -253,6 +284,10 @@ class EbpfTrials:
             self._sender = TemplateSender(self.session.sender_interface)
         self._thread = sender_thread(self._sender, [plan.feed for plan in self._plans],
                                      self._stop, self._reported)
+
+    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, int]) -> None:
+        """Nothing to write: the sender paces each shaped feed by its steps itself."""
+        del trial, rates_pps
 
     def _reported(self, report: SendReport) -> None:
         self._report = report

@@ -1,0 +1,95 @@
+"""What a shaped stream offered and received, step by step (issue 24, item 5).
+
+The trial loop moves the target to each step of the schedule (tester.rate_schedule)
+when the step is due and notes when it did; it reads every stream's registers each
+poll, as for any trial (tester.trial_course), and notes when it read them. A step's
+figures come from the samples read inside it (after it was applied, before the next
+one was): frames sent and received between the first and the last of them, over the
+switch's clock between them. A step with fewer than two samples inside has no
+figures. The first moments of a step (up to one poll) are left out: frames the
+previous rate still sent.
+
+A shaped trial proves its load step by step: each step's measured rate within the
+tolerances a constant trial's rate has (tester.trial_course), and no burst beyond the
+step's rate; a step that did not is the tester's limit, never the DUT's result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from p4tester.results.model import RateStep
+from p4tester.tester.rate_schedule import ScheduledSender
+from p4tester.tester.trial_course import (
+    BURST_TOLERANCE,
+    BURST_TOLERANCE_FRAMES,
+    RATE_TOLERANCE,
+    RATE_TOLERANCE_FRAMES,
+    StreamSample,
+    switch_seconds,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TimedSample:
+    """A stream's sample, with when the trial loop read it (seconds since the senders
+    started, on the controller's clock)."""
+
+    at_s: float
+    sample: StreamSample
+
+
+def rate_course(sender: ScheduledSender, starts_s: Sequence[float], durations_s: Sequence[float],
+                applied_s: Sequence[float], samples: Sequence[TimedSample]) -> tuple[RateStep, ...]:
+    """Each step of `sender`: the schedule's start and duration (`starts_s`,
+    `durations_s`), its rate, and what the samples read while it was applied show.
+    `applied_s`: when the loop applied each step (a step it never applied, because the
+    senders finished first, has no figures)."""
+    steps = []
+    for index, (start, duration) in enumerate(zip(starts_s, durations_s, strict=True)):
+        rate = sender.rates_pps[index]
+        inside: list[StreamSample] = []
+        if index < len(applied_s):
+            begin = applied_s[index]
+            end = applied_s[index + 1] if index + 1 < len(applied_s) else float("inf")
+            inside = [t.sample for t in samples
+                      if begin < t.at_s < end and t.sample.sent < sender.budget]
+        steps.append(_step(start, duration, rate, inside))
+    return tuple(steps)
+
+
+def _step(start: float, duration: float, rate: float,
+          inside: Sequence[StreamSample]) -> RateStep:
+    if len(inside) < 2:
+        return RateStep(start, duration, float(rate), None, None)
+    span = switch_seconds(inside[0], inside[-1])
+    if span <= 0:
+        return RateStep(start, duration, float(rate), None, None)
+    burst = max((later.sent - earlier.sent) - rate * switch_seconds(earlier, later)
+                for earlier, later in pairwise(inside))
+    return RateStep(start, duration, float(rate), (inside[-1].sent - inside[0].sent) / span,
+                    (inside[-1].rx_samples - inside[0].rx_samples) / span, span,
+                    max(int(burst), 0))
+
+
+def course_not_offered(stream_id: int, course: Sequence[RateStep], poll_s: float) -> str:
+    """Why a shaped stream did not offer its steps ('' when it did): the first step
+    whose measured rate missed its rate, or that burst beyond it, over the tolerances
+    of a constant trial."""
+    for index, step in enumerate(course):
+        if step.sent_pps is None:
+            continue
+        span = step.measured_s
+        asked = step.intended_pps * span
+        if abs(asked - step.sent_pps * span) > max(RATE_TOLERANCE * asked, RATE_TOLERANCE_FRAMES):
+            return (f"stream {stream_id} offered {step.sent_pps:.0f} frames/s in step {index} "
+                    f"(from {step.start_s:g} s), not its {step.intended_pps:g} (measured on "
+                    f"the switch's clock over {span:.2f} s)")
+        allowed = max(BURST_TOLERANCE * step.intended_pps * poll_s, BURST_TOLERANCE_FRAMES)
+        if step.max_burst_frames > allowed:
+            return (f"stream {stream_id} sent {step.max_burst_frames} frames beyond its "
+                    f"{step.intended_pps:g} frames/s in one {poll_s:g}-s interval of step "
+                    f"{index} (its generator stalled and caught up; {allowed:.0f} allowed)")
+    return ""
