@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import pytest
+
 from p4tester.dataplane.program import SwitchUnansweredError
 from p4tester.experiments.runner import TrialSpec
 from p4tester.p4rt import CounterValue
 from p4tester.results.model import StreamStats, TrialResult
+from p4tester.streams.shapes import ShapeKind, TrafficShape
 from p4tester.tester.port_counters import InterfaceCounters
+from p4tester.tester.rate_schedule import build_schedule
 from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import CounterSnapshot
@@ -135,3 +139,72 @@ def test_a_switch_that_stops_answering_gives_a_trial_without_figures() -> None:
 def test_a_targets_own_reason_makes_the_trial_unvouched() -> None:
     _, result = run(FakeTarget(reference_lost="reference stream: 2 of 100 frames lost"))
     assert result.error == "tester-limited: reference stream: 2 of 100 frames lost"
+
+
+class ShapedFakeTarget(FakeTarget):
+    """The stream shaped as a square wave around 200 frames/s (300 then 100 frames/s,
+    1 s each); the fake generator sends at the rate it was last told (`follows`: False
+    for one that ignores the steps)."""
+
+    def __init__(self, *, follows: bool = True) -> None:
+        super().__init__()
+        shape = TrafficShape(ShapeKind.SQUARE, period_s=2.0, amplitude=0.5)
+        self.schedule = build_schedule({0: shape}, {0: 200.0}, {0: 1000.0}, 2.0, 1.0,
+                                       lambda _, pps: round(pps))
+        self.follows = follows
+        self.rate = 0.0
+        self.made = 0.0
+        self.last = 0.0
+        self.retuned: list[dict[int, int]] = []
+
+    def arm(self, spec: TrialSpec) -> ArmedTrial:
+        self.calls.append("arm")
+        sender = self.schedule.senders[0]
+        return ArmedTrial((Sender(0, sender.budget, 200.0),), 200.0, schedule=self.schedule)
+
+    def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
+        super().start(trial, spec)
+        self.rate, self.last = 300.0, self.now
+
+    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, int]) -> None:
+        self._advance()
+        self.retuned.append(dict(rates_pps))
+        if self.follows:
+            self.rate = float(rates_pps[0])
+
+    def _advance(self) -> None:
+        budget = self.schedule.senders[0].budget
+        self.made = min(float(budget), self.made + self.rate * (self.now - self.last))
+        self.last = self.now
+
+    def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
+        self._advance()
+        self.sent = round(self.made)
+        return {0: SentReading(self.sent, self.sent, StreamSample(
+            round(self.now * TICKS_PER_S), self.sent, rx_samples=self.sent))}
+
+
+def test_a_shaped_trial_moves_step_by_step_and_measures_each_step() -> None:
+    target = ShapedFakeTarget()
+    _, result = run(target)
+    assert target.schedule.senders[0].rates_pps == (300, 100)
+    assert target.schedule.senders[0].frames == (300, 100)
+    assert target.retuned == [{0: 100}]
+    assert result.valid, result.error
+    (stream,) = result.streams
+    assert (stream.tx_frames, stream.rx_frames) == (400, 400)
+    first, second = stream.rate_course
+    assert (first.start_s, first.duration_s, first.intended_pps) == (0.0, 1.0, 300.0)
+    assert first.sent_pps == pytest.approx(300.0)
+    assert first.received_pps == pytest.approx(300.0)
+    assert (second.start_s, second.intended_pps) == (1.0, 100.0)
+    assert second.sent_pps == pytest.approx(100.0)
+    assert second.max_burst_frames == 0
+
+
+def test_a_shaped_step_the_generator_did_not_follow_is_the_testers_limit() -> None:
+    target = ShapedFakeTarget(follows=False)
+    _, result = run(target)
+    assert result.invalid_reason == "tester-limited"
+    assert result.error is not None and result.error.startswith(
+        "tester-limited: stream 0 offered 300 frames/s in step 1 (from 1 s), not its 100")

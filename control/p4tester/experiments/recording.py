@@ -31,6 +31,7 @@ from typing import Final
 from p4tester.results.jsonl import ResultLog
 from p4tester.results.model import TrialResult
 from p4tester.search.trials import TESTER_LIMITED_ATTEMPTS
+from p4tester.streams.shapes import TrafficShape
 
 from .errors import InvalidTrialsError, ResumeMismatchError, UnvouchedTrialError
 from .runner import TrialRunner, TrialSpec
@@ -118,10 +119,12 @@ class Recorder:
         labels: Labels = (),
         reference_loop: bool = False,
         stream_loads: tuple[tuple[int, float], ...] = (),
+        shapes: tuple[tuple[int, TrafficShape], ...] = (),
+        shape_step_s: float = 0.5,
     ) -> TrialResult:
         """Run (or resume) the next trial of `experiment` with these parameters
         (`reference_loop`: a latency trial; `stream_loads`: only these streams, each at
-        its own load; TrialSpec)."""
+        its own load; `shapes`: these streams' rates shaped; TrialSpec)."""
         spec = TrialSpec(
             experiment=experiment,
             trial_index=self.next_index(experiment),
@@ -132,6 +135,8 @@ class Recorder:
             labels=labels,
             reference_loop=reference_loop,
             stream_loads=stream_loads,
+            shapes=shapes,
+            shape_step_s=shape_step_s,
         )
         return self.run_trial(spec)
 
@@ -148,6 +153,8 @@ class Recorder:
         fails_above: float | None = None,
         reference_loop: bool = False,
         stream_loads: tuple[tuple[int, float], ...] = (),
+        shapes: tuple[tuple[int, TrafficShape], ...] = (),
+        shape_step_s: float = 0.5,
     ) -> TrialResult:
         """`trial`, repeated (each attempt its own trial index) while invalid: up to
         `attempts` failed trials (InvalidTrialsError), and up to
@@ -171,6 +178,8 @@ class Recorder:
                 labels=labels,
                 reference_loop=reference_loop,
                 stream_loads=stream_loads,
+                shapes=shapes,
+                shape_step_s=shape_step_s,
             )
             if result.valid:
                 return result

@@ -13,7 +13,11 @@ experiments need to find something:
   the threshold, so maximum and average latency grow linearly with the buffer %
   while the minimum stays flat: the shape seed 004 measured;
 - scripted impairments (extra loss, reordering, duplicates) on chosen trials, for
-  soaks and ramps.
+  soaks and ramps;
+- shaped trials (TrialSpec.shapes, one shape for all its streams): each step of the
+  shape is offered at its own load and loses what the capacity model drops at that
+  load, so only the steps above the capacity lose frames; each stream's rate course
+  says so, step by step, with the queue of the busiest step.
 
 Within a trial latency is spread evenly between its minimum and maximum (and queue
 depth between 0 and its maximum): the histograms, averages and percentiles follow
@@ -27,14 +31,15 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Final
 
 from p4tester.results.latency import latency_stats, log_bin_edges
-from p4tester.results.model import Histogram, StreamStats, TrialResult
+from p4tester.results.model import Histogram, RateStep, StreamStats, TrialResult
 from p4tester.search.simulated import TEN_GBE_BPS, capacity_loss_ratio
 from p4tester.streams.rates import l1_frame_bits, l2_frame_bits, line_rate_pps
+from p4tester.streams.shapes import shape_steps
 
 from .runner import TrialRunner, TrialSpec
 
@@ -269,6 +274,8 @@ class SimulatedRunner:
                 size, spec.frame_count, spec.offered_fraction, self._buffer_pct
             )
             queue_frames = float(queue)
+        elif spec.shapes:
+            tx_per_port, lost, queue_frames, course = self._shaped(spec, port_pps)
         else:
             tx_per_port = round(spec.offered_fraction * port_pps * spec.duration_s)
             queue_frames = dut.steady_queue_frames(size, spec.offered_fraction, self._buffer_pct)
@@ -287,9 +294,10 @@ class SimulatedRunner:
         ):
             extra = impairment if stream_id == 0 else Impairment()
             rx = tx - stream_lost + extra.duplicates
-            streams.append(
-                self._stream(stream_id, size, tx, rx, extra, low_us, high_us, queue_frames)
-            )
+            stream = self._stream(stream_id, size, tx, rx, extra, low_us, high_us, queue_frames)
+            if spec.shapes:
+                stream = replace(stream, rate_course=course)
+            streams.append(stream)
         started_at = self._clock_s
         self._clock_s += spec.duration_s
         return TrialResult(
@@ -303,6 +311,36 @@ class SimulatedRunner:
             started_at=started_at,
             labels=spec.labels,
         )
+
+    def _shaped(self, spec: TrialSpec,
+                port_pps: float) -> tuple[int, int, float, tuple[RateStep, ...]]:
+        """A shaped trial's frames per port, frames lost, deepest queue and each stream's
+        steps (every stream shares one shape and each step's loss evenly)."""
+        dut = self._dut
+        shapes = {shape for _, shape in spec.shapes}
+        if len(shapes) != 1 or len(spec.shapes) != dut.fan_in:
+            raise ValueError(f"the simulated DUT runs one shape on all its {dut.fan_in} "
+                             f"streams, got {spec.shapes}")
+        shape = shapes.pop()
+        tx_total = lost = 0
+        queue = 0.0
+        course = []
+        sent_before = 0.0
+        for step in shape_steps(shape, spec.duration_s, spec.shape_step_s):
+            load = spec.offered_fraction * step.multiplier
+            sent_by = sent_before + load * port_pps * step.duration_s
+            tx = round(sent_by) - round(sent_before)
+            sent_before = sent_by
+            ratio = capacity_loss_ratio(dut.capacity(spec.frame_size), dut.egress_load(load))
+            step_lost = math.ceil(tx * dut.fan_in * ratio - 1e-9) // dut.fan_in
+            tx_total += tx
+            lost += step_lost * dut.fan_in
+            queue = max(queue, dut.steady_queue_frames(spec.frame_size, min(load, 1.0),
+                                                       self._buffer_pct))
+            course.append(RateStep(step.start_s, step.duration_s, load * port_pps,
+                                   tx / step.duration_s, (tx - step_lost) / step.duration_s,
+                                   step.duration_s))
+        return tx_total, lost, queue, tuple(course)
 
     def _stream(
         self,

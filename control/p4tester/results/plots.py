@@ -11,6 +11,7 @@ plot never shows the tester's own loss as the DUT's, nor hides where it gave out
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -305,4 +306,28 @@ def plot_intervals(
     latency_axes.set_xlabel("trial (interval) in run order")
     for axes in (loss_axes, latency_axes):
         axes.grid(True, alpha=_GRID_ALPHA)
+    return _save(figure, path)
+
+
+def plot_rate_course(trial: TrialResult, path: Path | str) -> Path:
+    """Each shaped stream's rate over the trial: the shape's intended rate per step (a
+    staircase) and the rates measured in each step, sent and received, so a DUT that
+    forwards up to some rate shows where the received rate flattens."""
+    shaped = [s for s in trial.streams if s.rate_course]
+    if not shaped:
+        raise PlotError("no shaped stream in the trial: nothing to plot")
+    figure, axes_list = _figure(rows=len(shaped))
+    for axes, stream in zip(axes_list, shaped, strict=True):
+        steps = stream.rate_course
+        starts = [s.start_s for s in steps] + [steps[-1].start_s + steps[-1].duration_s]
+        axes.stairs([s.intended_pps for s in steps], starts, label="intended", linewidth=2)
+        middles = [s.start_s + s.duration_s / 2 for s in steps]
+        axes.plot(middles, [math.nan if s.sent_pps is None else s.sent_pps for s in steps],
+                  marker="o", linestyle="", label="sent (measured)")
+        axes.plot(middles, [math.nan if s.received_pps is None else s.received_pps
+                            for s in steps], marker="x", linestyle="", label="received")
+        axes.set_ylabel(f"stream {stream.stream_id} [frames/s]")
+        axes.grid(True, alpha=_GRID_ALPHA)
+        axes.legend(loc="best")
+    axes_list[-1].set_xlabel("time since the trial's start [s]")
     return _save(figure, path)

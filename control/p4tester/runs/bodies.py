@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.experiments.back_to_back import BackToBackConfig, run_back_to_back
@@ -19,12 +20,14 @@ from p4tester.experiments.queue_sweep import QueueSweepConfig, min_fit_threshold
 from p4tester.experiments.ramp_soak import RampConfig, SoakConfig, run_ramp, run_soak
 from p4tester.experiments.recording import Recorder
 from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_throughput
+from p4tester.experiments.traffic_shape import ShapeConfig, ShapeResult, run_shape
 from p4tester.results.plots import (
     PlotError,
     plot_frame_loss_rate,
     plot_intervals,
     plot_latency_histograms,
     plot_loss_vs_frame_size,
+    plot_rate_course,
     plot_throughput,
 )
 from p4tester.results.tables import throughput_table, trials_table
@@ -41,6 +44,7 @@ from .requests import (
     LatencyRequest,
     QueueSweepRequest,
     RampRequest,
+    ShapeRequest,
     SoakRequest,
     ThroughputRequest,
 )
@@ -192,3 +196,44 @@ def queue_sweep_body(request: QueueSweepRequest, run: RunContext) -> Outcome:
                      f"{min_fit_thresholds(config)} of {len(config.buffer_percents)} thresholds "
                      "have trials both sides vouch for (a busy host?); no fit reported")
     return result, "\n".join(lines)
+
+
+def shape_body(request: ShapeRequest, run: RunContext) -> Outcome:
+    streams = [stream.id for stream in run.profile.streams]
+    unknown = sorted({sid for sid, _ in request.shape if sid is not None} - set(streams))
+    if unknown:
+        raise ConfigError(f"--shape names streams {unknown}; the profile has {streams}")
+    shapes = tuple((sid, shape) for named, shape in request.shape
+                   for sid in ([named] if named is not None else streams))
+    config = ShapeConfig(frame_size=request.frame_size,
+                         offered_fraction=run.fraction(request.load, request.frame_size),
+                         duration_s=request.trial_s(run.profile), shapes=shapes,
+                         step_s=request.step_s)
+    result = run_shape(config, run.recorder)
+    plot(lambda: plot_rate_course(result.trial, run.output / "shape.png"))
+    return result, "\n".join([trials_table(run.recorder.trials), *shape_report(result)])
+
+
+def shape_report(result: ShapeResult) -> list[str]:
+    """Each shaped stream's steps: the rate each was to send, what it sent and received
+    (frames/s), and the share it lost; then the steps that lost frames."""
+    lines = []
+    for stream in result.shaped_streams():
+        shape = dict(result.config.shapes)[stream.stream_id]
+        lines += ["", f"stream {stream.stream_id}: {shape.describe()}",
+                  f"{'from s':>8} {'intended':>10} {'sent':>10} {'received':>10} {'lost %':>8}"]
+        for step in stream.rate_course:
+            lost = ("-" if step.sent_pps is None or step.received_pps is None
+                    or step.sent_pps <= 0
+                    else f"{max(0.0, 1 - step.received_pps / step.sent_pps) * 100:.2f}")
+            lines.append(f"{step.start_s:>8.2f} {step.intended_pps:>10.0f} "
+                         f"{_pps(step.sent_pps):>10} {_pps(step.received_pps):>10} {lost:>8}")
+        lossy = result.lossy_steps(stream)
+        lines.append(f"stream {stream.stream_id}: lost {stream.lost} of {stream.tx_frames} "
+                     f"frames; steps losing over 1 %: "
+                     f"{', '.join(map(str, lossy)) if lossy else 'none'}")
+    return lines
+
+
+def _pps(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"

@@ -16,6 +16,7 @@ from .bodies import (
     latency_body,
     queue_sweep_body,
     ramp_body,
+    shape_body,
     soak_body,
     throughput_body,
 )
@@ -29,6 +30,7 @@ from .requests import (
     Option,
     QueueSweepRequest,
     RampRequest,
+    ShapeRequest,
     SoakRequest,
     ThroughputRequest,
     Y1564Request,
@@ -74,6 +76,9 @@ EXPERIMENTS: Final[Mapping[str, Experiment]] = {e.name: e for e in (
                FrameSizeScanRequest, frame_size_scan_body),
     Experiment("ramp", "step the load every trial", RampRequest, ramp_body),
     Experiment("soak", "long run in interval statistics", SoakRequest, soak_body),
+    Experiment("shape", "a stream's rate shaped over time (sine, triangle, sawtooth, "
+               "square, flash crowd): intended, sent and received rate per step",
+               ShapeRequest, shape_body),
     Experiment("queue-sweep", "latency vs DUT buffer threshold (seed 004)",
                QueueSweepRequest, queue_sweep_body),
     Experiment("y1564", "ITU-T Y.1564 service activation: per-service steps, then all "

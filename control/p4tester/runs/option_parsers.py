@@ -4,6 +4,7 @@ web server), each error naming what to give instead."""
 from __future__ import annotations
 
 from p4tester.streams.rates import Rate, RateError
+from p4tester.streams.shapes import ShapeError, TrafficShape
 
 
 class OptionValueError(ValueError):
@@ -45,3 +46,22 @@ def percent_list(text: str) -> tuple[float, ...]:
         return tuple(float(part) for part in text.split(","))
     except ValueError as exc:
         raise OptionValueError(f"{text!r}: give percents like 1,10,50,100") from exc
+
+
+def shape_list(text: str) -> tuple[tuple[int | None, TrafficShape], ...]:
+    """'sine,period=4,amplitude=0.5' (every stream) or per stream,
+    '0:square,period=2,amplitude=0.3;1:constant' -> (stream id or None, shape) pairs."""
+    pairs: list[tuple[int | None, TrafficShape]] = []
+    try:
+        for part in text.split(";"):
+            stream, colon, shape = part.strip().rpartition(":")
+            if colon and not stream.strip().isdigit():
+                raise OptionValueError(f"shape {part!r}: {stream!r} is no stream id; give "
+                                       "'ID:SHAPE' or one shape for every stream")
+            pairs.append((int(stream) if colon else None, TrafficShape.parse(shape)))
+    except ShapeError as exc:
+        raise OptionValueError(str(exc)) from exc
+    if len(pairs) > 1 and any(stream is None for stream, _ in pairs):
+        raise OptionValueError(f"shapes {text!r}: name each shape's stream ('0:sine,...;"
+                               "1:square,...') or give one shape for every stream")
+    return tuple(pairs)

@@ -13,8 +13,9 @@ from typing import ClassVar
 from p4tester.config.profile import Profile
 from p4tester.experiments.throughput import SearchMethod
 from p4tester.streams.rates import Rate
+from p4tester.streams.shapes import TrafficShape
 
-from .option_parsers import load_fraction, load_rate, percent_list, size_list
+from .option_parsers import load_fraction, load_rate, percent_list, shape_list, size_list
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +209,34 @@ class QueueSweepRequest(ExperimentRequest):
 
     def fixed_loads(self, profile: Profile) -> list[tuple[int, Rate | float]]:
         return [(size, self.load) for size in self.frame_sizes or profile.frame_sizes]
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeRequest(ExperimentRequest):
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("shape", "sine|triangle|sawtooth|square,period=S,amplitude=A or flash-crowd,"
+               "start=S,rise=S,peak=X,decay=S; per stream: '0:sine,period=4;1:constant'",
+               shape_list, required=True),
+        Option("load", "the load the shape swings around, per TX port: 50%, 3000pps",
+               load_rate, required=True),
+        Option("frame-size", "frame size (B)", int),
+        Option("step", "seconds of constant rate per step (at least 0.25)", float,
+               field_name="step_s"),
+        _duration(),
+    )
+    shape: tuple[tuple[int | None, TrafficShape], ...]
+    load: Rate
+    frame_size: int = 64
+    step_s: float = 0.5
+    duration_s: float | None = None
+
+    def rates_at_one_size(self) -> tuple[int, dict[str, Rate]]:
+        return self.frame_size, {"load": self.load}
+
+    def fixed_loads(self, profile: Profile) -> list[tuple[int, Rate | float]]:
+        # The tester must carry the shapes' highest rate, not only their load.
+        highest = max(shape.highest for _, shape in self.shape)
+        return [(self.frame_size, dataclasses.replace(self.load, value=self.load.value * highest))]
 
 
 Y1564_TESTS = ("both", "configuration", "performance")
