@@ -38,10 +38,19 @@ class ScheduledSender:
 
 @dataclass(frozen=True, slots=True)
 class RateSchedule:
-    """The steps of one shaped trial (from its senders' start), and its shaped senders."""
+    """The steps of one shaped trial (from its senders' start), and its shaped senders.
+    `leads_s`: how long before its start each step must be applied for its rate to take
+    hold at its start (a target whose rate changes only after frames it already
+    scheduled went out; () for none)."""
 
     steps: tuple[ShapeStep, ...]
     senders: tuple[ScheduledSender, ...]
+    leads_s: tuple[float, ...] = ()
+
+    def applied_from(self, step: int) -> float:
+        """When (since the senders started) the loop applies `step`."""
+        lead = self.leads_s[step] if self.leads_s else 0.0
+        return max(0.0, self.steps[step].start_s - lead)
 
     def rates_at(self, step: int) -> dict[int, int]:
         """Each shaped sender's rate in `step` (0-based)."""

@@ -142,11 +142,13 @@ def stream_ceiling_pps(stream: StreamConfig, topology: Topology, spec: TrialSpec
             else stream_pps(topology, stream, spec.frame_size))
 
 
-def port_shaping(plans: Iterable[StreamPlan]) -> dict[int, int]:
+def port_shaping(plans: Iterable[StreamPlan], headroom: float = SHAPING_HEADROOM) -> dict[int, int]:
     """Each TX port's queue rate: where a stream makes several frames per pass, its
     streams' rates together with the headroom; elsewhere 0, unshaped (the port sends as
     fast as its streams' loops, a burst at line rate). Not the reference stream's loop
-    port: its frames pass its queue twice, and leave none."""
+    port: its frames pass its queue twice, and leave none. A shaped trial gives no
+    headroom: frames a faster step left in the queue would leave above the next
+    step's rate (measured: 816 frames/s in a step of 800 after one of 3200)."""
     rates: dict[int, int] = defaultdict(int)
     batched: set[int] = set()
     for plan in plans:
@@ -154,5 +156,5 @@ def port_shaping(plans: Iterable[StreamPlan]) -> dict[int, int]:
             rates[plan.stream.tx_port] += plan.rate_pps
             if plan.frames_per_pass > 1:
                 batched.add(plan.stream.tx_port)
-    return {port: math.ceil(rate * (1 + SHAPING_HEADROOM)) if port in batched else 0
+    return {port: math.ceil(rate * (1 + headroom)) if port in batched else 0
             for port, rate in rates.items()}

@@ -336,7 +336,7 @@ class TrialLoop:
         poll = self.target.poll_s
         if course is None or len(course.applied_s) >= len(course.schedule.steps):
             return poll
-        due = course.began + course.schedule.steps[len(course.applied_s)].start_s
+        due = course.began + course.schedule.applied_from(len(course.applied_s))
         return min(poll, max(due - self.clock(), 0.0))
 
     def _follow_schedule(self, trial: ArmedTrial, course: _Course) -> None:
@@ -345,7 +345,7 @@ class TrialLoop:
         elapsed = self.clock() - course.began
         steps = course.schedule.steps
         due = len(course.applied_s)
-        while due < len(steps) and steps[due].start_s <= elapsed:
+        while due < len(steps) and course.schedule.applied_from(due) <= elapsed:
             due += 1
         if due == len(course.applied_s):
             return
@@ -455,8 +455,11 @@ def _courses(course: _Course | None) -> dict[int, tuple[RateStep, ...]]:
     if course is None:
         return {}
     steps = course.schedule.steps
+    # A step applied ahead of its start (RateSchedule.leads_s) holds from its start.
+    held = [max(applied, step.start_s) for applied, step in zip(course.applied_s, steps,
+                                                                 strict=False)]
     return {sender.key: rate_course(sender, [s.start_s for s in steps],
-                                    [s.duration_s for s in steps], course.applied_s,
+                                    [s.duration_s for s in steps], held,
                                     course.samples.get(sender.key, ()))
             for sender in course.schedule.senders}
 
