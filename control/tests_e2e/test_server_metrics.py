@@ -21,6 +21,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from served import ServerProcess
 
+from p4tester.results.jsonl import ResultLog
+
 from conftest import REPO, p4tester
 
 PROFILE = REPO / "topologies" / "profiles" / "one-stream.yaml"
@@ -59,7 +61,8 @@ def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 
 
 @pytest.mark.topology("loopback.yaml")
-def test_metrics_match_stats_with_traffic_stopped(server: Server, lab: Path) -> None:
+def test_metrics_match_stats_with_traffic_stopped(server: Server, lab: Path,
+                                                  tmp_path: Path) -> None:
     with httpx.Client(base_url=server.url, timeout=30.0) as client:
         started = client.post("/api/runs", headers={"Authorization": f"Bearer {TOKEN}"},
                               json={"experiment": "latency",
@@ -79,7 +82,13 @@ def test_metrics_match_stats_with_traffic_stopped(server: Server, lab: Path) -> 
             time.sleep(0.3)
         progress = client.get("/api/current").json()["progress"]
         assert (progress["state"], progress["trials_done"]) == ("finished", TRIALS), progress
-        assert all(point["valid"] for point in progress["points"]), progress["points"]
+        # A trial the tester could not vouch for on a busy host (it says so: its load not
+        # proven, stop 34's CI) is kept and marked; any other invalid trial is a fault.
+        trials = [t for log in (tmp_path / "results").rglob("trials.jsonl")
+                  for t in ResultLog(log).load()]
+        assert len(trials) == TRIALS, trials
+        assert all(t.valid or t.host_limited for t in trials), [t.error for t in trials]
+        assert any(t.valid for t in trials), [t.error for t in trials]
         assert scrapes_during_run > 0
         metrics_text = client.get("/metrics").text
         stats_doc = client.get("/api/stats").json()
