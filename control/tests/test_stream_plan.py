@@ -9,12 +9,15 @@ from p4tester.bench.capacity import generator_passes
 from p4tester.config.profile import profile_from_dict
 from p4tester.config.topology import topology_from_dict
 from p4tester.experiments.runner import TrialSpec
+from p4tester.streams.shapes import TrafficShape
 from p4tester.tester.reference_stream import reference_stream
 from p4tester.tester.stream_plan import (
     StreamPlan,
     frames_per_pass,
     plan_streams,
     port_shaping,
+    seed_queue_leads,
+    shaped_plans,
 )
 
 # 5 Mbit/s ports: 7440 frames/s at 64 B.
@@ -102,3 +105,41 @@ def test_stream_loads_name_known_streams_within_line_rate() -> None:
         TrialSpec("y1564", 5, 64, 0.5, 1.0, stream_loads=((0, 0.2), (0, 0.3)))
     with pytest.raises(ValueError, match=r"stream 0's load 1.5000 of line rate must be in"):
         TrialSpec("y1564", 6, 64, 0.5, 1.0, stream_loads=((0, 1.5),))
+
+
+def _shaped(pps: float, shape: str, step_s: float) -> tuple[tuple[StreamPlan, ...], object]:
+    spec = TrialSpec("shape", 0, 64, pps / (5e6 / (84 * 8)), 4.0,
+                     shapes=((2, TrafficShape.parse(shape)),), shape_step_s=step_s)
+    return shaped_plans(plan_streams(PROFILE, TOPOLOGY, spec), TOPOLOGY, spec)
+
+
+def test_a_shaped_stream_steps_in_whole_passes_and_keeps_its_frames() -> None:
+    plans, schedule = _shaped(2000, "square,period=4,amplitude=0.6", 1.0)
+    assert schedule is not None
+    (sender,) = schedule.senders
+    assert sender.rates_pps == (3200, 3200, 800, 800)
+    assert sender.frames == (3200, 3200, 800, 800)
+    shaped = plans[2]
+    # It starts at its first step's rate, sends its steps' frames, 4 per pass.
+    assert (shaped.rate_pps, shaped.budget, shaped.frames_per_pass) == (3200, 8000, 4)
+    assert [p.rate_pps for p in plans[:2]] == [1000, 1000]  # the others: unshaped
+
+
+def test_a_faster_step_is_applied_ahead_by_its_seeds_leaving_time() -> None:
+    plans, schedule = _shaped(2000, "square,period=2,amplitude=0.6", 1.0)
+    assert schedule is not None
+    # 20 seeds (25 ms at the peak's 800 passes/s) queued at 200 passes/s: 0.1 s.
+    assert seed_queue_leads(schedule, plans) == (0.0, 0.0, 0.1, 0.0)
+    plans, schedule = _shaped(1000, "square,period=2,amplitude=0.9", 0.5)
+    assert schedule is not None
+    # 12 seeds at 25 passes/s would take 0.48 s: at most half the 0.5-s step before.
+    assert schedule.senders[0].rates_pps == (1900, 1900, 100, 100, 1900, 1900, 100, 100)
+    assert seed_queue_leads(schedule, plans) == (0.0, 0.0, 0.0, 0.0, 0.25, 0.0, 0.0, 0.0)
+
+
+def test_a_shape_above_the_streams_line_rate_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"stream 2: the shape square,period=4,amplitude=0.6 "
+                                         r"peaks at 1.6 x its load of 6000 frames/s = 9600 "
+                                         r"frames/s, above its 7440 frames/s of line rate; "
+                                         r"lower the load to at most 4650 frames/s"):
+        _shaped(6000, "square,period=4,amplitude=0.6", 1.0)

@@ -55,6 +55,7 @@ from p4tester.tester.stream_plan import (
     StreamPlan,
     plan_streams,
     port_shaping,
+    seed_queue_leads,
     shaped_plans,
 )
 from p4tester.tester.trial_course import StreamSample
@@ -121,7 +122,9 @@ class Bmv2Trials:
                 check_frame_fits(self.ports.interface(port), plan.stream.size_in(spec.frame_size),
                                  f"stream {plan.stream.id}, port {port}")
         self._plans, self._reference = plans, self._reference_plan(spec)
-        self._schedule = schedule = self._with_leads(schedule, plans)
+        if schedule is not None:
+            schedule = replace(schedule, leads_s=seed_queue_leads(schedule, plans))
+        self._schedule = schedule
         epoch = spec.trial_index % EPOCHS
         for plan in self._every:
             self.session.dataplane.expect_stream(plan.stream.id, plan.stream.rx_port,
@@ -186,25 +189,6 @@ class Bmv2Trials:
         pacing queue busy at its highest step."""
         shaped = self._schedule.sender(plan.stream.id) if self._schedule else None
         return plan.loop_pps if shaped is None else shaped.peak_pps // plan.frames_per_pass
-
-    def _with_leads(self, schedule: RateSchedule | None,
-                    plans: tuple[StreamPlan, ...]) -> RateSchedule | None:
-        """BMv2 gives a frame in an egress queue its departure time when it enters: a
-        loop's seeds, queued at a slow step's spacing, leave at that spacing after the
-        rate went up. A faster step is applied ahead of its start by the time they
-        take to leave (measured without: 2800-3000 of 3200 frames/s in the step after
-        one of 800, with 20 seeds)."""
-        if schedule is None:
-            return None
-        per_pass = {p.stream.id: p.frames_per_pass for p in plans}
-        leads = [0.0]
-        for step in range(1, len(schedule.steps)):
-            leads.append(max((
-                seeds_for_rate(s.peak_pps // per_pass[s.key])
-                / max(1, s.rates_pps[step - 1] // per_pass[s.key])
-                for s in schedule.senders if s.rates_pps[step] > s.rates_pps[step - 1]),
-                default=0.0))
-        return replace(schedule, leads_s=tuple(leads))
 
     def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, int]) -> None:
         """A shaped trial's next step: the streams' loops and their TX ports' queues.
