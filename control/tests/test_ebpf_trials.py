@@ -149,3 +149,16 @@ def test_one_interface_is_one_port() -> None:
                      2: {"line_rate": "1Gbps", "interface": "eth0"}}
     with pytest.raises(ConfigError, match=r"ports 1 and 2 are both interface 'eth0'"):
         topology_from_dict(data, "t.yaml")
+
+
+def test_a_shaped_feed_falls_due_step_by_step() -> None:
+    """100 templates/s for 1 s, then 300/s (a shaped stream's steps, issue 24)."""
+    feed = Feed(b"t", 500, 200.0, steps=((0.0, 100.0), (1.0, 300.0)))
+    assert [feed.due_by(t) for t in (0.0, 0.5, 1.0, 1.5)] == [0.0, 50.0, 100.0, 250.0]
+    assert [feed.due_at(n) for n in (0, 50, 100, 250)] == [0.0, 0.5, 1.0, 1.5]
+    assert [feed.rate_at(t) for t in (0.0, 0.99, 1.0, 9.0)] == [100.0, 100.0, 300.0, 300.0]
+    # A feed without steps keeps its one rate.
+    flat = Feed(b"t", 500, 200.0)
+    assert (flat.due_by(1.5), flat.due_at(300), flat.rate_at(1.0)) == (300.0, 1.5, 200.0)
+    with pytest.raises(ValueError, match=r"first step starts at 0, not 0.5"):
+        Feed(b"t", 500, 200.0, steps=((0.5, 100.0),))

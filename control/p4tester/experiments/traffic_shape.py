@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from p4tester.results.model import RateStep, StreamStats, TrialResult
+from p4tester.results.model import StreamStats, TrialResult
 from p4tester.streams.shapes import TrafficShape
 
 from .recording import Labels, Recorder
@@ -85,14 +85,7 @@ class ShapeResult:
         """The steps of a stream that received less than they sent by more than
         `tolerance` of it (measured rates; a step without figures is left out)."""
         return tuple(index for index, step in enumerate(stream.rate_course)
-                     if _received_share(step) is not None
-                     and (_received_share(step) or 0.0) < 1.0 - tolerance)
-
-
-def _received_share(step: RateStep) -> float | None:
-    if step.sent_pps is None or step.received_pps is None or step.sent_pps <= 0:
-        return None
-    return step.received_pps / step.sent_pps
+                     if (lost := step.lost_share) is not None and lost > tolerance)
 
 
 def run_shape(config: ShapeConfig, recorder: Recorder) -> ShapeResult:

@@ -110,6 +110,14 @@ class RateStep:
     measured_s: float = 0.0
     max_burst_frames: int = 0
 
+    @property
+    def lost_share(self) -> float | None:
+        """The share of what the step sent that it did not receive (0 when it received
+        more: frames a DUT's queue held from the step before); None without figures."""
+        if self.sent_pps is None or self.received_pps is None or self.sent_pps <= 0:
+            return None
+        return max(0.0, 1.0 - self.received_pps / self.sent_pps)
+
 
 @dataclass(frozen=True, slots=True)
 class StreamStats:

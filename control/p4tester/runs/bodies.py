@@ -223,9 +223,7 @@ def shape_report(result: ShapeResult) -> list[str]:
         lines += ["", f"stream {stream.stream_id}: {shape.describe()}",
                   f"{'from s':>8} {'intended':>10} {'sent':>10} {'received':>10} {'lost %':>8}"]
         for step in stream.rate_course:
-            lost = ("-" if step.sent_pps is None or step.received_pps is None
-                    or step.sent_pps <= 0
-                    else f"{max(0.0, 1 - step.received_pps / step.sent_pps) * 100:.2f}")
+            lost = "-" if step.lost_share is None else f"{step.lost_share * 100:.2f}"
             lines.append(f"{step.start_s:>8.2f} {step.intended_pps:>10.0f} "
                          f"{_pps(step.sent_pps):>10} {_pps(step.received_pps):>10} {lost:>8}")
         lossy = result.lossy_steps(stream)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from p4tester.results.model import RateStep
+from p4tester.streams.shapes import ShapeStep
 from p4tester.tester.rate_schedule import ScheduledSender
 from p4tester.tester.trial_course import (
     BURST_TOLERANCE,
@@ -41,23 +42,21 @@ class TimedSample:
     sample: StreamSample
 
 
-def rate_course(sender: ScheduledSender, starts_s: Sequence[float], durations_s: Sequence[float],
-                applied_s: Sequence[float], samples: Sequence[TimedSample]) -> tuple[RateStep, ...]:
-    """Each step of `sender`: the schedule's start and duration (`starts_s`,
-    `durations_s`), its rate, and what the samples read while it was applied show.
-    `applied_s`: when the loop applied each step (a step it never applied, because the
-    senders finished first, has no figures)."""
-    steps = []
-    for index, (start, duration) in enumerate(zip(starts_s, durations_s, strict=True)):
-        rate = sender.rates_pps[index]
+def rate_course(sender: ScheduledSender, steps: Sequence[ShapeStep], held_s: Sequence[float],
+                samples: Sequence[TimedSample]) -> tuple[RateStep, ...]:
+    """Each step of `sender`: the schedule's start, duration and rate, and what the
+    samples read while it held show. `held_s`: when each step's rate took hold (a step
+    never applied, because the senders finished first, has no figures)."""
+    course = []
+    for index, step in enumerate(steps):
         inside: list[StreamSample] = []
-        if index < len(applied_s):
-            begin = applied_s[index]
-            end = applied_s[index + 1] if index + 1 < len(applied_s) else float("inf")
+        if index < len(held_s):
+            begin = held_s[index]
+            end = held_s[index + 1] if index + 1 < len(held_s) else float("inf")
             inside = [t.sample for t in samples
                       if begin < t.at_s < end and t.sample.sent < sender.budget]
-        steps.append(_step(start, duration, rate, inside))
-    return tuple(steps)
+        course.append(_step(step.start_s, step.duration_s, sender.rates_pps[index], inside))
+    return tuple(course)
 
 
 def _step(start: float, duration: float, rate: float,

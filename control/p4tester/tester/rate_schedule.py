@@ -23,7 +23,6 @@ class ScheduledSender:
     """One shaped stream: its rate and frames in each step of the schedule."""
 
     key: int
-    shape: TrafficShape
     rates_pps: tuple[int, ...]
     frames: tuple[int, ...]
 
@@ -59,10 +58,6 @@ class RateSchedule:
     def sender(self, key: int) -> ScheduledSender | None:
         return next((s for s in self.senders if s.key == key), None)
 
-    @property
-    def step_starts_s(self) -> tuple[float, ...]:
-        return tuple(step.start_s for step in self.steps)
-
 
 def build_schedule(shapes: Mapping[int, TrafficShape], base_pps: Mapping[int, float],
                    ceilings_pps: Mapping[int, float], duration_s: float, step_s: float,
@@ -94,5 +89,5 @@ def build_schedule(shapes: Mapping[int, TrafficShape], base_pps: Mapping[int, fl
             frames.append(round(cumulative) - before)
         if sum(frames) < 1:
             frames[-1] = 1
-        senders.append(ScheduledSender(key, shape, rates, tuple(frames)))
+        senders.append(ScheduledSender(key, rates, tuple(frames)))
     return RateSchedule(steps, tuple(senders))

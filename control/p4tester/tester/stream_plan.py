@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -112,28 +112,42 @@ def shaped_plans(plans: tuple[StreamPlan, ...], topology: Topology,
     its frames per pass, starts at its first step's rate and sends its steps' frames;
     each step's rate a multiple of its frames per pass, within its share of line rate.
     Unchanged plans and None for a trial without shapes."""
-    if not spec.shapes:
-        return plans, None
     by_id = {plan.stream.id: plan for plan in plans}
-    shapes = dict(spec.shapes)
-    unknown = sorted(set(shapes) - set(by_id))
-    if unknown:
-        raise ValueError(f"trial {spec.experiment}#{spec.trial_index} shapes streams {unknown}; "
-                         f"it runs {sorted(by_id)}")
-    ceilings = {sid: stream_ceiling_pps(by_id[sid].stream, topology, spec) for sid in shapes}
 
-    def send_rate(sid: int, pps: float) -> int:
+    def send_rate(sid: int, pps: float, ceiling: float) -> int:
         per_pass = by_id[sid].frames_per_pass
-        most = per_pass * max(1, math.floor(ceilings[sid] / per_pass))
+        most = per_pass * max(1, math.floor(ceiling / per_pass))
         return min(most, per_pass * max(1, round(pps / per_pass)))
 
-    base = {sid: float(by_id[sid].rate_pps) for sid in shapes}
-    schedule = build_schedule(shapes, base, ceilings, spec.duration_s, spec.shape_step_s,
+    schedule = trial_schedule(spec, topology, [(p.stream, float(p.rate_pps)) for p in plans],
                               send_rate)
+    if schedule is None:
+        return plans, None
     shaped = {s.key: s for s in schedule.senders}
     return tuple(replace(plan, rate_pps=shaped[plan.stream.id].rates_pps[0],
                          budget=shaped[plan.stream.id].budget)
                  if plan.stream.id in shaped else plan for plan in plans), schedule
+
+
+def trial_schedule(spec: TrialSpec, topology: Topology,
+                   chosen: Iterable[tuple[StreamConfig, float]],
+                   send_rate: Callable[[int, float, float], int]) -> RateSchedule | None:
+    """A shaped trial's schedule (tester.rate_schedule), None without shapes: the
+    spec's shapes around the trial's streams' rates (`chosen`, stream and frames/s),
+    within each one's share of line rate. `send_rate(id, pps, ceiling)`: the rate the
+    target sends for pps. Raises ValueError for a shaped stream the trial does not run."""
+    if not spec.shapes:
+        return None
+    rates = {stream.id: (stream, pps) for stream, pps in chosen}
+    shapes = dict(spec.shapes)
+    unknown = sorted(set(shapes) - set(rates))
+    if unknown:
+        raise ValueError(f"trial {spec.experiment}#{spec.trial_index} shapes streams {unknown}; "
+                         f"it runs {sorted(rates)}")
+    ceilings = {sid: stream_ceiling_pps(rates[sid][0], topology, spec) for sid in shapes}
+    return build_schedule(shapes, {sid: rates[sid][1] for sid in shapes}, ceilings,
+                          spec.duration_s, spec.shape_step_s,
+                          lambda sid, pps: send_rate(sid, pps, ceilings[sid]))
 
 
 def seed_queue_leads(schedule: RateSchedule, plans: Iterable[StreamPlan]) -> tuple[float, ...]:

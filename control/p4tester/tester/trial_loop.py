@@ -458,9 +458,7 @@ def _courses(course: _Course | None) -> dict[int, tuple[RateStep, ...]]:
     # A step applied ahead of its start (RateSchedule.leads_s) holds from its start.
     held = [max(applied, step.start_s) for applied, step in zip(course.applied_s, steps,
                                                                  strict=False)]
-    return {sender.key: rate_course(sender, [s.start_s for s in steps],
-                                    [s.duration_s for s in steps], held,
-                                    course.samples.get(sender.key, ()))
+    return {sender.key: rate_course(sender, steps, held, course.samples.get(sender.key, ()))
             for sender in course.schedule.senders}
 
 

@@ -19,8 +19,10 @@ import os
 import socket
 import threading
 import time
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 SLOT_S = 0.001
@@ -36,6 +38,11 @@ class Feed:
     count: int
     template_pps: float
     steps: tuple[tuple[float, float], ...] = ()
+    # Templates due by each step's start: the sender asks every slot (1 ms) when the
+    # next ones fall due, so a long shaped soak's thousands of steps are searched, not
+    # walked.
+    _due_at_starts: tuple[float, ...] = field(default=(), init=False, repr=False,
+                                              compare=False)
 
     def __post_init__(self) -> None:
         rates = [self.template_pps, *(pps for _, pps in self.steps)]
@@ -44,38 +51,35 @@ class Feed:
                              "positive")
         if self.steps and self.steps[0][0] != 0:
             raise ValueError(f"a shaped feed's first step starts at 0, not {self.steps[0][0]}")
+        due = [0.0]
+        for (start, pps), (end, _) in pairwise(self.steps):
+            due.append(due[-1] + (end - start) * pps)
+        object.__setattr__(self, "_due_at_starts", tuple(due))
+
+    def _step_at(self, elapsed_s: float) -> int:
+        return max(0, bisect_right(self.steps, elapsed_s, key=lambda step: step[0]) - 1)
 
     def due_by(self, elapsed_s: float) -> float:
         """Templates due by `elapsed_s` since the start (not bounded by count)."""
         if not self.steps:
             return elapsed_s * self.template_pps
-        due = 0.0
-        for index, (start, pps) in enumerate(self.steps):
-            end = self.steps[index + 1][0] if index + 1 < len(self.steps) else float("inf")
-            if elapsed_s <= start:
-                break
-            due += (min(elapsed_s, end) - start) * pps
-        return due
+        if elapsed_s <= 0:
+            return 0.0
+        step = self._step_at(elapsed_s)
+        start, pps = self.steps[step]
+        return self._due_at_starts[step] + (elapsed_s - start) * pps
 
     def due_at(self, templates: int) -> float:
         """Seconds from the start when template number `templates` falls due."""
         if not self.steps:
             return templates / self.template_pps
-        left = float(templates)
-        for index, (start, pps) in enumerate(self.steps):
-            end = self.steps[index + 1][0] if index + 1 < len(self.steps) else float("inf")
-            if left <= (end - start) * pps:
-                return start + left / pps
-            left -= (end - start) * pps
-        return float("inf")
+        step = max(0, bisect_left(self._due_at_starts, templates) - 1)
+        start, pps = self.steps[step]
+        return start + (templates - self._due_at_starts[step]) / pps
 
     def rate_at(self, elapsed_s: float) -> float:
         """Templates per second at `elapsed_s`."""
-        rate = self.template_pps
-        for start, pps in self.steps:
-            if start <= elapsed_s:
-                rate = pps
-        return rate
+        return self.steps[self._step_at(elapsed_s)][1] if self.steps else self.template_pps
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,14 +45,13 @@ from p4tester.targets.ebpf.tester import MAX_COPIES
 from p4tester.tester.dut_source import DutCounterSource
 from p4tester.tester.link_frames import LINK_MTU_HINT, max_link_frame
 from p4tester.tester.port_counters import InterfaceCounters, KernelInterfaceCounters
-from p4tester.tester.rate_schedule import RateSchedule, build_schedule
 from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import (
     CounterSnapshot,
 )
 from p4tester.tester.stream_figures import LatencySums, StreamCounters, stream_figures
-from p4tester.tester.stream_plan import stream_ceiling_pps, trial_streams
+from p4tester.tester.stream_plan import trial_schedule, trial_streams
 from p4tester.tester.trial_course import SWITCH_CLOCK_BITS, StreamSample
 from p4tester.tester.trial_loop import (
     QDEPTH_EDGES,
@@ -102,25 +101,6 @@ class EbpfStreamPlan:
         return Feed(self.template, math.ceil(self.budget / self.copies),
                     self.rate_pps / self.copies,
                     tuple((start, pps / self.copies) for start, pps in self.steps))
-
-
-def ebpf_schedule(chosen: Sequence[tuple[StreamConfig, float]], topology: Topology,
-                  spec: TrialSpec) -> RateSchedule | None:
-    """A shaped trial's schedule on this target: any whole rate of 1 frame/s or more
-    (the sender paces templates, the program counts the frames)."""
-    if not spec.shapes:
-        return None
-    rates = {stream.id: pps for stream, pps in chosen}
-    shapes = dict(spec.shapes)
-    unknown = sorted(set(shapes) - set(rates))
-    if unknown:
-        raise ValueError(f"trial {spec.experiment}#{spec.trial_index} shapes streams {unknown}; "
-                         f"it runs {sorted(rates)}")
-    ceilings = {stream.id: stream_ceiling_pps(stream, topology, spec)
-                for stream, _ in chosen if stream.id in shapes}
-    return build_schedule(shapes, {sid: rates[sid] for sid in shapes}, ceilings,
-                          spec.duration_s, spec.shape_step_s,
-                          lambda sid, pps: min(max(1, round(pps)), math.floor(ceilings[sid])))
 
 
 def switch_time_us() -> int:
@@ -231,7 +211,11 @@ class EbpfTrials:
     # ---- sending ---------------------------------------------------------
     def arm(self, spec: TrialSpec) -> ArmedTrial:
         chosen = trial_streams(self.session.profile, self.session.topology, spec)
-        schedule = ebpf_schedule(chosen, self.session.topology, spec)
+        # Any whole rate of 1 frame/s or more: the sender paces templates, the program
+        # counts the frames.
+        schedule = trial_schedule(spec, self.session.topology, chosen,
+                                  lambda _, pps, ceiling: min(max(1, round(pps)),
+                                                              math.floor(ceiling)))
         epoch = spec.trial_index % EPOCHS
         plans = []
         for stream, pps in chosen:
