@@ -34,6 +34,7 @@ from typing import Any
 from p4tester.config.errors import ConfigError
 from p4tester.config.services import ServiceConfig, parse_services
 from p4tester.config.stream_headers import parse_tunnel, parse_vary
+from p4tester.config.stream_mesh import mesh_stream_entries
 from p4tester.config.topology import Topology
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
 from p4tester.dataplane.constants import MAX_FRAMES_PER_PASS, MAX_STREAMS, TESTER_UDP_DST_PORT
@@ -62,7 +63,8 @@ SEARCH_METHODS = ("mlrsearch", "binary")
 DEFAULT_LOG_HIGH_US = 1_000_000
 
 _STREAM_KEYS = ("id", "tx_port", "rx_port", "share", *ADDRESS_FIELDS, "vlan_id", "ipv6",
-                "outer_vlan_id", "mpls_labels", "l4", "tunnel", "vary", "frame_size", "imix")
+                "outer_vlan_id", "mpls_labels", "l4", "tunnel", "vary", "frame_size", "imix",
+                "mesh")
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +233,30 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
         here = f"{where}[{position}]"
         if not isinstance(item, Mapping):
             raise ConfigError(f"{here}: expected a mapping")
+        if "mesh" in item:
+            require_keys(item, here, required=("mesh", "id"), optional=_STREAM_KEYS)
+            streams.extend(_plain_streams(mesh_stream_entries(item, here), here))
+            continue
         require_keys(item, here, required=("id", "tx_port", "rx_port"), optional=_STREAM_KEYS)
+        streams.extend(_plain_streams([item], here))
+    pairs = sum(len(s.field_cycle) for s in streams)
+    if pairs > MAX_VARY_ENTRIES:
+        raise ConfigError(f"{where}: the streams' port variations take {pairs} entries, more "
+                          f"than the data plane's {MAX_VARY_ENTRIES} for all streams together; "
+                          "vary fewer values")
+    ids = [s.id for s in streams]
+    duplicated = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicated:
+        raise ConfigError(f"{where}: stream ids {duplicated} are used more than once")
+    return tuple(streams)
+
+
+def _plain_streams(items: list[Mapping[str, Any]] | list[dict[str, Any]],
+                   here: str) -> list[StreamConfig]:
+    """The streams of plain entries (id, tx_port, rx_port, ...): an imix entry gives
+    one per frame size of its mix."""
+    streams: list[StreamConfig] = []
+    for item in items:
         fields = dict(item)
         imix = fields.pop("imix", None)
         fields["addresses"] = StreamAddresses(**{k: fields.pop(k) for k in ADDRESS_FIELDS
@@ -265,16 +290,7 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
                 except FrameSizeError as exc:
                     raise ConfigError(f"{here}: stream {stream.id}: {exc}") from exc
         streams.extend(members)
-    pairs = sum(len(s.field_cycle) for s in streams)
-    if pairs > MAX_VARY_ENTRIES:
-        raise ConfigError(f"{where}: the streams' port variations take {pairs} entries, more "
-                          f"than the data plane's {MAX_VARY_ENTRIES} for all streams together; "
-                          "vary fewer values")
-    ids = [s.id for s in streams]
-    duplicated = sorted({i for i in ids if ids.count(i) > 1})
-    if duplicated:
-        raise ConfigError(f"{where}: stream ids {duplicated} are used more than once")
-    return tuple(streams)
+    return streams
 
 
 def _imix_streams(fields: dict[str, Any], imix: object, where: str) -> list[StreamConfig]:

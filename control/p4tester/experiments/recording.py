@@ -293,16 +293,23 @@ def _finished_trials(log: ResultLog | None) -> dict[tuple[str, int], TrialResult
 @dataclass(frozen=True, slots=True)
 class SpecMeasurer:
     """The search Measurer protocol on top of a Recorder: every search trial is a
-    logged, numbered trial of `experiment` at `frame_size`, labelled `labels`."""
+    logged, numbered trial of `experiment` at `frame_size`, labelled `labels`.
+
+    `stream_shares`: (stream id, share) pairs: only these streams run, each at the
+    searched load x its share of its TX port's line rate (an RFC 2889 traffic
+    pattern); empty: every stream of the profile at its own share."""
 
     recorder: Recorder
     frame_size: int
     experiment: str
     labels: Labels = ()
+    stream_shares: tuple[tuple[int, float], ...] = ()
 
     def measure(self, duration_s: float, offered_fraction: float) -> TrialResult:
         if 1.0 < offered_fraction <= 1.0 + _LINE_RATE_SLACK:
             offered_fraction = 1.0
         return self.recorder.trial(
-            self.experiment, self.frame_size, offered_fraction, duration_s, labels=self.labels
+            self.experiment, self.frame_size, offered_fraction, duration_s, labels=self.labels,
+            stream_loads=tuple((stream_id, offered_fraction * share)
+                               for stream_id, share in self.stream_shares),
         )

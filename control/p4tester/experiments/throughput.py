@@ -53,9 +53,14 @@ class ThroughputConfig:
     max_trials: int = DEFAULT_MAX_TRIALS  # per search (per goal for the binary search)
     experiment: str = "rfc2544-throughput"
     labels: Labels = ()
+    # Only these streams, each at the load x its share (SpecMeasurer); empty: all.
+    stream_shares: tuple[tuple[int, float], ...] = ()
 
     def __post_init__(self) -> None:
         check_positive(_OWNER, "line_rate_bps", self.line_rate_bps, "bit/s (e.g. 10e9)")
+        for stream_id, share in self.stream_shares:
+            if not 0.0 < share <= 1.0:
+                raise ValueError(f"{_OWNER}: stream {stream_id}'s share {share} must be in (0, 1]")
         check_frame_sizes(_OWNER, self.frame_sizes)
         if not isinstance(self.method, SearchMethod):
             raise ValueError(
@@ -177,7 +182,8 @@ def _bounds(result: SearchResult, frame_size: int, line_rate_bps: float) -> Rate
 def _search_size(config: ThroughputConfig, recorder: Recorder, frame_size: int) -> ThroughputAtSize:
     labels = (*config.labels, ("search", config.method.value))
     if config.method is SearchMethod.MLRSEARCH:
-        measurer = SpecMeasurer(recorder, frame_size, config.experiment, labels)
+        measurer = SpecMeasurer(recorder, frame_size, config.experiment, labels,
+                                config.stream_shares)
         ndr, pdr = mlr_search(
             measurer,
             (config.ndr, config.pdr),
@@ -190,7 +196,8 @@ def _search_size(config: ThroughputConfig, recorder: Recorder, frame_size: int) 
         found = []
         for goal in (config.ndr, config.pdr):
             measurer = SpecMeasurer(
-                recorder, frame_size, config.experiment, (*labels, ("goal", goal.name))
+                recorder, frame_size, config.experiment, (*labels, ("goal", goal.name)),
+                config.stream_shares,
             )
             (result,) = binary_search(
                 measurer, (goal,), min_fraction=config.min_fraction, max_trials=config.max_trials

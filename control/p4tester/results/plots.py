@@ -331,3 +331,25 @@ def plot_rate_course(trial: TrialResult, path: Path | str) -> Path:
         axes.legend(loc="best")
     axes_list[-1].set_xlabel("time since the trial's start [s]")
     return _save(figure, path)
+
+
+def plot_port_forwarding(bars: Sequence[tuple[str, float, float]], title: str,
+                         path: Path | str) -> Path:
+    """(label, intended frames/s, forwarding rate) per RX port: pairs of bars, so a
+    port that forwards less than it was offered stands out (RFC 2889)."""
+    if not bars:
+        raise PlotError("no port figures: nothing to plot")
+    figure, (axes,) = _figure()
+    positions = range(len(bars))
+    width = 0.4
+    axes.bar([x - width / 2 for x in positions], [b[1] for b in bars], width,
+             label="intended (offered to the port)")
+    axes.bar([x + width / 2 for x in positions], [b[2] for b in bars], width,
+             label="forwarding rate (received)")
+    axes.set_xticks(list(positions), [b[0] for b in bars])
+    axes.set_xlabel("frame size, RX port")
+    axes.set_ylabel("frames/s")
+    axes.set_title(title)
+    axes.grid(True, axis="y", alpha=_GRID_ALPHA)
+    axes.legend(loc="best")
+    return _save(figure, path)

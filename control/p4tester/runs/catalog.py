@@ -30,11 +30,13 @@ from .requests import (
     Option,
     QueueSweepRequest,
     RampRequest,
+    Rfc2889Request,
     ShapeRequest,
     SoakRequest,
     ThroughputRequest,
     Y1564Request,
 )
+from .rfc2889_body import rfc2889_body
 from .y1564_body import y1564_body
 
 
@@ -81,6 +83,9 @@ EXPERIMENTS: Final[Mapping[str, Experiment]] = {e.name: e for e in (
                ShapeRequest, shape_body),
     Experiment("queue-sweep", "latency vs DUT buffer threshold (seed 004)",
                QueueSweepRequest, queue_sweep_body),
+    Experiment("rfc2889", "RFC 2889 LAN switch tests: fully and partially meshed throughput "
+               "and forwarding rate, congestion control (head-of-line blocking, back "
+               "pressure)", Rfc2889Request, rfc2889_body),
     Experiment("y1564", "ITU-T Y.1564 service activation: per-service steps, then all "
                "services at CIR, against each one's SLA", Y1564Request, y1564_body),
 )}

@@ -41,6 +41,13 @@ def size_list(text: str) -> tuple[int, ...]:
         raise OptionValueError(f"{text!r}: give sizes like 64,128,1518") from exc
 
 
+def port_list(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError as exc:
+        raise OptionValueError(f"{text!r}: give port numbers like 1,2,3,4") from exc
+
+
 def percent_list(text: str) -> tuple[float, ...]:
     try:
         return tuple(float(part) for part in text.split(","))

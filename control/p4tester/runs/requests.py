@@ -15,7 +15,14 @@ from p4tester.experiments.throughput import SearchMethod
 from p4tester.streams.rates import Rate
 from p4tester.streams.shapes import TrafficShape
 
-from .option_parsers import load_fraction, load_rate, percent_list, shape_list, size_list
+from .option_parsers import (
+    load_fraction,
+    load_rate,
+    percent_list,
+    port_list,
+    shape_list,
+    size_list,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +244,42 @@ class ShapeRequest(ExperimentRequest):
         # The tester must carry the shapes' highest rate, not only their load.
         highest = max(shape.highest for _, shape in self.shape)
         return [(self.frame_size, dataclasses.replace(self.load, value=self.load.value * highest))]
+
+
+RFC2889_TESTS = ("fully-meshed", "partially-meshed", "congestion-control")
+
+
+@dataclass(frozen=True, slots=True)
+class Rfc2889Request(ExperimentRequest):
+    """The streams come from the profile, one per (TX port, RX port) pair the test
+    needs: a `mesh` entry gives them all (config.stream_mesh)."""
+
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("test", "which RFC 2889 test", str, required=True, choices=RFC2889_TESTS),
+        Option("ports", "fully-meshed: the ports (1,2,3,4); congestion-control: A,B,C,D "
+               "(A and B into the congested C, A also into D)", port_list),
+        Option("sources", "partially-meshed: the ports that send", port_list),
+        Option("destinations", "partially-meshed: the ports they send to", port_list),
+        Option("directions", "partially-meshed: one-way, or both-ways (the destinations "
+               "send back)", str, choices=("one-way", "both-ways")),
+        Option("frame-sizes", "e.g. 64,512,1518", size_list),
+        Option("max-load", "the maximum offered load per TX port: 100%, 0.5", load_fraction),
+        Option("method", "search method of the meshed tests' throughput (default: the "
+               "profile's)", str, choices=tuple(m.value for m in SearchMethod)),
+        _duration(),
+    )
+    test: str
+    ports: tuple[int, ...] | None = None
+    sources: tuple[int, ...] | None = None
+    destinations: tuple[int, ...] | None = None
+    directions: str = "one-way"
+    frame_sizes: tuple[int, ...] | None = None
+    max_load: float = 1.0
+    method: str | None = None
+    duration_s: float | None = None
+
+    def fixed_loads(self, profile: Profile) -> list[tuple[int, Rate | float]]:
+        return [(size, self.max_load) for size in self.frame_sizes or profile.frame_sizes]
 
 
 Y1564_TESTS = ("both", "configuration", "performance")
