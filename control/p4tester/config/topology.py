@@ -463,6 +463,18 @@ def _check_bridge(topology: Topology, lab: str, where: str) -> None:
     if not egress.isdigit() or int(egress) not in cabled:
         raise ConfigError(f"{where}: egress {egress} is not a port of the bridge (DUT ports "
                           f"cabled: {cabled}): name one of them, the port its qdisc shapes")
+    for key, value in topology.dut.settings:
+        # Per-port qdiscs: the egress qdisc_N, the input FIFO input_queue_N (lab.bridge_dut).
+        prefix = next((p for p in ("qdisc_", "input_queue_") if key.startswith(p)), None)
+        if prefix is None:
+            continue
+        port = key.removeprefix(prefix)
+        if not port.isdigit() or int(port) not in cabled:
+            raise ConfigError(f"{where}: {key}: {port!r} is not a port of the bridge (DUT "
+                              f"ports cabled: {cabled}); name one, e.g. {prefix}{cabled[0]}")
+        if not value.split():
+            raise ConfigError(f"{where}: {key} is empty; give a tc qdisc, e.g. "
+                              "\"tbf rate 2mbit burst 3000 limit 6000\"")
 
 
 def _dut(data: object, where: str) -> DutConfig:

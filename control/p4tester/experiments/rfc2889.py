@@ -125,11 +125,8 @@ class PortForwarding:
     received: int
     lost: int
     duration_s: float
-
-    @property
-    def forwarding_rate_pps(self) -> float:
-        """RFC 2285 forwarding rate: frames/s the port received over the trial."""
-        return self.received / self.duration_s
+    # RFC 2285 forwarding rate: frames/s the port received over the trial.
+    forwarding_rate_pps: float
 
     @property
     def loss_ratio(self) -> float:
@@ -153,6 +150,7 @@ def port_forwarding(config: Rfc2889Config, trial: TrialResult,
         received=sum(s.rx_frames for s in stats),
         lost=sum(s.lost for s in stats),
         duration_s=trial.duration_s,
+        forwarding_rate_pps=sum(s.rx_frames for s in stats) / trial.duration_s,
     )
 
 
@@ -165,11 +163,7 @@ class MeshAtSize:
     throughput: ThroughputAtSize
     at_max_load: TrialResult
     ports: tuple[PortForwarding, ...]
-
-    @property
-    def forwarding_rate_pps(self) -> float:
-        """All RX ports together at the MOL."""
-        return sum(p.forwarding_rate_pps for p in self.ports)
+    forwarding_rate_pps: float  # all RX ports together at the MOL
 
     @property
     def lost(self) -> int:
@@ -182,20 +176,22 @@ class MeshAtSize:
 
 @dataclass(frozen=True, slots=True)
 class CongestionAtSize:
+    """RFC 2889 5.5's verdicts: head-of-line blocking, frames lost on the uncongested
+    port; back pressure, none lost on the oversubscribed one."""
+
     frame_size: int
     trial: TrialResult
     congested: PortForwarding
     uncongested: PortForwarding
+    head_of_line_blocking: bool
+    back_pressure: bool
 
-    @property
-    def head_of_line_blocking(self) -> bool:
-        """RFC 2889 5.5: frames lost on the uncongested port."""
-        return self.uncongested.lost > 0
-
-    @property
-    def back_pressure(self) -> bool:
-        """RFC 2889 5.5: the oversubscribed port lost nothing."""
-        return self.congested.lost == 0
+    @classmethod
+    def judged(cls, frame_size: int, trial: TrialResult, congested: PortForwarding,
+               uncongested: PortForwarding) -> CongestionAtSize:
+        return cls(frame_size, trial, congested, uncongested,
+                   head_of_line_blocking=uncongested.lost > 0,
+                   back_pressure=congested.lost == 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,8 +225,9 @@ def _mesh_at_size(config: Rfc2889Config, recorder: Recorder, frame_size: int) ->
         labels=(*config.labels, ("phase", "max-offered-load")),
         stream_loads=tuple((sid, config.max_load * share)
                            for sid, share in config.stream_shares()))
-    return MeshAtSize(frame_size, throughput, at_max, tuple(
-        port_forwarding(config, at_max, port) for port in config.pattern.rx_ports))
+    ports = tuple(port_forwarding(config, at_max, port) for port in config.pattern.rx_ports)
+    return MeshAtSize(frame_size, throughput, at_max, ports,
+                      sum(p.forwarding_rate_pps for p in ports))
 
 
 def _congestion_at_size(config: Rfc2889Config, recorder: Recorder,
@@ -242,8 +239,8 @@ def _congestion_at_size(config: Rfc2889Config, recorder: Recorder,
                            for sid, share in config.stream_shares()))
     congested = max(config.pattern.rx_ports, key=config.pattern.offered_to)
     uncongested = min(config.pattern.rx_ports, key=config.pattern.offered_to)
-    return CongestionAtSize(frame_size, trial, port_forwarding(config, trial, congested),
-                            port_forwarding(config, trial, uncongested))
+    return CongestionAtSize.judged(frame_size, trial, port_forwarding(config, trial, congested),
+                                   port_forwarding(config, trial, uncongested))
 
 
 def run_rfc2889(config: Rfc2889Config, recorder: Recorder) -> Rfc2889Result:

@@ -4,6 +4,12 @@ Topology settings (dut: {kind: bridge, ...}):
 
     egress: 2                 DUT port whose qdisc is set (optional, default 2)
     qdisc: "tbf rate 10mbit burst 3000 limit 6000"   tc qdisc on that port (optional)
+    qdisc_N: "tbf ..."        the egress qdisc of bridge port N (any number of ports)
+    input_queue_N: "tbf ..."  one input FIFO on bridge port N: every frame arriving on
+                              N waits in this qdisc (on an ifb device) before the bridge
+                              sees it, as in an input-queued switch, so a frame bound
+                              for a congested port holds up the frames behind it
+                              (head-of-line blocking, RFC 2889 5.5)
 
 Every DUT port a tester port is cabled to (peer dut:N) is a port of the bridge. The
 bridge floods a frame whose destination it has not learnt, as a switch does: the
@@ -27,6 +33,8 @@ from p4tester.lab.ifaces import dut_iface
 
 NAMESPACE: Final = netdev.DUT_NETNS
 BRIDGE: Final = "br0"
+EGRESS_QDISC: Final = "qdisc_"
+INPUT_QUEUE: Final = "input_queue_"
 
 
 def start_bridge_dut(topology: Topology) -> str:
@@ -52,4 +60,29 @@ def start_bridge_dut(topology: Topology) -> str:
     if "qdisc" in settings:
         ns("tc", "qdisc", "replace", "dev", dut_iface(egress), "root",
            *shlex.split(settings["qdisc"]))
+    for port, qdisc in port_settings(settings, EGRESS_QDISC):
+        ns("tc", "qdisc", "replace", "dev", dut_iface(port), "root", *shlex.split(qdisc))
+    for port, qdisc in port_settings(settings, INPUT_QUEUE):
+        # An ifb device takes the port's arriving frames through its root qdisc and
+        # hands them back to the port's receive path: a queue in front of the bridge.
+        ifb = input_queue_iface(port)
+        ns("ip", "link", "add", ifb, "type", "ifb")
+        ns("ip", "link", "set", ifb, "up")
+        ns("tc", "qdisc", "replace", "dev", ifb, "root", *shlex.split(qdisc))
+        ns("tc", "qdisc", "add", "dev", dut_iface(port), "handle", "ffff:", "ingress")
+        ns("tc", "filter", "add", "dev", dut_iface(port), "parent", "ffff:", "protocol", "all",
+           "u32", "match", "u32", "0", "0", "action", "mirred", "egress", "redirect", "dev",
+           ifb)
     return NAMESPACE
+
+
+def input_queue_iface(port: int) -> str:
+    """The ifb device of port N's input queue (inside the DUT's namespace)."""
+    return f"p4lq{port}"
+
+
+def port_settings(settings: dict[str, str], prefix: str) -> list[tuple[int, str]]:
+    """(port, value) of the settings named prefix + port number (config.topology has
+    checked that each names a bridge port)."""
+    return sorted((int(key.removeprefix(prefix)), value) for key, value in settings.items()
+                  if key.startswith(prefix))

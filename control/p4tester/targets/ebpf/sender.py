@@ -126,6 +126,7 @@ class TemplateSender:
         done = [0] * len(feeds)
         refused = 0
         worst_lag = 0.0
+        slots = 0
         start = time.perf_counter()
         deadline = start + time_limit_s
         while any(d < f.count for d, f in zip(done, feeds, strict=True)):
@@ -133,18 +134,28 @@ class TemplateSender:
             if now > deadline or (stop is not None and stop.is_set()):
                 break
             elapsed = now - start + SLOT_S
+            dues = [min(feed.count, int(feed.due_by(elapsed)) + 1) for feed in feeds]
             for index, feed in enumerate(feeds):
-                due = min(feed.count, int(feed.due_by(elapsed)) + 1)
-                if due <= done[index]:
-                    continue
-                worst_lag = max(worst_lag,
-                                (due - done[index]) / feed.rate_at(elapsed) - SLOT_S)
-                while done[index] < due:
+                if dues[index] > done[index]:
+                    worst_lag = max(worst_lag, (dues[index] - done[index])
+                                    / feed.rate_at(elapsed) - SLOT_S)
+            # Round robin over the feeds: the streams of one port alternate template by
+            # template (RFC 2889's round-robin destinations), instead of each stream's
+            # templates of a slot leaving in one run ahead of the next stream's, which a
+            # DUT's input FIFO would drop unevenly, stream by stream. The stream that
+            # leads turns slot by slot, so none is always first into a short queue.
+            lead = slots % len(feeds)
+            slots += 1
+            order = [*range(lead, len(feeds)), *range(lead)]
+            pending = [index for index in order if dues[index] > done[index]]
+            while pending:
+                for index in pending:
                     try:
-                        self._socket.send(feed.template)
+                        self._socket.send(feeds[index].template)
                     except OSError:
                         refused += 1
                     done[index] += 1
+                pending = [index for index in pending if dues[index] > done[index]]
             pause = min((start + f.due_at(d)
                          for d, f in zip(done, feeds, strict=True) if d < f.count),
                         default=0.0) - time.perf_counter()
