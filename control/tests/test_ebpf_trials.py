@@ -95,6 +95,20 @@ def test_feeds_are_sent_each_at_its_rate_to_their_counts(
     assert clock.now == pytest.approx(0.098, abs=1e-9)
 
 
+def test_a_slots_templates_go_round_robin_and_the_lead_turns(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three streams of one port, 3 templates each due in the first slot, 1 in the
+    second: they alternate template by template, and the second slot starts with the
+    second stream (RFC 2889's round-robin destinations)."""
+    with_fake_clock(monkeypatch)
+    sock = RecordingSocket()
+    # 2000 templates/s: 3 due in the first 1-ms slot (0, 0.5 and 1 ms), then 2 a slot.
+    recording_sender(sock).send_feeds(
+        [Feed(b"a", 4, 2000.0), Feed(b"b", 4, 2000.0), Feed(b"c", 4, 2000.0)],
+        time_limit_s=1.0)
+    assert b"".join(sock.sent) == b"abcabcabc" + b"bca"
+
+
 def test_refused_templates_are_reported_not_sent(monkeypatch: pytest.MonkeyPatch) -> None:
     with_fake_clock(monkeypatch)
     sock = RecordingSocket(refuse_every=10)

@@ -12,6 +12,7 @@ from p4tester.config.dut_limits import dut_limit
 from p4tester.config.errors import ConfigError
 from p4tester.config.topology import topology_from_dict
 from p4tester.lab import kinds
+from p4tester.lab.bridge_dut import EGRESS_QDISC, INPUT_QUEUE, input_queue_iface, port_settings
 from p4tester.lab.dut_counters import LinuxDutCounters, dut_counters_for
 
 
@@ -52,3 +53,23 @@ def test_the_qdisc_on_the_bridge_is_the_dut_limit() -> None:
     assert limit is not None and round(limit.frames_per_s, 1) == 20833.3
     assert limit.source == "b.yaml: dut: qdisc 'tbf rate 10mbit burst 3000 limit 6000'"
     assert dut_limit(topology_from_dict(bridge({1: "dut:1", 2: "dut:2"}), "b.yaml")) is None
+
+
+def test_per_port_qdiscs_and_input_queues_name_bridge_ports() -> None:
+    topology = topology_from_dict(bridge({1: "dut:1", 2: "dut:2", 3: "dut:3"},
+                                         qdisc_3="tbf rate 4286kbit burst 3000 limit 6000",
+                                         input_queue_1="tbf rate 3571kbit burst 3000 limit 6000"),
+                                  "b.yaml")
+    settings = dict(topology.dut.settings)
+    assert port_settings(settings, EGRESS_QDISC) == [
+        (3, "tbf rate 4286kbit burst 3000 limit 6000")]
+    assert port_settings(settings, INPUT_QUEUE) == [
+        (1, "tbf rate 3571kbit burst 3000 limit 6000")]
+    assert input_queue_iface(1) == "p4lq1"
+    with pytest.raises(ConfigError, match=r"b.yaml: dut: qdisc_5: '5' is not a port of the "
+                                          r"bridge \(DUT ports cabled: \[1, 2\]\); name one, "
+                                          r"e.g. qdisc_1"):
+        topology_from_dict(bridge({1: "dut:1", 2: "dut:2"}, qdisc_5="tbf rate 1mbit"), "b.yaml")
+    with pytest.raises(ConfigError, match=r"b.yaml: dut: input_queue_2 is empty; give a tc "
+                                          r"qdisc"):
+        topology_from_dict(bridge({1: "dut:1", 2: "dut:2"}, input_queue_2=" "), "b.yaml")
