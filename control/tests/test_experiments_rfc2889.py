@@ -27,6 +27,9 @@ from p4tester.experiments.rfc2889_patterns import (
 )
 from p4tester.experiments.runner import TrialSpec
 from p4tester.results.model import StreamStats, TrialResult
+from p4tester.runs.catalog import build_request
+from p4tester.runs.requests import Rfc2889Request
+from p4tester.runs.rfc2889_body import rfc2889_pattern, rfc2889_report
 from p4tester.search import SearchGoal
 from p4tester.streams.rates import line_rate_pps
 
@@ -173,7 +176,8 @@ def test_congestion_control_without_head_of_line_blocking() -> None:
     assert (size.uncongested.sent, size.uncongested.received, size.uncongested.lost) == (
         14881, 14881, 0)
     assert not size.head_of_line_blocking
-    assert not size.back_pressure
+    assert size.back_pressure is False
+    assert size.congested.forwarded_share == pytest.approx((9920 + 19841) / 2 / 14880.952)
     # Ports 3 and 4 only receive in the pattern: the learning frames taught the switch.
     assert size.trial.rx_mismatched == 0
 
@@ -187,7 +191,19 @@ def test_congestion_control_finds_head_of_line_blocking_in_an_input_queued_switc
     assert (size.uncongested.sent, size.uncongested.received) == (14881, 9920)
     assert size.uncongested.lost == 4961
     assert size.head_of_line_blocking
-    assert not size.back_pressure
+    assert size.back_pressure is False
+
+
+def test_back_pressure_is_not_judged_on_a_port_faster_than_its_line_rate() -> None:
+    # An unshaped lab link: port 3 forwards all of its 150 %, which no real port could.
+    switch = LearningSwitch(MESH.streams, capacity={3: 1.5})
+    result = run_rfc2889(_config(Rfc2889Test.CONGESTION_CONTROL,
+                                 congestion_control([1, 2, 3, 4])), Recorder(switch))
+    (size,) = result.congestion
+    assert size.congested.lost == 0
+    assert size.congested.forwarded_share == pytest.approx(1.5, abs=1e-4)
+    assert size.back_pressure is None
+    assert not size.head_of_line_blocking
 
 
 def test_the_config_refuses_a_stream_map_that_misses_a_flow() -> None:
@@ -198,3 +214,33 @@ def test_the_config_refuses_a_stream_map_that_misses_a_flow() -> None:
                       learning_streams=config.learning_streams,
                       port_line_bps=config.port_line_bps, frame_sizes=(64,),
                       trial_duration_s=2.0)
+
+
+def test_the_request_names_the_option_a_test_needs() -> None:
+    with pytest.raises(ConfigError, match=r"rfc2889 --test partially-meshed: give --sources "
+                                          r"and --destinations"):
+        rfc2889_pattern(Rfc2889Request(test="partially-meshed", sources=(1,)))
+    with pytest.raises(ConfigError, match=r"--test congestion-control: give --ports, e.g. "
+                                          r"--ports 1,2,3,4"):
+        rfc2889_pattern(Rfc2889Request(test="congestion-control"))
+    with pytest.raises(ConfigError, match=r"give four ports, A,B,C,D"):
+        rfc2889_pattern(Rfc2889Request(test="congestion-control", ports=(1, 2, 3)))
+    request = build_request("rfc2889", {"test": "partially-meshed", "sources": "1,2",
+                                        "destinations": "3", "directions": "both-ways"})
+    assert isinstance(request, Rfc2889Request)
+    assert [(f.tx_port, f.rx_port) for f in rfc2889_pattern(request).flows] == [
+        (1, 3), (2, 3), (3, 1), (3, 2)]
+
+
+def test_the_congestion_report_gives_each_verdict() -> None:
+    switch = LearningSwitch(MESH.streams, input_queued=True)
+    result = run_rfc2889(_config(Rfc2889Test.CONGESTION_CONTROL,
+                                 congestion_control([1, 2, 3, 4])), Recorder(switch))
+    assert rfc2889_report(result) == [
+        "RFC 2889 congestion control: ports 1 and 2 into the congested port 3 (150% of its "
+        "line rate), 1 also into the uncongested port 4 (50%), MOL 100% per TX port",
+        " size   C FR fps  C lost %   D FR fps  D lost %  head-of-line blocking  back pressure"
+        "  flooded",
+        "   64    14880.5    33.34%     4960.0    33.34%  yes                    no           "
+        "  0",
+    ]

@@ -110,8 +110,12 @@ def rfc2889_report(result: Rfc2889Result) -> list[str]:
                   f"{s.congested.loss_ratio:>9.2%} {s.uncongested.forwarding_rate_pps:>10.1f} "
                   f"{s.uncongested.loss_ratio:>9.2%}  "
                   f"{'yes' if s.head_of_line_blocking else 'no':<21}  "
-                  f"{'yes' if s.back_pressure else 'no':<13}  {s.trial.rx_mismatched}"
+                  f"{_back_pressure(s):<13}  {s.trial.rx_mismatched}"
                   for s in result.congestion]
+        if any(s.back_pressure is None for s in result.congestion):
+            lines.append(f"n/a: port {c} forwarded more than its line rate; its link is "
+                         "faster than the topology's line_rate, so losing nothing there "
+                         "shows no back pressure")
         return lines
     ports = ", ".join(str(p) for p in pattern.ports)
     lines = [f"RFC 2889 {config.test.value}: ports {ports} ({len(pattern.flows)} streams), "
@@ -134,6 +138,10 @@ def rfc2889_report(result: Rfc2889Result) -> list[str]:
         lines.append("≥: the search stopped where the tester itself gave out on this host; "
                      "the DUT forwards at least this")
     return lines
+
+
+def _back_pressure(size: CongestionAtSize) -> str:
+    return "n/a" if size.back_pressure is None else "yes" if size.back_pressure else "no"
 
 
 def _share(bounds: RateBounds) -> str:
