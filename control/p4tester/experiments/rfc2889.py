@@ -218,6 +218,15 @@ def _learn(config: Rfc2889Config, recorder: Recorder, frame_size: int) -> TrialR
                           labels=(*config.labels, ("test", config.test.value)))
 
 
+def _at_max_load(config: Rfc2889Config, recorder: Recorder, frame_size: int) -> TrialResult:
+    """The pattern at the MOL: every flow at its share of it (repeated while invalid)."""
+    return recorder.valid_trial(
+        config.experiment, frame_size, config.max_load, config.trial_duration_s,
+        labels=(*config.labels, ("phase", "max-offered-load")),
+        stream_loads=tuple((sid, config.max_load * share)
+                           for sid, share in config.stream_shares()))
+
+
 def _mesh_at_size(config: Rfc2889Config, recorder: Recorder, frame_size: int) -> MeshAtSize:
     tx_bps = dict(config.port_line_bps)
     search = ThroughputConfig(
@@ -227,11 +236,7 @@ def _mesh_at_size(config: Rfc2889Config, recorder: Recorder, frame_size: int) ->
         experiment=config.experiment, labels=config.labels,
         stream_shares=config.stream_shares())
     (throughput,) = run_throughput(search, recorder).sizes
-    at_max = recorder.valid_trial(
-        config.experiment, frame_size, config.max_load, config.trial_duration_s,
-        labels=(*config.labels, ("phase", "max-offered-load")),
-        stream_loads=tuple((sid, config.max_load * share)
-                           for sid, share in config.stream_shares()))
+    at_max = _at_max_load(config, recorder, frame_size)
     ports = tuple(port_forwarding(config, at_max, port) for port in config.pattern.rx_ports)
     return MeshAtSize(frame_size, throughput, at_max, ports,
                       sum(p.forwarding_rate_pps for p in ports))
@@ -239,11 +244,7 @@ def _mesh_at_size(config: Rfc2889Config, recorder: Recorder, frame_size: int) ->
 
 def _congestion_at_size(config: Rfc2889Config, recorder: Recorder,
                         frame_size: int) -> CongestionAtSize:
-    trial = recorder.valid_trial(
-        config.experiment, frame_size, config.max_load, config.trial_duration_s,
-        labels=(*config.labels, ("phase", "max-offered-load")),
-        stream_loads=tuple((sid, config.max_load * share)
-                           for sid, share in config.stream_shares()))
+    trial = _at_max_load(config, recorder, frame_size)
     congested = max(config.pattern.rx_ports, key=config.pattern.offered_to)
     uncongested = min(config.pattern.rx_ports, key=config.pattern.offered_to)
     return CongestionAtSize.judged(frame_size, trial, port_forwarding(config, trial, congested),
