@@ -18,8 +18,10 @@ from p4tester.experiments.rfc2889 import (
     run_rfc2889,
 )
 from p4tester.experiments.rfc2889_patterns import (
+    CongestionPorts,
     TrafficPattern,
     congestion_control,
+    congestion_ports,
     fully_meshed,
     learning_streams,
     partially_meshed,
@@ -132,6 +134,8 @@ def test_patterns_split_each_ports_load() -> None:
         (1, 3, 1.0), (2, 3, 1.0), (3, 1, 0.5), (3, 2, 0.5)]
     congestion = congestion_control([1, 2, 3, 4])
     assert (congestion.offered_to(3), congestion.offered_to(4)) == (1.5, 0.5)
+    # The roles follow the order given, not the ports' numbers.
+    assert congestion_ports(congestion_control([2, 1, 4, 3])) == CongestionPorts(2, 1, 4, 3)
 
 
 def test_a_pattern_the_profile_cannot_carry_names_the_missing_pair() -> None:

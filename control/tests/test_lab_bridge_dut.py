@@ -10,9 +10,9 @@ import pytest
 
 from p4tester.config.dut_limits import dut_limit
 from p4tester.config.errors import ConfigError
-from p4tester.config.topology import topology_from_dict
+from p4tester.config.topology import BRIDGE_EGRESS_QDISC, BRIDGE_INPUT_QUEUE, topology_from_dict
 from p4tester.lab import kinds
-from p4tester.lab.bridge_dut import EGRESS_QDISC, INPUT_QUEUE, input_queue_iface, port_settings
+from p4tester.lab.bridge_dut import input_queue_iface, port_settings
 from p4tester.lab.dut_counters import LinuxDutCounters, dut_counters_for
 
 
@@ -61,9 +61,9 @@ def test_per_port_qdiscs_and_input_queues_name_bridge_ports() -> None:
                                          input_queue_1="tbf rate 3571kbit burst 3000 limit 6000"),
                                   "b.yaml")
     settings = dict(topology.dut.settings)
-    assert port_settings(settings, EGRESS_QDISC) == [
+    assert port_settings(settings, BRIDGE_EGRESS_QDISC) == [
         (3, "tbf rate 4286kbit burst 3000 limit 6000")]
-    assert port_settings(settings, INPUT_QUEUE) == [
+    assert port_settings(settings, BRIDGE_INPUT_QUEUE) == [
         (1, "tbf rate 3571kbit burst 3000 limit 6000")]
     assert input_queue_iface(1) == "p4lq1"
     with pytest.raises(ConfigError, match=r"b.yaml: dut: qdisc_5: '5' is not a port of the "

@@ -26,7 +26,7 @@ stream sends L x share x the port's line rate (in frames/s for the frame size).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -251,8 +251,7 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
     return tuple(streams)
 
 
-def _plain_streams(items: list[Mapping[str, Any]] | list[dict[str, Any]],
-                   here: str) -> list[StreamConfig]:
+def _plain_streams(items: Sequence[Mapping[str, Any]], here: str) -> list[StreamConfig]:
     """The streams of plain entries (id, tx_port, rx_port, ...): an imix entry gives
     one per frame size of its mix."""
     streams: list[StreamConfig] = []

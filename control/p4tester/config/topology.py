@@ -55,6 +55,11 @@ from p4tester.streams.rates import Rate, RateError, RateUnit
 
 TARGETS = ("bmv2", "tofino", "ebpf")
 DUT_KINDS = ("loopback", "bmv2", "linux", "bridge", "external")
+# A bridge DUT's per-port settings, the port number after the prefix (lab.bridge_dut):
+# the egress qdisc of port N, and the input FIFO of port N.
+BRIDGE_EGRESS_QDISC = "qdisc_"
+BRIDGE_INPUT_QUEUE = "input_queue_"
+BRIDGE_PORT_SETTINGS = (BRIDGE_EGRESS_QDISC, BRIDGE_INPUT_QUEUE)
 LAB_KINDS = ("veth", "mininet")
 # DUT kinds a Mininet lab builds itself, as node "dut".
 MININET_DUT_KINDS = ("bmv2", "linux", "external")
@@ -465,7 +470,7 @@ def _check_bridge(topology: Topology, lab: str, where: str) -> None:
                           f"cabled: {cabled}): name one of them, the port its qdisc shapes")
     for key, value in topology.dut.settings:
         # Per-port qdiscs: the egress qdisc_N, the input FIFO input_queue_N (lab.bridge_dut).
-        prefix = next((p for p in ("qdisc_", "input_queue_") if key.startswith(p)), None)
+        prefix = next((p for p in BRIDGE_PORT_SETTINGS if key.startswith(p)), None)
         if prefix is None:
             continue
         port = key.removeprefix(prefix)

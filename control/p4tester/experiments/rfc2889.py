@@ -35,7 +35,7 @@ from p4tester.search.trials import DEFAULT_MAX_TRIALS
 from p4tester.streams.rates import line_rate_pps
 
 from .recording import Labels, Recorder
-from .rfc2889_patterns import Flow, TrafficPattern
+from .rfc2889_patterns import Flow, TrafficPattern, congestion_ports
 from .throughput import SearchMethod, ThroughputAtSize, ThroughputConfig, run_throughput
 from .validation import (
     check_fraction,
@@ -144,17 +144,18 @@ def port_forwarding(config: Rfc2889Config, trial: TrialResult,
     size = trial.frame_size
     intended = sum(flow.share * trial.offered_fraction * config.line_pps(flow.tx_port, size)
                    for flow, _ in flows)
+    received = sum(s.rx_frames for s in stats)
+    forwarding_rate = received / trial.duration_s
     return PortForwarding(
         port=rx_port,
         intended_pps=intended,
         load_share=intended / config.line_pps(rx_port, size),
         sent=sum(s.tx_frames for s in stats),
-        received=sum(s.rx_frames for s in stats),
+        received=received,
         lost=sum(s.lost for s in stats),
         duration_s=trial.duration_s,
-        forwarding_rate_pps=sum(s.rx_frames for s in stats) / trial.duration_s,
-        forwarded_share=(sum(s.rx_frames for s in stats) / trial.duration_s
-                         / config.line_pps(rx_port, size)),
+        forwarding_rate_pps=forwarding_rate,
+        forwarded_share=forwarding_rate / config.line_pps(rx_port, size),
     )
 
 
@@ -245,10 +246,10 @@ def _mesh_at_size(config: Rfc2889Config, recorder: Recorder, frame_size: int) ->
 def _congestion_at_size(config: Rfc2889Config, recorder: Recorder,
                         frame_size: int) -> CongestionAtSize:
     trial = _at_max_load(config, recorder, frame_size)
-    congested = max(config.pattern.rx_ports, key=config.pattern.offered_to)
-    uncongested = min(config.pattern.rx_ports, key=config.pattern.offered_to)
-    return CongestionAtSize.judged(frame_size, trial, port_forwarding(config, trial, congested),
-                                   port_forwarding(config, trial, uncongested))
+    ports = congestion_ports(config.pattern)
+    return CongestionAtSize.judged(frame_size, trial,
+                                   port_forwarding(config, trial, ports.congested),
+                                   port_forwarding(config, trial, ports.uncongested))
 
 
 def run_rfc2889(config: Rfc2889Config, recorder: Recorder) -> Rfc2889Result:

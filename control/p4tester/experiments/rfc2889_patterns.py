@@ -99,6 +99,26 @@ def congestion_control(ports: Sequence[int]) -> TrafficPattern:
                                                  Flow(b, c, 1.0)))
 
 
+@dataclass(frozen=True, slots=True)
+class CongestionPorts:
+    """The roles of a congestion control pattern's ports: A and B send into the
+    congested C, A also into the uncongested D."""
+
+    a: int
+    b: int
+    congested: int
+    uncongested: int
+
+
+def congestion_ports(pattern: TrafficPattern) -> CongestionPorts:
+    """The roles, from the pattern's flows: C is the RX port offered the most."""
+    congested = max(pattern.rx_ports, key=pattern.offered_to)
+    uncongested = min(pattern.rx_ports, key=pattern.offered_to)
+    a = next(f.tx_port for f in pattern.flows if f.rx_port == uncongested)
+    b = next(port for port in pattern.tx_ports if port != a)
+    return CongestionPorts(a, b, congested, uncongested)
+
+
 def pattern_streams(pattern: TrafficPattern,
                     streams: Sequence[StreamConfig]) -> tuple[tuple[Flow, StreamConfig], ...]:
     """Each flow's stream: the profile's first stream from its TX to its RX port."""

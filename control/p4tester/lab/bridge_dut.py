@@ -27,14 +27,12 @@ from __future__ import annotations
 import shlex
 from typing import Final
 
-from p4tester.config.topology import Topology
+from p4tester.config.topology import BRIDGE_EGRESS_QDISC, BRIDGE_INPUT_QUEUE, Topology
 from p4tester.lab import netdev
 from p4tester.lab.ifaces import dut_iface
 
 NAMESPACE: Final = netdev.DUT_NETNS
 BRIDGE: Final = "br0"
-EGRESS_QDISC: Final = "qdisc_"
-INPUT_QUEUE: Final = "input_queue_"
 
 
 def start_bridge_dut(topology: Topology) -> str:
@@ -60,9 +58,9 @@ def start_bridge_dut(topology: Topology) -> str:
     if "qdisc" in settings:
         ns("tc", "qdisc", "replace", "dev", dut_iface(egress), "root",
            *shlex.split(settings["qdisc"]))
-    for port, qdisc in port_settings(settings, EGRESS_QDISC):
+    for port, qdisc in port_settings(settings, BRIDGE_EGRESS_QDISC):
         ns("tc", "qdisc", "replace", "dev", dut_iface(port), "root", *shlex.split(qdisc))
-    for port, qdisc in port_settings(settings, INPUT_QUEUE):
+    for port, qdisc in port_settings(settings, BRIDGE_INPUT_QUEUE):
         # An ifb device takes the port's arriving frames through its root qdisc and
         # hands them back to the port's receive path: a queue in front of the bridge.
         ifb = input_queue_iface(port)

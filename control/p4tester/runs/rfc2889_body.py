@@ -18,6 +18,7 @@ from p4tester.experiments.rfc2889 import (
 from p4tester.experiments.rfc2889_patterns import (
     TrafficPattern,
     congestion_control,
+    congestion_ports,
     fully_meshed,
     learning_streams,
     partially_meshed,
@@ -98,8 +99,8 @@ def rfc2889_report(result: Rfc2889Result) -> list[str]:
     pattern = config.pattern
     mol = f"{config.max_load:.0%}"
     if config.test is Rfc2889Test.CONGESTION_CONTROL:
-        a, c = pattern.flows[0].tx_port, pattern.flows[0].rx_port
-        b, d = pattern.flows[2].tx_port, pattern.flows[1].rx_port
+        roles = congestion_ports(pattern)
+        a, b, c, d = roles.a, roles.b, roles.congested, roles.uncongested
         lines = [f"RFC 2889 congestion control: ports {a} and {b} into the congested port {c} "
                  f"({pattern.offered_to(c) * config.max_load:.0%} of its line rate), {a} also "
                  f"into the uncongested port {d} ({pattern.offered_to(d) * config.max_load:.0%})"
