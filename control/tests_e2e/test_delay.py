@@ -31,6 +31,12 @@ RESOLUTION_US = 1.0  # BMv2's clock
 DUT_SCHEMA = "p4src/build/dut.p4info.txt"
 DELAYED, DELAY_PASSES = 5, 6  # cells of the DUT's impairment counter
 MAX_ATTEMPTS = 3
+# Bins fine enough (20 us) where the base's and the delayed trial's medians fall: 15
+# from 0 to 300 us, one wide bin, 15 from D to D + 300 us (31 bins, all the data plane
+# has). A median in the wide bin fails the test: a base latency above 300 us is a lab
+# too starved to test with.
+BIN_US = 20
+LATENCY_BINS_US = [*range(0, 301, BIN_US), *range(DELAY_US, DELAY_US + 301, BIN_US)]
 
 
 def set_dut_delay(grpc: str, delay_us: int) -> None:
@@ -48,18 +54,13 @@ def dut_pass_time_us(grpc: str) -> float:
     return DELAY_US * counts[DELAYED].packets / counts[DELAY_PASSES].packets
 
 
-def stall_shift_us(latency: LatencyStats) -> float:
-    """The most one host stall as long as the trial's latency spread moves its mean."""
-    stall = latency.max_us - latency.min_us
-    return (stall * RATE_PPS / 1e6 + 1) * stall / latency.samples
-
-
 @pytest.mark.topology("bmv2-delay.yaml")
 def test_latency_is_the_delay_plus_the_base_latency(lab: Path) -> None:
     topology = load_topology(lab)
     profile = profile_from_dict({
         "name": "delay", "trial": {"duration_s": DURATION_S, "drain_s": 0.5},
-        "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
+        "frame_sizes": [64], "latency_bins_us": LATENCY_BINS_US,
+        "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "delay")
     grpc = dict(topology.dut.settings)["grpc"]
     latency: dict[int, LatencyStats] = {}
@@ -87,12 +88,13 @@ def test_latency_is_the_delay_plus_the_base_latency(lab: Path) -> None:
     # errors of -38 to +6 us, spread 24-75 us, passes of 60-69 us.
     tolerance = base.jitter_us + pass_us + RESOLUTION_US
     assert abs(delayed.min_us - (base.min_us + DELAY_US)) <= tolerance, (delayed, base, pass_us)
-    # On average too, within both trials' spreads: a busy host delays some frames of
-    # either trial by milliseconds, which moves an average. A stall of S us (at most
-    # the trial's max - min) delays the frames sent during it and the one in flight,
-    # each by at most S: it moves the mean of N frames by at most (S x R + 1) x S / N.
-    # (Seen with one core busy: a 6.8-ms stall moved the delayed trial's mean 81 us.)
-    average_tolerance = (base.jitter_us + delayed.jitter_us + pass_us + RESOLUTION_US
-                         + sum(stall_shift_us(stats) for stats in (delayed, base)))
-    assert abs(delayed.avg_us - (base.avg_us + DELAY_US)) <= average_tolerance, (
+    # The typical frame (the median, RFC 8219's typical latency) took D more too. Not
+    # the mean: on a busy host the DUT's BMv2 is starved now and then and releases
+    # some held frames milliseconds late (seen with one core busy: 30 % of them, mean
+    # 3284 us for D = 2000 us, while the DUT's passes averaged 13 us), which moves a
+    # mean by any amount and the median little. Tolerance: the base's spread, the
+    # DUT's release granularity, and interpolation inside a bin for each median.
+    assert delayed.p50_us is not None and base.p50_us is not None, (delayed, base)
+    median_tolerance = base.jitter_us + pass_us + 2 * BIN_US + RESOLUTION_US
+    assert abs(delayed.p50_us - (base.p50_us + DELAY_US)) <= median_tolerance, (
         delayed, base, pass_us)
