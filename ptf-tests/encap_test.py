@@ -1,7 +1,7 @@
 """Encapsulations, TCP, any ports: the generator stamps the tester header where
 it sits behind each encapsulation and changes nothing else but the checksum-neutral
 dut_qdelay; the checker finds the header there; varying streams cycle their L4
-ports."""
+ports, VNIs and MACs."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from scapy.layers.vxlan import VXLAN
 from p4tester.dataplane.constants import RX_KIND_COUNT, RX_KIND_FOREIGN, RX_KIND_STREAM
 from p4tester.dataplane.headers import TesterHeader
 from p4tester.dataplane.program import pacer_port
-from p4tester.streams.addresses import StreamAddresses
+from p4tester.dataplane.varied_fields import VariedFields
+from p4tester.streams.addresses import DEFAULT_DST_MAC, DEFAULT_SRC_MAC, StreamAddresses
 from p4tester.streams.frame_sizes import Encapsulation
 from p4tester.streams.template import (
     FrameSpec,
@@ -24,7 +25,13 @@ from p4tester.streams.template import (
     stamp_compensation,
 )
 from p4tester.streams.tunnels import GtpU, Srv6, Vxlan
-from p4tester.streams.variation import FieldVariation, field_cycle, stepped
+from p4tester.streams.variation import (
+    FieldVariation,
+    field_cycle,
+    mac_number,
+    mac_text,
+    stepped,
+)
 
 from checker_base import CheckerTest
 from tester_base import PORT_A, PORT_B, TesterBaseTest
@@ -63,10 +70,10 @@ def l4_ports(frame: bytes, enc: Encapsulation) -> tuple[int, int]:
 
 class EncapGeneratorTest(TesterBaseTest):
     def run_encap(self, stream_id: int, spec: FrameSpec, budget: int,
-                  cycle: tuple[tuple[int, int, int], ...] = ()) -> tuple[bytes, list[bytes]]:
+                  cycle: tuple[VariedFields, ...] = ()) -> tuple[bytes, list[bytes]]:
         self.tester.configure_stream(stream_id, PORT_A)
         self.set_queue_rate(pacer_port(stream_id), 400)
-        self.tester.set_port_variation(stream_id, cycle)
+        self.tester.set_variation(stream_id, cycle)
         self.tester.clear_stream(stream_id)
         self.tester.start_stream(stream_id, budget)
         template = build_template(spec)
@@ -119,11 +126,12 @@ class VariesPortsFrameByFrame(EncapGeneratorTest):
                 (4, Encapsulation(l4="tcp", tunnel=Vxlan(7, "2001:db8:f::1", "2001:db8:f::2",
                                                          udp_src_port=4789)), with_vni)):
             vni = enc.tunnel.vni if isinstance(enc.tunnel, Vxlan) else 0
-            cycle = field_cycle(variations, 0, 0, vni)
-            self.assertEqual([(s, d) for s, d, _ in cycle],
+            cycle = field_cycle(variations, 0, 0, vni, mac_number(DEFAULT_SRC_MAC),
+                                mac_number(DEFAULT_DST_MAC))
+            self.assertEqual([(s, d) for s, d, *_ in cycle],
                              [(5000, 6000), (5002, 5998), (5000, 5996),
                               (5002, 6000), (5000, 5998), (5002, 5996)])
-            first_src, first_dst, first_vni = cycle[0]
+            first_src, first_dst, first_vni, _, _ = cycle[0]
             if isinstance(enc.tunnel, Vxlan):
                 enc = replace(enc, tunnel=replace(enc.tunnel, vni=first_vni))
             addresses = StreamAddresses(udp_src_port=first_src, l4_dst_port=first_dst)
@@ -133,6 +141,9 @@ class VariesPortsFrameByFrame(EncapGeneratorTest):
             at = offset_of_tester_header(enc)
             self.assertEqual([l4_ports(f, enc) for f in frames],
                              [cycle[i % 6][:2] for i in range(8)], enc.describe())
+            # The MACs, which do not vary here, stay the template's.
+            self.assertEqual({(Ether(f).src, Ether(f).dst) for f in frames},
+                             {(DEFAULT_SRC_MAC, DEFAULT_DST_MAC)}, enc.describe())
             for index, frame in enumerate(frames):
                 header = TesterHeader.unpack(frame[at:])
                 src, dst = l4_ports(frame, enc)
@@ -153,6 +164,43 @@ class VariesPortsFrameByFrame(EncapGeneratorTest):
                             self.assertEqual(Ether(bytes(packet))[layer].chksum, stored,
                                              f"{enc.describe()} frame {index} {layer.__name__}")
                             checked.chksum = stored
+
+
+class VariesMacsFrameByFrame(EncapGeneratorTest):
+    """Many addresses for a learning switch (RFC 2889 address caching): 4 source x 2
+    destination MACs cycle in 4, the outer Ethernet header's (a VxLAN stream's inner
+    one stays the template's); the L4 ports stay the template's, and the stamp still
+    keeps the checksums (no checksum covers a MAC)."""
+
+    def runTest(self) -> None:
+        sources = stepped(0x02_89_01_00_00_00, 1, 4, limit=0xFFFF_FFFF_FFFF)
+        destinations = (0x02_89_02_00_00_00, 0x02_89_02_00_00_ff)
+        variations = (FieldVariation("src_mac", sources),
+                      FieldVariation("dst_mac", destinations))
+        for stream_id, enc in ((5, Encapsulation()),
+                               (6, Encapsulation(tunnel=Vxlan(7, "10.0.0.1", "10.0.0.2")))):
+            vni = enc.tunnel.vni if isinstance(enc.tunnel, Vxlan) else 0
+            cycle = field_cycle(variations, 0xC020, 7777, vni, 0, 0)
+            addresses = StreamAddresses(udp_src_port=0xC020, l4_dst_port=7777,
+                                        src_mac=mac_text(sources[0]),
+                                        dst_mac=mac_text(destinations[0]))
+            spec = FrameSpec(stream_id=stream_id, frame_size=size_for(enc), encapsulation=enc,
+                             addresses=addresses, varies_ports=True)
+            template, frames = self.run_encap(stream_id, spec, budget=6, cycle=cycle)
+            self.assertEqual(
+                [(Ether(f).src, Ether(f).dst) for f in frames],
+                [(mac_text(sources[i % 4]), mac_text(destinations[i % 2])) for i in range(6)],
+                enc.describe())
+            self.assertEqual({l4_ports(f, enc) for f in frames}, {(0xC020, 7777)})
+            at = offset_of_tester_header(enc)
+            for frame in frames:
+                # Beyond the two MACs, the frame is the template's up to the stamp.
+                self.assertEqual(frame[12:at + TESTER_SEQ.start],
+                                 template[12:at + TESTER_SEQ.start])
+                if isinstance(enc.tunnel, Vxlan):
+                    inner = Ether(frame)[VXLAN].payload
+                    self.assertEqual((inner.src, inner.dst), (enc.tunnel.inner_src_mac,
+                                                               enc.tunnel.inner_dst_mac))
 
 
 class ChecksBehindEveryEncapsulation(CheckerTest):

@@ -15,7 +15,7 @@ from p4tester.otg.errors import OtgError
 from p4tester.otg.mapping import MappedConfig, map_config
 from p4tester.streams.addresses import StreamAddresses
 from p4tester.streams.tunnels import TUNNEL_UDP_SRC_PORT, GtpU, Vxlan
-from p4tester.streams.variation import FieldVariation
+from p4tester.streams.variation import FieldVariation, mac_number
 
 LOOPBACK = Path(__file__).resolve().parents[2] / "topologies" / "loopback.yaml"
 
@@ -62,6 +62,36 @@ def errors_of(document: dict[str, Any], topology: Topology) -> list[str]:
     assert caught.value.kind == "validation"
     assert caught.value.status == 400
     return list(caught.value.errors)
+
+
+def test_ethernet_mac_increment_and_values_vary_the_frames(topology: Topology) -> None:
+    """OTG's MAC patterns: frame i carries values[i mod len] (many addresses for a
+    learning switch); the first is the template's."""
+    document = config()
+    document["flows"][0]["packet"][0]["ethernet"] = {
+        "src": {"choice": "increment",
+                "increment": {"start": "02:89:01:00:00:ff", "step": "00:00:00:00:01:00",
+                              "count": 3}},
+        "dst": {"choice": "values", "values": ["02:89:02:00:00:01", "02:89:02:00:00:02"]}}
+    stream: Any = map_config(document, topology).flows[0].stream
+    assert (stream.addresses.src_mac, stream.addresses.dst_mac) == (
+        "02:89:01:00:00:ff", "02:89:02:00:00:01")
+    assert stream.vary == (
+        FieldVariation("src_mac", (0x02_89_01_00_00_FF, 0x02_89_01_00_01_FF,
+                                   0x02_89_01_00_02_FF)),
+        FieldVariation("dst_mac", (0x02_89_02_00_00_01, 0x02_89_02_00_00_02)))
+    assert [(entry.src_mac, entry.dst_mac) for entry in stream.field_cycle] == [
+        (0x02_89_01_00_00_FF, 0x02_89_02_00_00_01), (0x02_89_01_00_01_FF, 0x02_89_02_00_00_02),
+        (0x02_89_01_00_02_FF, 0x02_89_02_00_00_01), (0x02_89_01_00_00_FF, 0x02_89_02_00_00_02),
+        (0x02_89_01_00_01_FF, 0x02_89_02_00_00_01), (0x02_89_01_00_02_FF, 0x02_89_02_00_00_02)]
+
+
+def test_a_bad_mac_pattern_is_refused_naming_its_place(topology: Topology) -> None:
+    document = config()
+    document["flows"][0]["packet"][0]["ethernet"] = {
+        "src": {"choice": "increment", "increment": {"start": "02:89", "count": 3}}}
+    assert errors_of(document, topology) == [
+        "flows[0].packet[0].ethernet.src.increment.start: '02:89' is not a MAC address"]
 
 
 def test_udp_flow_maps_to_one_stream(topology: Topology) -> None:
@@ -331,8 +361,10 @@ def test_vxlan_vni_values_and_outer_source_port(topology: Topology) -> None:
                                   inner_src_mac="00:00:01:01:01:03",
                                   inner_dst_mac="00:00:01:01:01:04", udp_src_port=4789)
     assert stream.vary == (FieldVariation("vni", (1000, 1001, 1002, 1003, 1004)),)
-    assert stream.field_cycle == ((80, 80, 1000), (80, 80, 1001), (80, 80, 1002),
-                                  (80, 80, 1003), (80, 80, 1004))
+    assert tuple(entry[:3] for entry in stream.field_cycle) == (
+        (80, 80, 1000), (80, 80, 1001), (80, 80, 1002), (80, 80, 1003), (80, 80, 1004))
+    assert {entry[3:] for entry in stream.field_cycle} == {
+        (mac_number(stream.addresses.src_mac), mac_number(stream.addresses.dst_mac))}
 
 
 @pytest.mark.parametrize(("vni", "values"), [
@@ -359,7 +391,8 @@ def test_vxlan_vni_with_inner_ports_cycle(topology: Topology) -> None:
                              topology).flows[0].stream
     assert stream.vary == (FieldVariation("vni", (5, 6)),
                            FieldVariation("src_port", (1, 2, 3, 4)))
-    assert stream.field_cycle == ((1, 80, 5), (2, 80, 6), (3, 80, 5), (4, 80, 6))
+    assert tuple(entry[:3] for entry in stream.field_cycle) == (
+        (1, 80, 5), (2, 80, 6), (3, 80, 5), (4, 80, 6))
 
 
 def test_vxlan_refusals(topology: Topology) -> None:
@@ -380,9 +413,8 @@ def test_vxlan_refusals(topology: Topology) -> None:
     packet = vxlan_packet({"choice": "values", "values": list(range(4097))})
     assert errors_of(config(packet=packet, size={"choice": "fixed", "fixed": 256}),
                      topology) == [
-        "flows[0].packet: vary: 1 source x 1 destination ports x 4097 VNIs repeat every "
-        "4097 frames, more than the data plane's 4096 entries; choose counts where one "
-        "divides the others"]
+        "flows[0].packet: vary: 4097 VNIs repeat every 4097 frames, more than the data "
+        "plane's 4096 entries; choose counts where one divides the others"]
 
 
 def test_gtpu_tunnel(topology: Topology) -> None:

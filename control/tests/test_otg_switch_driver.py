@@ -65,8 +65,8 @@ class FakeDataplane:
         self.budget[stream_id] = budget
         self.calls.append(f"start {stream_id} budget {budget}")
 
-    def set_port_variation(self, stream_id: int, pairs: Any) -> None:
-        self.calls.append(f"vary {stream_id} {len(pairs)} pairs")
+    def set_variation(self, stream_id: int, cycle: Any) -> None:
+        self.calls.append(f"vary {stream_id} {len(cycle)} entries")
 
     def seed_stream(self, stream_id: int, template: bytes, seeds: int) -> None:
         assert len(template) == self.sizes[stream_id] - 4
@@ -227,7 +227,7 @@ def test_fixed_flow_stops_alone_then_stop_ends_the_rest(
     assert final.error is None
     assert dataplane.calls[:6] == ["expect 0 rx 2 epoch 0", "expect 1 rx 2 epoch 0",
                                    "start 0 budget 30", "start 1 budget 4294967295",
-                                   "vary 0 3 pairs", "vary 1 3 pairs"]
+                                   "vary 0 3 entries", "vary 1 3 entries"]
     assert sessions[-1].target.rates == {0: 100, 1: 50}
 
 

@@ -130,6 +130,36 @@ def test_vary_keeps_the_given_destination_port() -> None:
     assert source.port_pairs == ((40000, 1), (40000, 2))
 
 
+def test_vary_macs_stepped_and_listed() -> None:
+    stream = _one('{id: 0, tx_port: 1, rx_port: 2, src_mac: "02:00:00:00:00:01", '
+                  'vary: {src_mac: {start: "02:89:01:00:00:fe", count: 3}, '
+                  'dst_mac: ["02:89:02:00:00:01", "02:89:02:00:00:02", "02:89:02:00:00:03"]}}')
+    assert stream.vary == (
+        FieldVariation("src_mac", (0x02_89_01_00_00_FE, 0x02_89_01_00_00_FF,
+                                   0x02_89_01_00_01_00)),
+        FieldVariation("dst_mac", (0x02_89_02_00_00_01, 0x02_89_02_00_00_02,
+                                   0x02_89_02_00_00_03)))
+    assert [(entry.src_mac, entry.dst_mac, entry.src_port) for entry in stream.field_cycle] == [
+        (0x02_89_01_00_00_FE, 0x02_89_02_00_00_01, 0xC020),
+        (0x02_89_01_00_00_FF, 0x02_89_02_00_00_02, 0xC020),
+        (0x02_89_01_00_01_00, 0x02_89_02_00_00_03, 0xC020)]
+
+
+@pytest.mark.parametrize(("vary", "message"), [
+    ('{src_mac: ["02:89:01"]}', "streams[0]: vary: '02:89:01' is not a MAC address"),
+    ('{dst_mac: {start: "ff:ff:ff:ff:ff:ff", count: 2}}',
+     "streams[0]: vary: start 281474976710655, step 1, count 2 reaches 281474976710656"),
+    ('{src_mac: {start: "02:00:00:00:00:01", step: "00:01", count: 2}}',
+     "streams[0]: vary: src_mac: step and count are whole numbers"),
+    ('{src_mac: "02:00:00:00:00:01"}',
+     "streams[0]: vary: src_mac: expected a list of MACs or {start, step, count}"),
+])
+def test_bad_mac_variations_name_the_problem(vary: str, message: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        _one(f"{{id: 0, tx_port: 1, rx_port: 2, vary: {vary}}}")
+    assert message in str(error.value)
+
+
 def test_the_profile_docstring_example_stream() -> None:
     stream = _one("{id: 2, tx_port: 1, rx_port: 2, share: 0.1, l4: tcp, outer_vlan_id: 100, "
                   "vlan_id: 10, mpls_labels: [16, 17], tunnel: {vxlan: {vni: 42, "
@@ -199,7 +229,7 @@ def test_imix_members_share_the_headers() -> None:
         ({"vary": {"src_port": {"start": 65535, "step": 1, "count": 2}}},
          ("vary", "reaches 65536, outside 0..65535")),
         ({"vary": {"src_port": list(range(64)), "dst_port": list(range(65))}},
-         ("vary: 64 source x 65 destination ports repeat every 4160 frames",)),
+         ("vary: 64 source ports x 65 destination ports repeat every 4160 frames",)),
         ({"vary": {}}, ("vary", "expected {src_port")),
         ({"vary": {"src_port": {"start": 1}}}, ("vary", "src_port", "missing 'count'")),
         ({"vary": {"src_port": {"start": 1, "count": 2, "stop": 3}}},

@@ -1,22 +1,27 @@
-"""Per-field variation: stepped values, the (source, destination) port pairs one
-cycle of a varying stream carries, and the limits of the data plane's table."""
+"""Per-field variation: stepped values, the (source, destination) port pairs and the
+fields (ports, VNI, MACs) one cycle of a varying stream carries, and the limits of
+the data plane's table."""
 
 from __future__ import annotations
 
 import pytest
 
+from p4tester.dataplane.varied_fields import VariedFields
 from p4tester.streams.variation import (
     MAX_VARY_ENTRIES,
     VARIABLE_FIELDS,
     FieldVariation,
     VariationError,
+    field_cycle,
+    mac_number,
+    mac_text,
     port_pairs,
     stepped,
 )
 
 
 def test_variable_fields_and_table_size() -> None:
-    assert VARIABLE_FIELDS == ("src_port", "dst_port", "vni")
+    assert VARIABLE_FIELDS == ("src_port", "dst_port", "vni", "src_mac", "dst_mac")
     assert MAX_VARY_ENTRIES == 4096
 
 
@@ -128,7 +133,8 @@ def test_a_field_listed_twice_is_refused() -> None:
     ("field", "values", "message"),
     [
         ("ttl", (1, 2),
-         r"^vary: field 'ttl' cannot vary; the tester varies src_port, dst_port, vni$"),
+         r"^vary: field 'ttl' cannot vary; the tester varies src_port, dst_port, vni, "
+         r"src_mac, dst_mac$"),
         ("src_port", (), r"^vary: src_port: give at least one value$"),
         ("dst_port", (5, 65536), r"^vary: dst_port: 65536 is not a port \(0\.\.65535\)$"),
         ("src_port", (-1,), r"^vary: src_port: -1 is not a port \(0\.\.65535\)$"),
@@ -137,3 +143,43 @@ def test_a_field_listed_twice_is_refused() -> None:
 def test_invalid_field_variations(field: str, values: tuple[int, ...], message: str) -> None:
     with pytest.raises(VariationError, match=message):
         FieldVariation(field, values)
+
+
+def test_macs_as_numbers_and_text() -> None:
+    assert mac_number("02:89:01:00:00:FF") == 0x02_89_01_00_00_FF
+    assert mac_text(0x02_89_01_00_00_FF) == "02:89:01:00:00:ff"
+    assert mac_text(1) == "00:00:00:00:00:01"
+    with pytest.raises(VariationError, match=r"^vary: '02:89:01' is not a MAC address"):
+        mac_number("02:89:01")
+
+
+def test_source_macs_vary_other_fields_keep_the_template() -> None:
+    sources = FieldVariation("src_mac", stepped(0x02_89_01_00_00_00, 1, 3,
+                                                limit=0xFFFF_FFFF_FFFF))
+    cycle = field_cycle((sources,), 5000, 7777, 0, 0x02_00_00_00_00_01, 0x02_00_00_00_00_02)
+    assert cycle == (
+        VariedFields(5000, 7777, 0, 0x02_89_01_00_00_00, 0x02_00_00_00_00_02),
+        VariedFields(5000, 7777, 0, 0x02_89_01_00_00_01, 0x02_00_00_00_00_02),
+        VariedFields(5000, 7777, 0, 0x02_89_01_00_00_02, 0x02_00_00_00_00_02))
+
+
+def test_macs_and_ports_cycle_together() -> None:
+    variations = (FieldVariation("dst_mac", (0xA, 0xB)), FieldVariation("src_port", (1, 2, 3)))
+    cycle = field_cycle(variations, 0, 9, 0, 0x1, 0x2)
+    assert [(entry.src_port, entry.dst_mac) for entry in cycle] == [
+        (1, 0xA), (2, 0xB), (3, 0xA), (1, 0xB), (2, 0xA), (3, 0xB)]
+
+
+def test_a_mac_cycle_names_its_fields_when_too_long() -> None:
+    variations = (FieldVariation("src_mac", tuple(range(64))),
+                  FieldVariation("dst_mac", tuple(range(65))))
+    with pytest.raises(VariationError) as error:
+        field_cycle(variations, 0, 0, 0, 0, 0)
+    assert str(error.value) == (
+        "vary: 64 source MACs x 65 destination MACs repeat every 4160 frames, more than the "
+        "data plane's 4096 entries; choose counts where one divides the others")
+
+
+def test_a_mac_beyond_48_bits_is_refused() -> None:
+    with pytest.raises(VariationError, match=r"^vary: dst_mac: 281474976710656 is not a MAC "):
+        FieldVariation("dst_mac", (1 << 48,))

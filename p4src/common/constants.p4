@@ -84,7 +84,7 @@ const bit<8>  IP_VERSION_6 = 6;
 #define TESTER_TUNNELS
 #endif
 #define MPLS_MAX_LABELS 4
-/* tx_vary_ports entries, all streams together (per-field variation). */
+/* tx_vary_fields entries, all streams together (per-field variation). */
 #define MAX_VARY_ENTRIES 4096
 const bit<16> TESTER_UDP_DST_PORT = 0x5054;
 const bit<16> TESTER_SIGNATURE    = 0x5034;     /* "P4" */

@@ -95,8 +95,8 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
     /* Frames that left the tester, per stream (bytes without FCS). */
     counter(MAX_STREAMS, CounterType.packets_and_bytes) tx_stream;
 
-    /* Per-field variation: frame i of a varying stream carries the L4 ports of
-     * entry i mod count (the index restarts at each trial's CLEAR). */
+    /* Per-field variation: frame i of a varying stream carries the L4 ports, VNI
+     * and MACs of entry i mod count (the index restarts at each trial's CLEAR). */
     register<bit<16>>(MAX_STREAMS) vary_next;
     bit<16> vary_count = 0;
 
@@ -104,8 +104,8 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
         vary_count = count;
     }
 
-    /* Controller writes: stream -> vary(count of tx_vary_ports entries); none: the
-     * template's ports. */
+    /* Controller writes: stream -> vary(count of tx_vary_fields entries); none: the
+     * template's fields. */
     table tx_vary {
         key = { hdr.tester.stream_id : exact @name("stream"); }
         actions = { vary; NoAction; }
@@ -115,11 +115,16 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
 
     bit<24> vary_vni = 0;
 
-    /* The VNI applies to VxLAN streams only (the template's VNI when it does not vary). */
-    action set_ports(bit<16> src_port, bit<16> dst_port, bit<24> vni) {
+    /* The VNI applies to VxLAN streams only (the template's VNI when it does not vary).
+     * The MACs are the outer Ethernet header's, what a learning switch learns from
+     * (the template's when they do not vary); no checksum covers them. */
+    action set_fields(bit<16> src_port, bit<16> dst_port, bit<24> vni,
+                      bit<48> src_mac, bit<48> dst_mac) {
         meta.vary_src_port = src_port;
         meta.vary_dst_port = dst_port;
         vary_vni = vni;
+        hdr.ethernet.src_addr = src_mac;
+        hdr.ethernet.dst_addr = dst_mac;
     }
 
     /* A new VNI changes what the outer UDP checksum covers, and nothing the inner
@@ -138,13 +143,13 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
         hdr.vxlan.vni = vary_vni;
     }
 
-    /* Controller writes: (stream, index 0..count-1) -> set_ports(...). */
-    table tx_vary_ports {
+    /* Controller writes: (stream, index 0..count-1) -> set_fields(...). */
+    table tx_vary_fields {
         key = {
             hdr.tester.stream_id : exact @name("stream");
             meta.vary_index      : exact @name("index");
         }
-        actions = { set_ports; NoAction; }
+        actions = { set_fields; NoAction; }
         default_action = NoAction();
         size = MAX_VARY_ENTRIES;
     }
@@ -208,7 +213,7 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
                     vary_next.write((bit<32>) hdr.tester.stream_id,
                                     meta.vary_index + 1 >= vary_count ? 16w0
                                                                       : meta.vary_index + 1);
-                    if (tx_vary_ports.apply().hit) {
+                    if (tx_vary_fields.apply().hit) {
                         write_ports();
                         if (hdr.vxlan.isValid()) {
                             if (hdr.udp.checksum != 0) {

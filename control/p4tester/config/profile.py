@@ -39,6 +39,7 @@ from p4tester.config.topology import Topology
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
 from p4tester.dataplane.constants import MAX_FRAMES_PER_PASS, MAX_STREAMS, TESTER_UDP_DST_PORT
 from p4tester.dataplane.program import bin_ranges
+from p4tester.dataplane.varied_fields import VariedFields
 from p4tester.results.latency import log_bin_edges
 from p4tester.streams.addresses import ADDRESS_FIELDS, StreamAddresses
 from p4tester.streams.frame_sizes import (
@@ -56,6 +57,8 @@ from p4tester.streams.variation import (
     FieldVariation,
     VariationError,
     field_cycle,
+    is_mac,
+    mac_number,
     port_pairs,
 )
 
@@ -102,16 +105,24 @@ class StreamConfig:
                           TESTER_UDP_DST_PORT if dst is None else dst)
 
     @property
-    def field_cycle(self) -> tuple[tuple[int, int, int], ...]:
-        """(source port, destination port, VNI) of frame 0, 1, ...; () when fixed:
-        what the data plane's variation table holds (streams.variation)."""
+    def field_cycle(self) -> tuple[VariedFields, ...]:
+        """The L4 ports, VNI and MACs of frame 0, 1, ...; () when fixed: what the data
+        plane's variation table holds (streams.variation)."""
         dst = self.addresses.l4_dst_port
         if any(v.field == "vni" for v in self.vary) and not isinstance(self.tunnel, Vxlan):
             raise VariationError("vary: vni varies the VxLAN tunnel's VNI: give the stream "
                                  "a tunnel: {vxlan: {...}}")
         return field_cycle(self.vary, self.addresses.udp_src_port,
                            TESTER_UDP_DST_PORT if dst is None else dst,
-                           self.tunnel.vni if isinstance(self.tunnel, Vxlan) else 0)
+                           self.tunnel.vni if isinstance(self.tunnel, Vxlan) else 0,
+                           _template_mac(self.addresses.src_mac),
+                           _template_mac(self.addresses.dst_mac))
+
+
+def _template_mac(text: str) -> int:
+    """A MAC not known yet (dst_mac `resolve`: a session puts the gateway's in before
+    any trial, neighbors.resolve) checks as 0."""
+    return mac_number(text) if is_mac(text) else 0
 
 
 @dataclass(frozen=True, slots=True)

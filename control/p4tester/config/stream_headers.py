@@ -4,6 +4,7 @@
     tunnel: {gtpu: {teid: 0x1234, src_ip: 10.0.0.1, dst_ip: 10.0.0.2, qfi: 9}}
     tunnel: {srv6: {src_ip: "2001:db8::a", segments: ["2001:db8::b", "2001:db8::c"]}}
     vary: {src_port: [5000, 5050, 5100], dst_port: {start: 6000, step: -2, count: 10}}
+    vary: {src_mac: {start: "02:89:01:00:00:00", count: 1000}}
 """
 
 from __future__ import annotations
@@ -14,7 +15,16 @@ from typing import Any
 from p4tester.config.errors import ConfigError
 from p4tester.config.yaml_io import require_keys
 from p4tester.streams.tunnels import GtpU, Srv6, Tunnel, TunnelError, Vxlan
-from p4tester.streams.variation import FIELD_LIMITS, FieldVariation, VariationError, stepped
+from p4tester.streams.variation import (
+    FIELD_LIMITS,
+    MAC_FIELDS,
+    FieldVariation,
+    VariationError,
+    mac_number,
+    stepped,
+)
+
+MAC_LIMIT = FIELD_LIMITS["src_mac"]
 
 _TUNNELS: dict[str, Any] = {"vxlan": Vxlan, "gtpu": GtpU, "srv6": Srv6}
 
@@ -66,22 +76,40 @@ def parse_vary(data: object, where: str) -> tuple[FieldVariation, ...]:
     variations = []
     for name, spec in data.items():
         field_here = f"{here}: {name}"
-        if isinstance(spec, Mapping):
-            require_keys(spec, field_here, required=("start", "count"), optional=("step",))
-            numbers = [spec["start"], spec.get("step", 1), spec["count"]]
-        elif isinstance(spec, list):
-            numbers = list(spec)
-        else:
-            raise ConfigError(f"{field_here}: expected a list of values or "
-                              "{start, step, count}")
-        if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
-            raise ConfigError(f"{field_here}: expected whole numbers, got {numbers}")
         try:
-            values = (stepped(numbers[0], numbers[1], numbers[2],
-                              limit=FIELD_LIMITS.get(str(name), 0xFFFF))
-                      if isinstance(spec, Mapping) else tuple(numbers))
+            values = (_mac_values(spec, field_here) if name in MAC_FIELDS
+                      else _number_values(spec, field_here, FIELD_LIMITS.get(str(name), 0xFFFF)))
             variations.append(FieldVariation(str(name), values))
         except VariationError as exc:
             # The variation's own messages start with "vary:".
             raise ConfigError(f"{where}: {exc}") from exc
     return tuple(variations)
+
+
+def _number_values(spec: object, where: str, limit: int) -> tuple[int, ...]:
+    if isinstance(spec, Mapping):
+        require_keys(spec, where, required=("start", "count"), optional=("step",))
+        numbers = [spec["start"], spec.get("step", 1), spec["count"]]
+    elif isinstance(spec, list):
+        numbers = list(spec)
+    else:
+        raise ConfigError(f"{where}: expected a list of values or {{start, step, count}}")
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+        raise ConfigError(f"{where}: expected whole numbers, got {numbers}")
+    if isinstance(spec, Mapping):
+        return stepped(numbers[0], numbers[1], numbers[2], limit=limit)
+    return tuple(numbers)
+
+
+def _mac_values(spec: object, where: str) -> tuple[int, ...]:
+    """MACs as text: a list, or {start: "02:...", step: 1, count: N} (a whole-number
+    step, added to the 48-bit address)."""
+    if isinstance(spec, Mapping):
+        require_keys(spec, where, required=("start", "count"), optional=("step",))
+        step, count = spec.get("step", 1), spec["count"]
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in (step, count)):
+            raise ConfigError(f"{where}: step and count are whole numbers, got {step}, {count}")
+        return stepped(mac_number(str(spec["start"])), step, count, limit=MAC_LIMIT)
+    if isinstance(spec, list):
+        return tuple(mac_number(str(text)) for text in spec)
+    raise ConfigError(f"{where}: expected a list of MACs or {{start, step, count}}")

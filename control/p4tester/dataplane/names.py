@@ -15,7 +15,7 @@ ARP_REPLY: Final = "TesterIngress.neighbors.arp_reply"
 ND_REPLY: Final = "TesterIngress.neighbors.nd_reply"
 CAPTURE_RULES: Final = "TesterIngress.capture.capture_rules"
 TX_VARY: Final = "TesterEgress.generator.tx_vary"
-TX_VARY_PORTS: Final = "TesterEgress.generator.tx_vary_ports"
+TX_VARY_FIELDS: Final = "TesterEgress.generator.tx_vary_fields"
 
 # Actions
 GEN_RUN: Final = "TesterIngress.generator.run"
@@ -31,7 +31,7 @@ ANSWER_ARP: Final = "TesterIngress.neighbors.answer_arp"
 ANSWER_ND: Final = "TesterIngress.neighbors.answer_nd"
 CAPTURE_COPY: Final = "TesterIngress.capture.copy"
 VARY: Final = "TesterEgress.generator.vary"
-SET_PORTS: Final = "TesterEgress.generator.set_ports"
+SET_FIELDS: Final = "TesterEgress.generator.set_fields"
 
 # Counters
 RX_KIND: Final = "TesterIngress.rx_kind"

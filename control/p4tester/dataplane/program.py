@@ -38,6 +38,7 @@ from p4tester.dataplane.constants import (
     REPLICA_TX,
 )
 from p4tester.dataplane.headers import StreamRegisters, check_run_value, epoch_flags
+from p4tester.dataplane.varied_fields import VariedFields
 from p4tester.p4rt import (
     CounterValue,
     Exact,
@@ -258,9 +259,8 @@ class TesterDataplane:
             if not _only_code(exc, "NOT_FOUND"):
                 raise
 
-    def set_port_variation(self, stream_id: int,
-                           cycle: Sequence[tuple[int, int, int]]) -> None:
-        """Frame i of the stream leaves with the L4 ports and VxLAN VNI of
+    def set_variation(self, stream_id: int, cycle: Sequence[VariedFields]) -> None:
+        """Frame i of the stream leaves with the L4 ports, VxLAN VNI and MACs of
         cycle[i mod len(cycle)] (StreamConfig.field_cycle); () for the template's.
         The cycle restarts at clear_stream."""
         check_stream_id(stream_id)
@@ -272,11 +272,11 @@ class TesterDataplane:
             return
         # The cycle's entries first, the count last: the data plane never indexes an
         # entry that is not there. Entries beyond a shorter new cycle stay, unused.
-        for index, (src, dst, vni) in enumerate(cycle):
+        for index, fields in enumerate(cycle):
             self._upsert(build_table_entry(
-                self.schema, names.TX_VARY_PORTS,
+                self.schema, names.TX_VARY_FIELDS,
                 {"stream": Exact(stream_id), "index": Exact(index)},
-                names.SET_PORTS, {"src_port": src, "dst_port": dst, "vni": vni}))
+                names.SET_FIELDS, fields._asdict()))
         self._upsert(count_entry)
 
     def _delete_if_present(self, entry: object) -> None:

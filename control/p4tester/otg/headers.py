@@ -23,10 +23,17 @@ from p4tester.streams.tunnels import (
     TunnelError,
     Vxlan,
 )
-from p4tester.streams.variation import FieldVariation, VariationError
+from p4tester.streams.variation import FieldVariation, VariationError, mac_text
 
 from .errors import OtgError, validation
-from .patterns import collect, field_choice, fixed_value, int_values, reject_extra
+from .patterns import (
+    collect,
+    field_choice,
+    fixed_value,
+    int_values,
+    mac_values,
+    reject_extra,
+)
 
 _MAC: Final = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 
@@ -97,7 +104,7 @@ def packet_fields(data: object, where: str, errors: list[str]) -> dict[str, Any]
                 assert tunnel_at is not None
                 _tunnel_part(kind, header, here, tunnel_fields, tunnel_at[1], variations)
             elif kind == "ethernet":
-                _ethernet(header, here, address)
+                _ethernet(header, here, address, variations)
             elif kind == "vlan":
                 outer = tags == MAX_TAGS and position == 1
                 vlan_id = _vlan(header, here, TPID_8021AD if outer else TPID_8021Q)
@@ -219,15 +226,21 @@ def _mpls(header: Mapping[str, Any], where: str) -> int:
     return int(label) if label is not None else 16
 
 
-def _ethernet(header: Mapping[str, Any], where: str, address: dict[str, Any]) -> None:
+def _ethernet(header: Mapping[str, Any], where: str, address: dict[str, Any],
+              variations: list[FieldVariation]) -> None:
+    """Source and destination MACs: one each, or lists frame i takes values[i mod len]
+    from (many addresses for a learning switch)."""
     reject_extra(header, ("src", "dst", "ether_type"), where)
     for key in ("src", "dst"):
-        value = fixed_value(header.get(key), f"{where}.{key}")
-        if value is None:
+        values = mac_values(header.get(key), f"{where}.{key}")
+        if values is None:
             continue
-        if not isinstance(value, str) or not _MAC.match(value):
-            raise validation(f"{where}.{key}: {value!r} is not a MAC address")
-        address[f"{key}_mac"] = value.lower()
+        if len(values) > 1:
+            try:
+                variations.append(FieldVariation(field=f"{key}_mac", values=values))
+            except VariationError as exc:
+                raise validation(f"{where}.{key}: {exc}") from exc
+        address[f"{key}_mac"] = mac_text(values[0])
     if fixed_value(header.get("ether_type"), f"{where}.ether_type") is not None:
         raise validation(f"{where}.ether_type: the tester sets it from the next header; "
                          "leave it auto")

@@ -4,13 +4,15 @@ the stream cycles through (values[i % len(values)])."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from .errors import OtgError, validation
 
 FIXED_CHOICES: Final = ("value", "auto")
 LIST_CHOICES: Final = ("values", "increment", "decrement")
+_MAC: Final = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 
 
 def _int(value: object, where: str) -> int:
@@ -20,6 +22,12 @@ def _int(value: object, where: str) -> int:
         return int(value)
     except ValueError as exc:
         raise validation(f"{where}: expected an integer, got {value!r}") from exc
+
+
+def _mac(value: object, where: str) -> int:
+    if not isinstance(value, str) or not _MAC.match(value):
+        raise validation(f"{where}: {value!r} is not a MAC address")
+    return int(value.replace(":", ""), 16)
 
 
 def field_choice(data: object, where: str) -> str | None:
@@ -56,24 +64,35 @@ def int_values(data: object, where: str, bits: int) -> tuple[int, ...] | None:
     """value / values / increment / decrement of an integer field -> the values in
     frame order (increment and decrement wrap within the field's width); None for
     absent or auto."""
+    return _pattern_values(data, where, bits, _int)
+
+
+def mac_values(data: object, where: str) -> tuple[int, ...] | None:
+    """The same for a MAC field: values, start and step are MACs ("00:00:00:00:00:01"
+    steps by one), the values 48-bit numbers."""
+    return _pattern_values(data, where, 48, _mac)
+
+
+def _pattern_values(data: object, where: str, bits: int,
+                    parse: Callable[[object, str], int]) -> tuple[int, ...] | None:
     choice = field_choice(data, where)
     if choice is None or choice == "auto":
         return None
     assert isinstance(data, Mapping)
     top = 1 << bits
     if choice == "value":
-        values: tuple[int, ...] = (_int(data.get("value"), f"{where}.value"),)
+        values: tuple[int, ...] = (parse(data.get("value"), f"{where}.value"),)
     elif choice == "values":
         items = data.get("values")
         if not isinstance(items, list) or not items:
-            raise validation(f"{where}.values: expected a non-empty list of integers")
-        values = tuple(_int(v, f"{where}.values[{i}]") for i, v in enumerate(items))
+            raise validation(f"{where}.values: expected a non-empty list")
+        values = tuple(parse(v, f"{where}.values[{i}]") for i, v in enumerate(items))
     elif choice in ("increment", "decrement"):
         counter = data.get(choice)
         if not isinstance(counter, Mapping):
             raise validation(f"{where}.{choice}: expected {{start, step, count}}")
-        start = _int(counter.get("start", 0), f"{where}.{choice}.start")
-        step = _int(counter.get("step", 1), f"{where}.{choice}.step")
+        start = parse(counter["start"], f"{where}.{choice}.start") if "start" in counter else 0
+        step = parse(counter["step"], f"{where}.{choice}.step") if "step" in counter else 1
         count = _int(counter.get("count", 1), f"{where}.{choice}.count")
         if count < 1:
             raise validation(f"{where}.{choice}.count: {count} must be >= 1")

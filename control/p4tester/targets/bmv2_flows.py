@@ -65,7 +65,7 @@ class Bmv2FlowEngine:
         for flow in flows:
             dataplane.start_stream(flow.stream_id, flow.budget, epoch, run_value)
         for flow in flows:
-            dataplane.set_port_variation(flow.stream_id, flow.stream.field_cycle)
+            dataplane.set_variation(flow.stream_id, flow.stream.field_cycle)
         for flow in flows:
             dataplane.seed_stream(flow.stream_id, flow.template, seeds_for_rate(flow.rate_pps))
 

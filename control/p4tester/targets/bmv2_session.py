@@ -13,6 +13,7 @@ from p4tester.neighbors import resolve as neighbors
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.streams.template import FrameSpec
 from p4tester.streams.tunnels import Vxlan
+from p4tester.streams.variation import mac_text
 from p4tester.targets.base import TargetDriver
 from p4tester.targets.bmv2 import Bmv2Target
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
@@ -70,13 +71,14 @@ class TesterSession:
 
 def frame_spec(stream: StreamConfig, frame_size: int, epoch: int, run: int = 0) -> FrameSpec:
     """The stream's template at this size, epoch and run value; a varying stream's template
-    carries its first port pair (the data plane rewrites them frame by frame)."""
+    carries its cycle's first fields (the data plane rewrites them frame by frame)."""
     addresses = stream.addresses
     encapsulation = stream.encapsulation
     cycle = stream.field_cycle
     if cycle:
-        src, dst, vni = cycle[0]
-        addresses = replace(addresses, udp_src_port=src, l4_dst_port=dst)
+        src, dst, vni, src_mac, dst_mac = cycle[0]
+        addresses = replace(addresses, udp_src_port=src, l4_dst_port=dst,
+                            src_mac=mac_text(src_mac), dst_mac=mac_text(dst_mac))
         if isinstance(encapsulation.tunnel, Vxlan):
             encapsulation = replace(encapsulation, tunnel=replace(encapsulation.tunnel, vni=vni))
     return FrameSpec(

@@ -177,7 +177,7 @@ class Bmv2Trials:
             dataplane.start_stream(plan.stream.id, plan.budget, epoch, self.run_value,
                                    plan.frames_per_pass)
         for plan in self._plans:
-            dataplane.set_port_variation(plan.stream.id, plan.stream.field_cycle)
+            dataplane.set_variation(plan.stream.id, plan.stream.field_cycle)
         for plan in every:
             template = build_template(
                 frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch,
