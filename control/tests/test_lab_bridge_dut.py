@@ -4,6 +4,7 @@ suite (tests_ebpf/test_kernel_dut_labs.py)."""
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.topology import BRIDGE_EGRESS_QDISC, BRIDGE_INPUT_QUEUE, topology_from_dict
 from p4tester.lab import kinds
 from p4tester.lab.bridge_dut import input_queue_iface, port_settings
+from p4tester.lab.bridge_fdb_limit import limit_request
 from p4tester.lab.dut_counters import LinuxDutCounters, dut_counters_for
 
 
@@ -73,3 +75,26 @@ def test_per_port_qdiscs_and_input_queues_name_bridge_ports() -> None:
     with pytest.raises(ConfigError, match=r"b.yaml: dut: input_queue_2 is empty; give a tc "
                                           r"qdisc"):
         topology_from_dict(bridge({1: "dut:1", 2: "dut:2"}, input_queue_2=" "), "b.yaml")
+
+
+def test_the_address_cache_size_and_ageing_are_checked() -> None:
+    topology = topology_from_dict(bridge({1: "dut:1", 2: "dut:2"}, fdb_max_learned=100,
+                                         ageing_s=3), "b.yaml")
+    assert dict(topology.dut.settings)["fdb_max_learned"] == "100"
+    with pytest.raises(ConfigError, match=r"^b.yaml: dut: fdb_max_learned '1e3' is not a whole "
+                                          r"number of addresses, e.g. 100$"):
+        topology_from_dict(bridge({1: "dut:1", 2: "dut:2"}, fdb_max_learned="1e3"), "b.yaml")
+    with pytest.raises(ConfigError, match=r"^b.yaml: dut: ageing_s '0' is not seconds"):
+        topology_from_dict(bridge({1: "dut:1", 2: "dut:2"}, ageing_s=0), "b.yaml")
+
+
+def test_the_cache_limit_request_is_rtnetlink_newlink_with_the_bridge_attribute() -> None:
+    message = limit_request(ifindex=7, limit=100, sequence=3)
+    # nlmsghdr (16 B), ifinfomsg (16 B), linkinfo {kind "bridge", data {attr 49: 100}}.
+    assert len(message) == struct.unpack_from("=I", message)[0] == 60
+    assert struct.unpack_from("=HHII", message, 4) == (16, 0x5, 3, 0)
+    assert struct.unpack_from("=i", message, 20)[0] == 7
+    assert message[32:] == (struct.pack("=HH", 28, 18 | 0x8000)
+                            + struct.pack("=HH", 11, 1) + b"bridge\0" + b"\0"
+                            + struct.pack("=HH", 12, 2 | 0x8000)
+                            + struct.pack("=HHI", 8, 49, 100))

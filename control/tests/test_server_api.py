@@ -207,7 +207,8 @@ def test_non_loopback_bind_needs_a_token(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("body", "message"), [
     ({"experiment": "warp", "options": {}},
      "no experiment named 'warp'; known: ['back-to-back', 'frame-loss', 'frame-size-scan', "
-     "'latency', 'queue-sweep', 'ramp', 'rfc2889', 'shape', 'soak', 'throughput', 'y1564']"),
+     "'latency', 'queue-sweep', 'ramp', 'rfc2889', 'rfc2889-addresses', 'shape', 'soak', "
+     "'throughput', 'y1564']"),
     ({"experiment": "latency", "options": {"load": "50%"}},
      "p4tester latency: the following arguments are required: --frame-size"),
     ({"experiment": "throughput", "options": {"method": "fast"}},

@@ -34,6 +34,7 @@ from typing import Any
 from p4tester.config.errors import ConfigError
 from p4tester.config.services import ServiceConfig, parse_services
 from p4tester.config.stream_headers import parse_tunnel, parse_vary
+from p4tester.config.stream_learning import address_stream_entries
 from p4tester.config.stream_mesh import mesh_stream_entries
 from p4tester.config.topology import Topology
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
@@ -67,7 +68,7 @@ DEFAULT_LOG_HIGH_US = 1_000_000
 
 _STREAM_KEYS = ("id", "tx_port", "rx_port", "share", *ADDRESS_FIELDS, "vlan_id", "ipv6",
                 "outer_vlan_id", "mpls_labels", "l4", "tunnel", "vary", "frame_size", "imix",
-                "mesh")
+                "mesh", "addresses", "between")
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +248,11 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
         if "mesh" in item:
             require_keys(item, here, required=("mesh", "id"), optional=_STREAM_KEYS)
             streams.extend(_plain_streams(mesh_stream_entries(item, here), here))
+            continue
+        if "addresses" in item:
+            require_keys(item, here, required=("addresses", "between", "id"),
+                         optional=_STREAM_KEYS)
+            streams.extend(_plain_streams(address_stream_entries(item, here), here))
             continue
         require_keys(item, here, required=("id", "tx_port", "rx_port"), optional=_STREAM_KEYS)
         streams.extend(_plain_streams([item], here))

@@ -468,6 +468,11 @@ def _check_bridge(topology: Topology, lab: str, where: str) -> None:
     if not egress.isdigit() or int(egress) not in cabled:
         raise ConfigError(f"{where}: egress {egress} is not a port of the bridge (DUT ports "
                           f"cabled: {cabled}): name one of them, the port its qdisc shapes")
+    for key, what in (("fdb_max_learned", "a whole number of addresses, e.g. 100"),
+                      ("ageing_s", "seconds, e.g. 3")):
+        value = dict(topology.dut.settings).get(key)
+        if value is not None and not _positive_number(value, whole=key == "fdb_max_learned"):
+            raise ConfigError(f"{where}: {key} {value!r} is not {what}")
     for key, value in topology.dut.settings:
         # Per-port qdiscs: the egress qdisc_N, the input FIFO input_queue_N (lab.bridge_dut).
         prefix = next((p for p in BRIDGE_PORT_SETTINGS if key.startswith(p)), None)
@@ -480,6 +485,14 @@ def _check_bridge(topology: Topology, lab: str, where: str) -> None:
         if not value.split():
             raise ConfigError(f"{where}: {key} is empty; give a tc qdisc, e.g. "
                               "\"tbf rate 2mbit burst 3000 limit 6000\"")
+
+
+def _positive_number(text: str, whole: bool) -> bool:
+    try:
+        number = int(text) if whole else float(text)
+    except ValueError:
+        return False
+    return number > 0
 
 
 def _dut(data: object, where: str) -> DutConfig:

@@ -121,6 +121,7 @@ class Recorder:
         stream_loads: tuple[tuple[int, float], ...] = (),
         shapes: tuple[tuple[int, TrafficShape], ...] = (),
         shape_step_s: float = 0.5,
+        variation_lengths: tuple[tuple[int, int], ...] = (),
     ) -> TrialResult:
         """Run (or resume) the next trial of `experiment` with these parameters
         (`reference_loop`: a latency trial; `stream_loads`: only these streams, each at
@@ -137,6 +138,7 @@ class Recorder:
             stream_loads=stream_loads,
             shapes=shapes,
             shape_step_s=shape_step_s,
+            variation_lengths=variation_lengths,
         )
         return self.run_trial(spec)
 
@@ -155,6 +157,7 @@ class Recorder:
         stream_loads: tuple[tuple[int, float], ...] = (),
         shapes: tuple[tuple[int, TrafficShape], ...] = (),
         shape_step_s: float = 0.5,
+        variation_lengths: tuple[tuple[int, int], ...] = (),
     ) -> TrialResult:
         """`trial`, repeated (each attempt its own trial index) while invalid: up to
         `attempts` failed trials (InvalidTrialsError), and up to
@@ -180,6 +183,7 @@ class Recorder:
                 stream_loads=stream_loads,
                 shapes=shapes,
                 shape_step_s=shape_step_s,
+                variation_lengths=variation_lengths,
             )
             if result.valid:
                 return result

@@ -31,6 +31,9 @@ class TrialSpec:
     as a fraction of its TX port's line rate (its `share` does not apply), e.g. one
     Y.1564 service at a step of its CIR. Empty: every stream of the profile, at
     offered_fraction x its share. offered_fraction then says the busiest TX port's load.
+    variation_lengths: (stream id, n) pairs: the stream's frames cycle through only the
+    first n entries of its per-frame variation (e.g. the first n of the addresses an
+    RFC 2889 address test may use); a stream not named uses its whole cycle.
     """
 
     experiment: str
@@ -44,6 +47,7 @@ class TrialSpec:
     stream_loads: tuple[tuple[int, float], ...] = ()
     shapes: tuple[tuple[int, TrafficShape], ...] = ()
     shape_step_s: float = 0.5
+    variation_lengths: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self) -> None:
         if not 0.0 < self.offered_fraction <= 1.0:
@@ -61,6 +65,10 @@ class TrialSpec:
             if not 0.0 < load <= 1.0:
                 raise ValueError(f"stream {stream_id}'s load {load:.4f} of line rate must be "
                                  "in (0, 1]")
+        for stream_id, length in self.variation_lengths:
+            if length < 1:
+                raise ValueError(f"stream {stream_id}'s variation length {length} must be at "
+                                 "least 1")
         shaped = [stream_id for stream_id, _ in self.shapes]
         if len(set(shaped)) != len(shaped):
             raise ValueError(f"shapes name a stream twice: {shaped}")

@@ -5,6 +5,10 @@ Topology settings (dut: {kind: bridge, ...}):
     egress: 2                 DUT port whose qdisc is set (optional, default 2)
     qdisc: "tbf rate 10mbit burst 3000 limit 6000"   tc qdisc on that port (optional)
     qdisc_N: "tbf ..."        the egress qdisc of bridge port N (any number of ports)
+    fdb_max_learned: 100      addresses the bridge learns at most (its address cache:
+                              RFC 2889 5.7's capacity; Linux 6.8+), then it floods
+                              frames to addresses it did not learn
+    ageing_s: 3               seconds an unseen address stays learnt (default 300)
     input_queue_N: "tbf ..."  one input FIFO on bridge port N: every frame arriving on
                               N waits in this qdisc (on an ifb device) before the bridge
                               sees it, as in an input-queued switch, so a frame bound
@@ -25,6 +29,7 @@ MLD), no address of its own, no multicast snooping (its queries).
 from __future__ import annotations
 
 import shlex
+import sys
 from typing import Final
 
 from p4tester.config.topology import BRIDGE_EGRESS_QDISC, BRIDGE_INPUT_QUEUE, Topology
@@ -46,8 +51,12 @@ def start_bridge_dut(topology: Topology) -> str:
 
     ns("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
     ns("sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
+    ageing_cs = round(float(settings.get("ageing_s", "300")) * 100)  # centiseconds
     ns("ip", "link", "add", BRIDGE, "type", "bridge", "stp_state", "0",
-       "mcast_snooping", "0")
+       "mcast_snooping", "0", "ageing_time", str(ageing_cs))
+    if "fdb_max_learned" in settings:
+        ns(sys.executable, "-m", "p4tester.lab.bridge_fdb_limit", BRIDGE,
+           settings["fdb_max_learned"])
     for port in ports:
         iface = dut_iface(port)
         netdev.run(["ip", "link", "set", iface, "netns", NAMESPACE])

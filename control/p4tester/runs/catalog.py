@@ -30,12 +30,14 @@ from .requests import (
     Option,
     QueueSweepRequest,
     RampRequest,
+    Rfc2889AddressRequest,
     Rfc2889Request,
     ShapeRequest,
     SoakRequest,
     ThroughputRequest,
     Y1564Request,
 )
+from .rfc2889_addresses_body import rfc2889_addresses_body
 from .rfc2889_body import rfc2889_body
 from .y1564_body import y1564_body
 
@@ -86,6 +88,9 @@ EXPERIMENTS: Final[Mapping[str, Experiment]] = {e.name: e for e in (
     Experiment("rfc2889", "RFC 2889 LAN switch tests: fully and partially meshed throughput "
                "and forwarding rate, congestion control (head-of-line blocking, back "
                "pressure)", Rfc2889Request, rfc2889_body),
+    Experiment("rfc2889-addresses", "RFC 2889 address caching capacity and address "
+               "learning rate of a learning switch", Rfc2889AddressRequest,
+               rfc2889_addresses_body),
     Experiment("y1564", "ITU-T Y.1564 service activation: per-service steps, then all "
                "services at CIR, against each one's SLA", Y1564Request, y1564_body),
 )}

@@ -282,6 +282,42 @@ class Rfc2889Request(ExperimentRequest):
         return [(size, self.max_load) for size in self.frame_sizes or profile.frame_sizes]
 
 
+RFC2889_ADDRESS_TESTS = ("address-caching", "address-learning-rate")
+
+
+@dataclass(frozen=True, slots=True)
+class Rfc2889AddressRequest(ExperimentRequest):
+    """The learning and test streams come from the profile's `addresses` entry
+    (config.stream_learning), which names the learning and the test port."""
+
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("test", "which RFC 2889 address test", str, required=True,
+               choices=RFC2889_ADDRESS_TESTS),
+        Option("ageing", "the DUT's address ageing time, seconds (each probe waits it "
+               "first, so the DUT forgets the probe before)", float, required=True,
+               field_name="ageing_s"),
+        Option("frame-size", "frame size (B)", int),
+        Option("learning-rate", "frames/s of the learning frames (address-caching); the "
+               "search's upper bound (address-learning-rate)", float,
+               field_name="learning_pps"),
+        Option("test-rate", "frames/s of the test frames", float, field_name="test_pps"),
+        Option("addresses", "address-learning-rate: how many addresses it learns (at most "
+               "the profile's addresses entry's)", int),
+        Option("min-rate", "address-learning-rate: the search's lower bound, frames/s",
+               float, field_name="min_pps"),
+        Option("resolution", "address-learning-rate: the search's step, frames/s", float,
+               field_name="resolution_pps"),
+    )
+    test: str
+    ageing_s: float
+    frame_size: int = 64
+    learning_pps: float = 1000.0
+    test_pps: float = 1000.0
+    addresses: int | None = None
+    min_pps: float = 10.0
+    resolution_pps: float = 10.0
+
+
 Y1564_TESTS = ("both", "configuration", "performance")
 
 

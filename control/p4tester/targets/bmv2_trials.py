@@ -176,8 +176,11 @@ class Bmv2Trials:
         for plan in every:
             dataplane.start_stream(plan.stream.id, plan.budget, epoch, self.run_value,
                                    plan.frames_per_pass)
+        lengths = dict(spec.variation_lengths)
         for plan in self._plans:
-            dataplane.set_variation(plan.stream.id, plan.stream.field_cycle)
+            cycle = plan.stream.field_cycle
+            dataplane.set_variation(plan.stream.id,
+                                    cycle[:lengths.get(plan.stream.id, len(cycle))])
         for plan in every:
             template = build_template(
                 frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch,
