@@ -193,13 +193,12 @@ def run_address_test(config: AddressTestConfig, recorder: Recorder,
         probes.append(probe_addresses(config, recorder, count, pps, sleep, clock))
         return probes[-1].passed
 
-    notes = _ageing_notes
     if config.test is AddressTest.CACHING_CAPACITY:
         best = _largest_passing(1, config.max_addresses,
                                 lambda n: probe(n, config.learning_pps))
         return AddressResult(config, tuple(probes), capacity=best,
                              at_limit=best == config.max_addresses,
-                             notes=notes(config, probes))
+                             notes=_ageing_notes(config, probes))
     assert config.addresses is not None
     count = config.addresses
     # In steps of the resolution from the lower bound: the answer is a step's rate.
@@ -210,7 +209,8 @@ def run_address_test(config: AddressTestConfig, recorder: Recorder,
     best_step = _largest_passing(0, len(rates) - 1, lambda i: probe(count, rates[i]))
     return AddressResult(config, tuple(probes),
                          learning_rate_pps=None if best_step is None else rates[best_step],
-                         at_limit=best_step == len(rates) - 1, notes=notes(config, probes))
+                         at_limit=best_step == len(rates) - 1,
+                         notes=_ageing_notes(config, probes))
 
 
 def _largest_passing(low: int, high: int, passes: Callable[[int], bool]) -> int | None:

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from p4tester.config.profile import Profile
 from p4tester.experiments.throughput import SearchMethod
-from p4tester.streams.rates import Rate
+from p4tester.streams.rates import Rate, RateUnit
 from p4tester.streams.shapes import TrafficShape
 
 from .option_parsers import (
@@ -316,6 +316,9 @@ class Rfc2889AddressRequest(ExperimentRequest):
     addresses: int | None = None
     min_pps: float = 10.0
     resolution_pps: float = 10.0
+
+    def fixed_loads(self, profile: Profile) -> list[tuple[int, Rate | float]]:
+        return [(self.frame_size, Rate(max(self.learning_pps, self.test_pps), RateUnit.PPS))]
 
 
 Y1564_TESTS = ("both", "configuration", "performance")
