@@ -15,6 +15,7 @@ from p4tester.results.model import (
     IntervalCounts,
     LatencyStats,
     RateStep,
+    ReceiverStats,
     StreamLoss,
     StreamStats,
     TrialResult,
@@ -127,7 +128,7 @@ def test_non_finite_floats_are_strict_json_strings() -> None:
 def test_dict_shape() -> None:
     data = as_json(full_trial())
     assert next(iter(data)) == "schema_version"
-    assert data["schema_version"] == SCHEMA_VERSION == 8
+    assert data["schema_version"] == SCHEMA_VERSION == 9
     assert (data["rx_foreign"], data["rx_stale"], data["rx_mismatched"]) == (7, 4, 60)
     assert data["labels"] == [["buffer_pct", "40"], ["dut", "bmv2 \u00e9"]]
     assert data["streams"][1]["latency"] is None
@@ -238,6 +239,48 @@ def test_version_7_records_load_without_rate_courses() -> None:
         trial_from_dict(data)
 
 
+def test_version_8_records_load_without_receivers() -> None:
+    """Logs written before streams were received on several ports (issue 24, item 1)."""
+    data = _mutated(("schema_version",), 8)
+    assert trial_from_dict(data) == full_trial()
+    data["streams"][0]["receivers"] = []
+    with pytest.raises(SerializeError,
+                       match=r"^trial\.streams\[0\]: unknown receivers\b"):
+        trial_from_dict(data)
+
+
+def several_port_trial(replicated: bool) -> TrialResult:
+    """A trial whose stream 3 came back on ports 2 and 5, with figures per port."""
+    port_latency = LatencyStats(samples=40, min_us=11.0, max_us=90.5, avg_us=30.25,
+                                jitter_us=2.5, histogram=Histogram((0, 50, 100), (30, 10)))
+    receivers = (ReceiverStats(2, 40, 40 * 128, 1, 2, 0, 1, port_latency,
+                               Histogram((0, 1, 64), (38, 2))),
+                 ReceiverStats(5, 38, 38 * 128))
+    stream = StreamStats(3, 128, 42, 78, 78 * 128, 0, 0, 0, 0, receivers=receivers,
+                         replicated=replicated)
+    return dataclasses.replace(full_trial(), streams=(stream,))
+
+
+@pytest.mark.parametrize("replicated", [True, False])
+def test_receivers_round_trip_exactly(replicated: bool) -> None:
+    trial = several_port_trial(replicated)
+    assert round_trip(trial) == trial
+    data = as_json(trial)["streams"][0]
+    assert data["replicated"] is replicated
+    assert [r["port"] for r in data["receivers"]] == [2, 5]
+    assert data["receivers"][1] == {
+        "port": 5, "rx_frames": 38, "rx_bytes": 4864, "gap_events": 0, "lost_in_gaps": 0,
+        "reordered": 0, "duplicates": 0, "latency": None, "queue_depth": None}
+
+
+def test_receivers_are_checked_on_load() -> None:
+    data = as_json(several_port_trial(True))
+    data["streams"][0]["receivers"][1]["rx_frames"] = "many"
+    with pytest.raises(SerializeError, match=r"^trial\.streams\[0\]\.receivers\[1\]\."
+                                             r"rx_frames: expected an integer"):
+        trial_from_dict(data)
+
+
 def test_rate_steps_are_checked_on_load() -> None:
     data = _mutated(("streams", 0, "rate_course", 0, "sent_pps"), "fast")
     with pytest.raises(SerializeError, match=r"^trial\.streams\[0\]\.rate_course\[0\]\.sent_pps: "
@@ -321,9 +364,11 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
     """full_trial's record with one value changed; an older schema version's record
     also without what that version did not have in its streams (intervals)."""
     data: dict[str, Any] = as_json(full_trial())
-    if path == ("schema_version",) and isinstance(value, int) and value < 8:
+    if path == ("schema_version",) and isinstance(value, int) and value < 9:
         for stream in data["streams"]:
-            del stream["rate_course"]
+            del stream["receivers"], stream["replicated"]
+            if value < 8:
+                del stream["rate_course"]
             if value < 7:
                 del stream["intervals"]
     target: Any = data
@@ -335,9 +380,9 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
 
 def test_unknown_version_is_rejected() -> None:
     with pytest.raises(SerializeError) as caught:
-        trial_from_dict(_mutated(("schema_version",), 9))
+        trial_from_dict(_mutated(("schema_version",), 10))
     assert str(caught.value) == (
-        "trial: unknown schema version 9; this p4tester reads versions 1, 2, 3, 4, 5, 6, 7, 8 "
+        "trial: unknown schema version 10; this p4tester reads versions 1, 2, 3, 4, 5, 6, 7, 8, 9 "
         "(written by a newer p4tester: upgrade p4tester to read it)"
     )
     with pytest.raises(SerializeError, match=r"unknown schema version '1'"):
@@ -368,7 +413,7 @@ def test_errors_name_the_exact_place() -> None:
 
 def test_unknown_and_missing_keys_are_rejected() -> None:
     data = _mutated(("colour",), "blue")
-    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 8 has"):
+    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 9 has"):
         trial_from_dict(data)
     data = _mutated(("streams", 0, "latency"), {"samples": 1})
     with pytest.raises(SerializeError, match=r"latency: missing min_us, max_us"):

@@ -1,6 +1,11 @@
 /* Receive-side checker on BMv2: per-stream state in registers (read in-band by
  * CTRL_OP_READ), per-stream events and histograms in counters (read over
- * P4Runtime). The arithmetic is shared (common/); this file only holds state. */
+ * P4Runtime). The arithmetic is shared (common/); this file only holds state.
+ * State is indexed by slot (rx_port_slots.p4): sequence state by seq_slot, counts,
+ * latency and histograms by figure_slot; both are the stream id unless the stream
+ * is received on several ports. rx_samples is kept in both: the seq slot's counts
+ * every frame of the sequence (a repeat needs a frame before it), the figure slot's
+ * the frames whose latency the figure slot sums (its mean and its IPDV). */
 #ifndef TESTER_V1MODEL_CHECKER_P4
 #define TESTER_V1MODEL_CHECKER_P4
 
@@ -10,7 +15,8 @@
 #include "../common/latency_math.p4"
 #include "../common/histogram_bins.p4"
 
-control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestamp_t rx_ts) {
+control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestamp_t rx_ts,
+                      in bit<32> seq_slot, in bit<32> figure_slot) {
     register<seq_t>(MAX_STREAMS)       rx_next_expected;
     register<seq_t>(MAX_STREAMS)       rx_last_seq;
     register<bit<64>>(MAX_STREAMS)     rx_samples;
@@ -38,35 +44,44 @@ control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestam
         /* The per-frame branch first: it is the one that runs at line rate. */
         /* Applied to received stream frames (ctrl_op NONE) and to CLEAR / READ. */
         if (meta.ctrl_op == CTRL_OP_NONE) {
-            bit<32> s = (bit<32>) hdr.tester.stream_id;
+            bit<32> q = seq_slot;
+            bit<32> s = figure_slot;
             rx_stream.count(s);
 
             seq_t next_expected;
             seq_t last_seq;
             bit<64> samples;
-            rx_next_expected.read(next_expected, s);
-            rx_last_seq.read(last_seq, s);
-            rx_samples.read(samples, s);
+            rx_next_expected.read(next_expected, q);
+            rx_last_seq.read(last_seq, q);
+            rx_samples.read(samples, q);
             bool have_previous = samples != 0;
+            /* The figure slot's own frames: the same cell unless the stream spreads. */
+            bool have_previous_here = have_previous;
+            if (s != q) {
+                bit<64> samples_here;
+                rx_samples.read(samples_here, s);
+                have_previous_here = samples_here != 0;
+                rx_samples.write(s, samples_here + 1);
+            }
 
             bit<8> verdict;
             seq_t gap;
             seq_t new_next_expected;
             sequence_verdict.apply(hdr.tester.seq, next_expected, last_seq, have_previous,
                                    verdict, gap, new_next_expected);
-            rx_next_expected.write(s, new_next_expected);
-            rx_last_seq.write(s, hdr.tester.seq);
-            rx_samples.write(s, samples + 1);
+            rx_next_expected.write(q, new_next_expected);
+            rx_last_seq.write(q, hdr.tester.seq);
+            rx_samples.write(q, samples + 1);
             if (verdict != SEQ_IN_ORDER) {
                 if (verdict == SEQ_GAP) {
                     bit<64> lost;
-                    rx_lost.read(lost, s);
-                    rx_lost.write(s, lost + (bit<64>) gap);
-                    rx_gap_events.count(s);
+                    rx_lost.read(lost, q);
+                    rx_lost.write(q, lost + (bit<64>) gap);
+                    rx_gap_events.count(q);
                 } else if (verdict == SEQ_REORDERED) {
-                    rx_reordered.count(s);
+                    rx_reordered.count(q);
                 } else {
-                    rx_duplicate.count(s);
+                    rx_duplicate.count(q);
                 }
             }
 
@@ -75,7 +90,7 @@ control StreamChecker(inout headers_t hdr, in local_metadata_t meta, in timestam
             timestamp_t latency;
             timestamp_t ipdv_abs;
             latency_math.apply(rx_ts, hdr.tester.tx_ts, latency);
-            ipdv_math.apply(latency, previous_latency, have_previous, ipdv_abs);
+            ipdv_math.apply(latency, previous_latency, have_previous_here, ipdv_abs);
             last_latency.write(s, latency);
 
             timestamp_t current_min;

@@ -8,6 +8,7 @@
 #include "../common/headers.p4"
 #include "../common/rx_classifier.p4"
 #include "../common/rx_expectation.p4"
+#include "rx_port_slots.p4"
 #include "../common/neighbors.p4"
 #include "parser.p4"
 #include "checksums.p4"
@@ -31,6 +32,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
     counter(MAX_STREAMS, CounterType.packets) rx_mismatched;
 
     RxExpectation() expectation;
+    RxPortSlots() port_slots;
     RxClassifier() classifier;
     GeneratorIngress() generator;
     StreamChecker() checker;
@@ -45,10 +47,16 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
         bool check_frame = false;
         bool run_generator = true;
         timestamp_t rx_ts = (timestamp_t) smeta.ingress_global_timestamp;
+        /* The checker's cells for this frame (rx_port_slots.p4); a CLEAR or READ
+         * names its cell as its stream. */
+        bit<32> seq_slot = 0;
+        bit<32> figure_slot = 0;
         if (hdr.packet_out.isValid()) {
             meta.ctrl_op = hdr.packet_out.opcode;
             meta.stream = hdr.packet_out.stream_id;
             meta.initial_seq = hdr.packet_out.initial_seq;
+            seq_slot = (bit<32>) meta.stream;
+            figure_slot = seq_slot;
             hdr.packet_out.setInvalid();
             if (meta.ctrl_op == CTRL_OP_SEND) {
                 /* stream_id carries the port the frame leaves by. */
@@ -89,6 +97,8 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
                 meta.rx_kind = RX_KIND_CONTROL;
             } else {
                 expectation.apply(hdr, meta.expected);
+                port_slots.apply(hdr.tester.stream_id, arrival_port, meta.expected,
+                                 seq_slot, figure_slot);
                 classifier.apply(hdr, meta.frame, smeta.parser_error == error.NoError,
                                  meta.expected, arrival_port, meta.rx_kind);
             }
@@ -122,7 +132,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
             generator.apply(hdr, meta, smeta);
         }
         if (check_frame || meta.ctrl_op == CTRL_OP_CLEAR || meta.ctrl_op == CTRL_OP_READ) {
-            checker.apply(hdr, meta, rx_ts);
+            checker.apply(hdr, meta, rx_ts, seq_slot, figure_slot);
         }
     }
 }

@@ -15,6 +15,11 @@
     services: [{name: voice, stream: 0, cir: 2Mbps, eir: 0,     # Y.1564 (config.services)
                 sla: {ftd_ms: 10, fdv_ms: 2, flr: 0.001}}]
 
+A stream received on several ports names them all and what the DUT does with its
+frames (config/stream_receive.py): `rx_port: [2, 3], receive: replicate` (every port
+gets every frame: multicast) or `receive: spread` (each frame once, on any of them:
+ECMP, LAG). Its figures are then per (stream, RX port) as well.
+
 Stream header keys: addresses (src_mac, dst_mac, src_ip, dst_ip, src_ip6, dst_ip6,
 udp_src_port = the UDP or TCP source port, l4_dst_port, ttl, dscp, flow_label),
 vlan_id, outer_vlan_id (QinQ), mpls_labels (1-4), ipv6, l4 (udp | tcp), tunnel and
@@ -36,6 +41,7 @@ from p4tester.config.services import ServiceConfig, parse_services
 from p4tester.config.stream_headers import parse_tunnel, parse_vary
 from p4tester.config.stream_learning import address_stream_entries
 from p4tester.config.stream_mesh import mesh_stream_entries
+from p4tester.config.stream_receive import Receive, parse_rx_ports
 from p4tester.config.topology import Topology
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
 from p4tester.dataplane.constants import MAX_FRAMES_PER_PASS, MAX_STREAMS, TESTER_UDP_DST_PORT
@@ -66,7 +72,7 @@ from p4tester.streams.variation import (
 SEARCH_METHODS = ("mlrsearch", "binary")
 DEFAULT_LOG_HIGH_US = 1_000_000
 
-_STREAM_KEYS = ("id", "tx_port", "rx_port", "share", *ADDRESS_FIELDS, "vlan_id", "ipv6",
+_STREAM_KEYS = ("id", "tx_port", "rx_port", "receive", "share", *ADDRESS_FIELDS, "vlan_id", "ipv6",
                 "outer_vlan_id", "mpls_labels", "l4", "tunnel", "vary", "frame_size", "imix",
                 "mesh", "addresses", "between")
 
@@ -87,6 +93,13 @@ class StreamConfig:
     l4: str = "udp"
     tunnel: Tunnel | None = None
     vary: tuple[FieldVariation, ...] = ()
+    # Received on several ports (config.stream_receive); None: on rx_port alone.
+    receive: Receive | None = None
+
+    @property
+    def rx_ports(self) -> tuple[int, ...]:
+        """Every port the stream's frames come back on, rx_port first."""
+        return self.receive.ports if self.receive is not None else (self.rx_port,)
 
     def size_in(self, trial_frame_size: int) -> int:
         return self.frame_size if self.frame_size is not None else trial_frame_size
@@ -223,7 +236,7 @@ def check_profile_fits(profile: Profile, topology: Topology) -> None:
     """Every stream's ports exist, and no TX port is offered more than its line rate."""
     shares: dict[int, float] = {}
     for stream in profile.streams:
-        for port in (stream.tx_port, stream.rx_port):
+        for port in (stream.tx_port, *stream.rx_ports):
             try:
                 topology.port(port)
             except ConfigError as exc:
@@ -275,6 +288,8 @@ def _plain_streams(items: Sequence[Mapping[str, Any]], here: str) -> list[Stream
     for item in items:
         fields = dict(item)
         imix = fields.pop("imix", None)
+        fields["rx_port"], fields["receive"] = parse_rx_ports(
+            fields["rx_port"], fields.get("receive"), here)
         fields["addresses"] = StreamAddresses(**{k: fields.pop(k) for k in ADDRESS_FIELDS
                                                  if k in fields})
         if "tunnel" in fields:

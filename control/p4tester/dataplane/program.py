@@ -10,7 +10,7 @@ import ipaddress
 import math
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final
@@ -231,6 +231,27 @@ class TesterDataplane:
              "ip_version": IP_VERSION_6 if ipv6 else IP_VERSION_4},
         )
         self._upsert(entry)
+
+    def set_receive_slots(self, slots: Mapping[tuple[int, int], tuple[int, int]]) -> None:
+        """The checker slots of the streams received on several ports (p4src/v1model/
+        rx_port_slots.p4): (stream, RX port) -> (seq slot, figure slot). Every other
+        entry goes, so a port another run's stream was received on is no longer one
+        this run's is (its frames there count as mismatched)."""
+        for (stream_id, _), cells in slots.items():
+            check_stream_id(stream_id)
+            for cell in cells:
+                check_stream_id(cell)
+        stream_field = self.schema.match_field(names.RX_PORT_SLOTS, "stream").id
+        port_field = self.schema.match_field(names.RX_PORT_SLOTS, "rx_port").id
+        for entry in self.client.read_table(self.schema, names.RX_PORT_SLOTS):
+            key = {m.field_id: decode_value(m.exact.value) for m in entry.match}
+            if (key.get(stream_field), key.get(port_field)) not in slots:
+                self._delete_if_present(entry)
+        for (stream_id, port), (seq_slot, figure_slot) in slots.items():
+            self._upsert(build_table_entry(
+                self.schema, names.RX_PORT_SLOTS,
+                {"stream": Exact(stream_id), "rx_port": Exact(port)},
+                names.RECEIVE_AS, {"seq": seq_slot, "figures": figure_slot}))
 
     def run_values_in_use(self) -> frozenset[int]:
         """The run values the switch's rx_expected entries hold: those of the run

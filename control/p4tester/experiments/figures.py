@@ -55,10 +55,12 @@ class TrialCounts:
     lost: int  # each stream's TX - RX after the drain, never negative, added up
     reordered: int
     duplicates: int
+    # Frames the DUT was to deliver (a replicated stream's TX on each of its ports).
+    frames_due: int
 
     @property
     def loss_ratio(self) -> float:
-        return loss_ratio_of(self.lost, self.tx_frames)
+        return loss_ratio_of(self.lost, self.frames_due)
 
 
 def trial_counts(trial: TrialResult) -> TrialCounts:
@@ -68,6 +70,7 @@ def trial_counts(trial: TrialResult) -> TrialCounts:
         lost=trial.lost,
         reordered=sum(stream.reordered for stream in trial.streams),
         duplicates=sum(stream.duplicates for stream in trial.streams),
+        frames_due=trial.frames_due,
     )
 
 

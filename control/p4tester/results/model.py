@@ -120,8 +120,32 @@ class RateStep:
 
 
 @dataclass(frozen=True, slots=True)
+class ReceiverStats:
+    """A stream's figures on one of its RX ports, for a stream received on several
+    (config.stream_receive). A replicated stream's sequence figures are the port's own
+    (every port is due the whole sequence); a spread stream's are the stream's, over
+    all its ports (StreamStats), and 0 here."""
+
+    port: int
+    rx_frames: int
+    rx_bytes: int
+    gap_events: int = 0
+    lost_in_gaps: int = 0
+    reordered: int = 0
+    duplicates: int = 0
+    latency: LatencyStats | None = None
+    queue_depth: Histogram | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class StreamStats:
-    """One stream's figures over a trial."""
+    """One stream's figures over a trial.
+
+    A stream received on several ports has `receivers`, one per port in the profile's
+    order, and its own figures add theirs up. `replicated`: the DUT was to deliver
+    every frame on every port, so each port is due tx_frames and the stream's loss is
+    each port's shortfall added up; else (spread) each frame is due once, on any port.
+    """
 
     stream_id: int
     frame_size: int
@@ -138,15 +162,43 @@ class StreamStats:
     intervals: IntervalCounts | None = None
     # A shaped stream's steps (intended and measured rates); () for a constant rate.
     rate_course: tuple[RateStep, ...] = ()
+    receivers: tuple[ReceiverStats, ...] = ()
+    replicated: bool = False
+
+    @property
+    def frames_due(self) -> int:
+        """The frames the DUT was to deliver: tx_frames on each port of a replicated
+        stream, else tx_frames."""
+        if self.replicated:
+            return self.tx_frames * len(self.receivers)
+        return self.tx_frames
 
     @property
     def lost(self) -> int:
-        """Authoritative loss: TX - RX after the trial drained, never negative."""
+        """Authoritative loss: TX - RX after the trial drained, never negative; for a
+        replicated stream, each port's (one port's extra copies never make up for
+        another's missing ones)."""
+        if self.replicated:
+            return sum(frames_lost(self.tx_frames, r.rx_frames) for r in self.receivers)
         return frames_lost(self.tx_frames, self.rx_frames)
 
     @property
     def loss_ratio(self) -> float:
-        return loss_ratio_of(self.lost, self.tx_frames)
+        return loss_ratio_of(self.lost, self.frames_due)
+
+    def port_lost(self, receiver: ReceiverStats) -> int | None:
+        """What one RX port lost: its shortfall of tx_frames when the stream is
+        replicated; None when spread (a frame is due on no port in particular)."""
+        return frames_lost(self.tx_frames, receiver.rx_frames) if self.replicated else None
+
+    @property
+    def spread_balance(self) -> float | None:
+        """A spread stream's most loaded port's frames over its least loaded's (1.0:
+        even; inf: a port got nothing); None when not spread or nothing arrived."""
+        if self.replicated or not self.receivers or not self.rx_frames:
+            return None
+        counts = [r.rx_frames for r in self.receivers]
+        return max(counts) / min(counts) if min(counts) else float("inf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,9 +287,9 @@ class TrialResult:
 
     @property
     def dut_loss_floor_ratio(self) -> float:
-        """`dut_loss_floor` over all frames sent: a host-limited trial above a goal's
+        """`dut_loss_floor` over all frames due: a host-limited trial above a goal's
         loss ratio by this alone fails the goal on the DUT's own loss."""
-        return loss_ratio_of(self.dut_loss_floor, self.tx_frames)
+        return loss_ratio_of(self.dut_loss_floor, self.frames_due)
 
     @property
     def invalid_reason(self) -> str | None:
@@ -259,6 +311,11 @@ class TrialResult:
         return sum(s.rx_frames for s in self.streams)
 
     @property
+    def frames_due(self) -> int:
+        """The frames the DUT was to deliver (StreamStats.frames_due), all streams."""
+        return sum(s.frames_due for s in self.streams)
+
+    @property
     def lost(self) -> int:
         """The streams' losses added up (StreamStats.lost), never total TX - total RX:
         one stream's duplicates must not hide another stream's loss."""
@@ -266,8 +323,9 @@ class TrialResult:
 
     @property
     def loss_ratio(self) -> float:
-        """`lost` over all frames sent: the figure NDR and PDR goals judge."""
-        return loss_ratio_of(self.lost, self.tx_frames)
+        """`lost` over all frames due (sent, times the ports of a replicated stream):
+        the figure NDR and PDR goals judge."""
+        return loss_ratio_of(self.lost, self.frames_due)
 
     @property
     def stream_losses(self) -> tuple[StreamLoss, ...]:

@@ -21,7 +21,10 @@ when the trial ran none); older records load with it None. Version 7 added a str
 intervals (frames sent and received per interval of the trial, for availability; null
 where the target took no samples); older records load with them None. Version 8
 added a stream's rate_course (the steps of a shaped stream, intended and measured
-rates; [] for a constant rate); older records load with it empty.
+rates; [] for a constant rate); older records load with it empty. Version 9 added
+a stream's receivers (its figures per RX port, for a stream received on several
+ports; [] otherwise) and replicated (each port due every frame); older records load
+with none and false.
 """
 
 from __future__ import annotations
@@ -35,14 +38,15 @@ from p4tester.results.model import (
     IntervalCounts,
     LatencyStats,
     RateStep,
+    ReceiverStats,
     StreamStats,
     TrialResult,
 )
 from p4tester.results.reference import ReferenceLatency
 
-SCHEMA_VERSION: Final = 8
+SCHEMA_VERSION: Final = 9
 # Versions the loader reads; what a version lacks is None in the TrialResult.
-READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7, 8)
+READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9)
 _V1_KEYS: Final = (
     "schema_version",
     "experiment",
@@ -64,13 +68,16 @@ _V5_KEYS: Final = (*_V3_KEYS, "offered_pps_measured", "max_burst_frames", "dut_b
                    "late_frames")
 _V6_KEYS: Final = (*_V5_KEYS, "reference")
 _KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS, 5: _V5_KEYS,
-                           6: _V6_KEYS, 7: _V6_KEYS, 8: _V6_KEYS}
+                           6: _V6_KEYS, 7: _V6_KEYS, 8: _V6_KEYS, 9: _V6_KEYS}
 _STREAM_KEYS: Final = ("stream_id", "frame_size", "tx_frames", "rx_frames", "rx_bytes",
                        "gap_events", "lost_in_gaps", "reordered", "duplicates", "latency",
                        "queue_depth")
 _INTERVALS_SINCE: Final = 7
 _INTERVAL_KEYS: Final = ("interval_s", "sent", "received")
 _RATE_COURSE_SINCE: Final = 8
+_RECEIVERS_SINCE: Final = 9
+_RECEIVER_KEYS: Final = ("port", "rx_frames", "rx_bytes", "gap_events", "lost_in_gaps",
+                         "reordered", "duplicates", "latency", "queue_depth")
 _RATE_STEP_KEYS: Final = ("start_s", "duration_s", "intended_pps", "sent_pps", "received_pps",
                           "measured_s", "max_burst_frames")
 _REFERENCE_KEYS: Final = ("stream_id", "tx_frames", "rx_frames", "min_us", "avg_us", "max_us",
@@ -154,6 +161,22 @@ def _stream_out(stream: StreamStats) -> JsonObject:
         "queue_depth": _histogram_out(stream.queue_depth),
         "intervals": _intervals_out(stream.intervals),
         "rate_course": [_rate_step_out(step) for step in stream.rate_course],
+        "receivers": [_receiver_out(receiver) for receiver in stream.receivers],
+        "replicated": stream.replicated,
+    }
+
+
+def _receiver_out(receiver: ReceiverStats) -> JsonObject:
+    return {
+        "port": receiver.port,
+        "rx_frames": receiver.rx_frames,
+        "rx_bytes": receiver.rx_bytes,
+        "gap_events": receiver.gap_events,
+        "lost_in_gaps": receiver.lost_in_gaps,
+        "reordered": receiver.reordered,
+        "duplicates": receiver.duplicates,
+        "latency": _latency_out(receiver.latency),
+        "queue_depth": _histogram_out(receiver.queue_depth),
     }
 
 
@@ -387,8 +410,10 @@ def _latency_in(value: object, where: str) -> LatencyStats | None:
 def _stream_in(value: object, where: str, version: int = SCHEMA_VERSION) -> StreamStats:
     with_intervals = version >= _INTERVALS_SINCE
     with_course = version >= _RATE_COURSE_SINCE
+    with_receivers = version >= _RECEIVERS_SINCE
     keys = (*_STREAM_KEYS, *(("intervals",) if with_intervals else ()),
-            *(("rate_course",) if with_course else ()))
+            *(("rate_course",) if with_course else ()),
+            *(("receivers", "replicated") if with_receivers else ()))
     fields = _Fields(value, where, keys, version)
     return StreamStats(
         stream_id=fields.integer("stream_id"),
@@ -407,6 +432,25 @@ def _stream_in(value: object, where: str, version: int = SCHEMA_VERSION) -> Stre
         rate_course=tuple(_rate_step_in(step, f"{fields.path('rate_course')}[{i}]")
                           for i, step in enumerate(fields.items("rate_course")))
         if with_course else (),
+        receivers=tuple(_receiver_in(receiver, f"{fields.path('receivers')}[{i}]")
+                        for i, receiver in enumerate(fields.items("receivers")))
+        if with_receivers else (),
+        replicated=fields.flag("replicated") if with_receivers else False,
+    )
+
+
+def _receiver_in(value: object, where: str) -> ReceiverStats:
+    fields = _Fields(value, where, _RECEIVER_KEYS)
+    return ReceiverStats(
+        port=fields.integer("port"),
+        rx_frames=fields.integer("rx_frames"),
+        rx_bytes=fields.integer("rx_bytes"),
+        gap_events=fields.integer("gap_events"),
+        lost_in_gaps=fields.integer("lost_in_gaps"),
+        reordered=fields.integer("reordered"),
+        duplicates=fields.integer("duplicates"),
+        latency=_latency_in(fields.raw("latency"), fields.path("latency")),
+        queue_depth=_histogram_in(fields.raw("queue_depth"), fields.path("queue_depth")),
     )
 
 

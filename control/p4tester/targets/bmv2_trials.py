@@ -21,6 +21,7 @@ from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import EPOCHS, REFERENCE_LOOP_PORT
+from p4tester.dataplane.headers import StreamRegisters
 from p4tester.dataplane.program import seeds_for_rate
 from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.runner import TrialRunner, TrialSpec
@@ -37,6 +38,7 @@ from p4tester.tester.port_counters import (
     PortCounterSource,
 )
 from p4tester.tester.rate_schedule import RateSchedule
+from p4tester.tester.receive_slots import ReceiveSlots, plan_receive_slots
 from p4tester.tester.reference_stream import (
     lost_reason,
     reference_latency,
@@ -49,7 +51,12 @@ from p4tester.tester.snapshot import (
     CounterSnapshot,
     packets_between,
 )
-from p4tester.tester.stream_figures import LatencySums, StreamCounters, stream_figures
+from p4tester.tester.stream_figures import (
+    LatencySums,
+    StreamCounters,
+    several_port_figures,
+    stream_figures,
+)
 from p4tester.tester.stream_plan import (
     SHAPING_HEADROOM,
     StreamPlan,
@@ -94,6 +101,14 @@ class Bmv2Trials:
         self._plans: tuple[StreamPlan, ...] = ()
         self._reference: tuple[StreamPlan, ...] = ()
         self._schedule: RateSchedule | None = None
+        # The checker slots of the streams received on several ports, written to the
+        # switch at the first trial (every other rx_port_slots entry removed then).
+        profile = session.profile
+        reference = reference_stream_id(profile)
+        self._receive: Mapping[int, ReceiveSlots] = plan_receive_slots(
+            profile.streams, {stream.id for stream in profile.streams},
+            () if reference is None else (reference,))
+        self._receive_written = False
 
     @property
     def drain_s(self) -> float:
@@ -118,7 +133,7 @@ class Bmv2Trials:
             plan_streams(self.session.profile, self.session.topology, spec),
             self.session.topology, spec)
         for plan in plans:
-            for port in {plan.stream.tx_port, plan.stream.rx_port}:
+            for port in {plan.stream.tx_port, *plan.stream.rx_ports}:
                 check_frame_fits(self.ports.interface(port), plan.stream.size_in(spec.frame_size),
                                  f"stream {plan.stream.id}, port {port}")
         self._plans, self._reference = plans, self._reference_plan(spec)
@@ -126,6 +141,11 @@ class Bmv2Trials:
             schedule = replace(schedule, leads_s=seed_queue_leads(schedule, plans))
         self._schedule = schedule
         epoch = spec.trial_index % EPOCHS
+        if not self._receive_written:
+            self.session.dataplane.set_receive_slots(
+                {(sid, port.port): (port.seq_slot, port.figure_slot)
+                 for sid, slots in self._receive.items() for port in slots.ports})
+            self._receive_written = True
         for plan in self._every:
             self.session.dataplane.expect_stream(plan.stream.id, plan.stream.rx_port,
                                                  ipv6=plan.stream.ipv6, epoch=epoch,
@@ -170,6 +190,9 @@ class Bmv2Trials:
                 self._wired[plan.stream.id] = plan.frames_per_pass
         for plan in every:
             dataplane.clear_stream(plan.stream.id)
+            if plan.stream.id in self._receive:
+                for slot in self._receive[plan.stream.id].extra_slots:
+                    dataplane.clear_stream(slot)
         # BMv2 paces the loops (passes/s); the TX ports' queues space what they make.
         self.session.target.set_stream_rates({p.stream.id: p.loop_pps for p in every})
         self._shape(self._port_rates())
@@ -245,11 +268,17 @@ class Bmv2Trials:
 
     def _stream_stats(self, sid: int, frame_size: int, before: CounterSnapshot,
                       after: CounterSnapshot) -> StreamStats:
+        if sid in self._receive:
+            slots = self._receive[sid]
+            cells = sorted({sid, *slots.extra_slots})
+            read = {cell: self.session.dataplane.read_stream_registers(cell) for cell in cells}
+            return several_port_figures(
+                sid, frame_size, before, after, BMV2_STREAM_COUNTERS, slots,
+                {cell: _latency_sums(r) for cell, r in read.items()},
+                {cell: r.rx_lost for cell, r in read.items()},
+                self.session.profile.latency_bins_us, QDEPTH_EDGES)
         registers = self.session.dataplane.read_stream_registers(sid)
-        # BMv2's clock counts microseconds.
-        latency = LatencySums(registers.rx_samples, registers.latency_min,
-                              registers.latency_max, registers.latency_sum,
-                              registers.jitter_sum)
+        latency = _latency_sums(registers)
         return stream_figures(sid, frame_size, before, after, BMV2_STREAM_COUNTERS, latency,
                               registers.rx_lost, self.session.profile.latency_bins_us,
                               QDEPTH_EDGES)
@@ -267,6 +296,12 @@ class Bmv2Trials:
                       default=None)
         registers = self.session.dataplane.read_stream_registers(sid)
         return Extras(reference_latency(sid, tx, rx, registers, largest), lost_reason(tx, rx))
+
+
+def _latency_sums(registers: StreamRegisters) -> LatencySums:
+    """A checker slot's latency registers (BMv2's clock counts microseconds)."""
+    return LatencySums(registers.rx_samples, registers.latency_min, registers.latency_max,
+                       registers.latency_sum, registers.jitter_sum)
 
 
 class SwitchTrialRunner:

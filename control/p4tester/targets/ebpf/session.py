@@ -48,6 +48,7 @@ def check_profile(topology: Topology, profile: Profile) -> None:
             ("a tunnel (VxLAN, GTP-U, SRv6: beyond the kernel verifier's bound)",
              stream.tunnel is not None),
             ("per-frame variation (vary)", bool(stream.vary)),
+            ("several RX ports (rx_port: [...])", stream.receive is not None),
             ("dst_mac: resolve (write the gateway's MAC into the stream)",
              stream.addresses.dst_mac == RESOLVE)) if used]
         if unsupported:

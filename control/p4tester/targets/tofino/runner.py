@@ -55,12 +55,13 @@ def target_from_config(client: BfrtClient, topology: Topology, profile: Profile)
                           f"{topology.switch.target!r}; the Tofino runner needs target: tofino")
     for stream in profile.streams:
         # Tofino 1's parse depth leaves tunnels out (p4src/common/constants.p4), and
-        # p4src/tna has no port-variation tables: such frames would leave unstamped.
-        # Tofino 1's parse depth leaves tunnels out (p4src/common/constants.p4), and
-        # p4src/tna has no variation tables: such frames would leave unstamped.
+        # p4src/tna has no variation tables: such frames would leave unstamped. Nor
+        # has it checker slots per (stream, RX port) (p4src/v1model/rx_port_slots.p4):
+        # its checker indexes by the stream id, and Tofino 1 has one stage left.
         unsupported = [what for what, used in (
             ("a tunnel", stream.tunnel is not None),
-            ("per-frame variation (vary)", bool(stream.vary))) if used]
+            ("per-frame variation (vary)", bool(stream.vary)),
+            ("several RX ports (rx_port: [...])", stream.receive is not None)) if used]
         if unsupported:
             raise ConfigError(f"{profile.source}: stream {stream.id}: {', '.join(unsupported)} "
                               "not supported on Tofino 1 (BMv2 supports it); "

@@ -1,0 +1,76 @@
+"""Checker slots of the streams received on several ports: which cells of the
+checker's state each (stream, RX port) uses (on BMv2, p4src/v1model/rx_port_slots.p4;
+the other targets receive a stream on one port).
+
+A stream with one RX port uses the cells of its own id, as always. A replicated
+stream's first port keeps them, and each other port gets cells of its own (both its
+sequence and its figures: every port is due the whole sequence). A spread stream keeps
+its own id's cells for its sequence over all its ports (a frame the DUT sent out of two
+ports is a duplicate, and the seq cells' rx_samples count every frame), and each port
+gets cells for its figures (counts, latency, histograms). The extra cells are ids no
+stream of the profile uses, and never `reserved` (the reference stream's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.profile import StreamConfig
+from p4tester.dataplane.constants import MAX_STREAMS
+
+
+@dataclass(frozen=True, slots=True)
+class PortSlots:
+    """Where the checker keeps one RX port's frames of a stream: its sequence state in
+    `seq_slot`, its counts, latency and histograms in `figure_slot`."""
+
+    port: int
+    seq_slot: int
+    figure_slot: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiveSlots:
+    """A several-port stream's slots, one PortSlots per RX port in the profile's order."""
+
+    stream_id: int
+    replicated: bool
+    ports: tuple[PortSlots, ...]
+
+    @property
+    def extra_slots(self) -> tuple[int, ...]:
+        """The cells beyond the stream's own id, which a trial must clear too."""
+        cells = {p.seq_slot for p in self.ports} | {p.figure_slot for p in self.ports}
+        return tuple(sorted(cells - {self.stream_id}))
+
+
+def plan_receive_slots(streams: Iterable[StreamConfig], taken: Collection[int],
+                       reserved: Collection[int] = ()) -> Mapping[int, ReceiveSlots]:
+    """Slots for each several-port stream of `streams` (by stream id), from the ids
+    neither `taken` (every stream id of the profile) nor `reserved` use, lowest first.
+    Raises ConfigError naming what it would take when the data plane has too few."""
+    free = iter(sid for sid in range(MAX_STREAMS) if sid not in taken and sid not in reserved)
+    several = [s for s in streams if s.receive is not None]
+    plans: dict[int, ReceiveSlots] = {}
+    for stream in several:
+        assert stream.receive is not None
+        ports = stream.receive.ports
+        try:
+            if stream.receive.replicates:
+                slots = [stream.id, *(next(free) for _ in ports[1:])]
+                port_slots = tuple(PortSlots(port, slot, slot)
+                                   for port, slot in zip(ports, slots, strict=True))
+            else:
+                port_slots = tuple(PortSlots(port, stream.id, next(free)) for port in ports)
+        except StopIteration:
+            needed = sum(len(s.receive.ports) - (1 if s.receive.replicates else 0)
+                         for s in several if s.receive is not None)
+            raise ConfigError(
+                f"the streams received on several ports need {needed} checker slots beyond "
+                f"the profile's {len(taken)} stream ids, and the BMv2 tester has "
+                f"{MAX_STREAMS} in all ({len(reserved)} reserved): use fewer streams or "
+                "fewer RX ports") from None
+        plans[stream.id] = ReceiveSlots(stream.id, stream.receive.replicates, port_slots)
+    return plans
