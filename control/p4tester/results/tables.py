@@ -19,7 +19,13 @@ from typing import Final
 
 from p4tester.results.checks import CHECK_OK, DUT_LIMITED, TESTER_LIMITED
 from p4tester.results.latency import merge_latency
-from p4tester.results.model import LatencyStats, StreamLoss, StreamStats, TrialResult
+from p4tester.results.model import (
+    LatencyStats,
+    ReceiverStats,
+    StreamLoss,
+    StreamStats,
+    TrialResult,
+)
 from p4tester.results.reference import SPIKED_MARK, ReferenceLatency
 from p4tester.streams.rates import (
     Rate,
@@ -303,6 +309,87 @@ def write_streams_csv(trials: Iterable[TrialResult], path: Path | str) -> Path:
     """One row per stream per trial (STREAM_COLUMNS)."""
     rows = [_stream_row(trial, stream) for trial in trials for stream in trial.streams]
     return _write_csv(path, STREAM_COLUMNS, rows)
+
+
+RECEIVER_COLUMNS: Final = (
+    "experiment", "trial_index", "stream_id", "receive", "rx_port", "tx_frames", "rx_frames",
+    "rx_bytes", "lost", "share_pct", "gap_events", "lost_in_gaps", "reordered", "duplicates",
+    "latency_min_us", "latency_avg_us", "latency_max_us",
+)
+
+
+def _receive_mode(stream: StreamStats) -> str:
+    return "replicate" if stream.replicated else "spread"
+
+
+def _receiver_row(trial: TrialResult, stream: StreamStats, receiver: ReceiverStats) -> list[Cell]:
+    latency = receiver.latency
+    return [
+        trial.experiment, trial.trial_index, stream.stream_id, _receive_mode(stream),
+        receiver.port, stream.tx_frames, receiver.rx_frames, receiver.rx_bytes,
+        stream.port_lost(receiver), _share_pct(stream, receiver), receiver.gap_events,
+        receiver.lost_in_gaps, receiver.reordered, receiver.duplicates,
+        latency.min_us if latency else None, latency.avg_us if latency else None,
+        latency.max_us if latency else None,
+    ]
+
+
+def _share_pct(stream: StreamStats, receiver: ReceiverStats) -> float | None:
+    """A spread stream's share of its frames that came on this port (None: replicated,
+    or none came)."""
+    if stream.replicated or not stream.rx_frames:
+        return None
+    return receiver.rx_frames / stream.rx_frames * 100.0
+
+
+def write_receivers_csv(trials: Iterable[TrialResult], path: Path | str) -> Path | None:
+    """One row per RX port of each stream received on several ports, per trial
+    (RECEIVER_COLUMNS); nothing written (None) when no stream is."""
+    rows = [_receiver_row(trial, stream, receiver) for trial in trials
+            for stream in trial.streams for receiver in stream.receivers]
+    return _write_csv(path, RECEIVER_COLUMNS, rows) if rows else None
+
+
+def receivers_table(trial: TrialResult) -> str:
+    """The trial's streams received on several ports, a line per (stream, RX port): a
+    replicated stream's loss per port (each port is due every frame), a spread
+    stream's share per port and its balance (most over least loaded port); "" when
+    no stream of the trial is received on several ports."""
+    several = [s for s in trial.streams if s.receivers]
+    if not several:
+        return ""
+    columns = [Column("stream"), Column("receive", left=True), Column("port"),
+               Column("tx frames"), Column("rx frames"), Column("lost"), Column("share %"),
+               Column("reordered"), Column("dup"), Column("lat min us"), Column("lat avg us"),
+               Column("lat max us")]
+    rows = []
+    for stream in several:
+        for receiver in stream.receivers:
+            lost = stream.port_lost(receiver)
+            share = _share_pct(stream, receiver)
+            latency = receiver.latency
+            rows.append([
+                str(stream.stream_id), _receive_mode(stream), str(receiver.port),
+                str(stream.tx_frames), str(receiver.rx_frames),
+                _MISSING if lost is None else str(lost), _fixed(share, 2),
+                str(receiver.reordered), str(receiver.duplicates),
+                _fixed(latency.min_us if latency else None, 1),
+                _fixed(latency.avg_us if latency else None, 1),
+                _fixed(latency.max_us if latency else None, 1)])
+    notes = []
+    for stream in several:
+        if stream.replicated:
+            notes.append(f"stream {stream.stream_id}: replicated to {len(stream.receivers)} "
+                         f"ports, {stream.frames_due} frames due, {stream.lost} lost "
+                         f"({stream.loss_ratio * 100.0:.4f}%)")
+        else:
+            balance = stream.spread_balance
+            shown = _MISSING if balance is None else f"{balance:.3f}"
+            notes.append(f"stream {stream.stream_id}: spread over {len(stream.receivers)} ports, "
+                         f"{stream.lost} lost, {stream.reordered} reordered, "
+                         f"{stream.duplicates} duplicates over all ports; balance "
+                         f"(most / least loaded port) {shown}")
+    return render_table(columns, rows) + "\n" + "\n".join(notes)
 
 
 def _rate_cells(rate: ResolvedRate | None) -> list[Cell]:

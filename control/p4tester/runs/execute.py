@@ -25,7 +25,7 @@ from p4tester.search.errors import SearchError
 from .bodies import RunContext
 from .catalog import Experiment
 from .loads import check_loads, load_warnings
-from .outputs import open_log, write_outputs, write_report
+from .outputs import open_log, with_receivers, write_outputs, write_report
 from .requests import ExperimentRequest
 from .stopping import STOPPED_BY_USER, StopRequested
 
@@ -94,6 +94,7 @@ def run_experiment(plan: RunPlan, runner: AbstractContextManager[TrialRunner], *
     except Exception as exc:
         _ended_early(plan, recorder, RunEnd.FAILED, failure_text(exc))
         raise
+    text = with_receivers(text, recorder.trials)
     document = write_outputs(plan.output, result, recorder.trials, text)
     write_report(plan.output, text)
     return RunOutcome(RunEnd.FINISHED, document, text, recorder.trials)

@@ -1,5 +1,6 @@
 """An experiment's output directory: trials.jsonl (crash-safe, written as trials
-end), summary.json, trials.csv, streams.csv, result.txt and the plots."""
+end), summary.json, trials.csv, streams.csv, receivers.csv (streams received on
+several ports), result.txt and the plots."""
 
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ from p4tester.config.errors import ConfigError
 from p4tester.results.confidence import RunConfidence
 from p4tester.results.jsonl import ResultLog, RunHeader
 from p4tester.results.model import TrialResult
-from p4tester.results.tables import write_streams_csv, write_trials_csv
+from p4tester.results.tables import (
+    receivers_table,
+    write_receivers_csv,
+    write_streams_csv,
+    write_trials_csv,
+)
 
 TRIALS_FILE = "trials.jsonl"
 RESULT_TEXT_FILE = "result.txt"
@@ -67,7 +73,21 @@ def write_outputs(output: Path, result: Any, trials: tuple[TrialResult, ...],
     (output / "summary.json").write_text(json.dumps(document, indent=2, sort_keys=True))
     write_trials_csv(trials, output / "trials.csv")
     write_streams_csv(trials, output / "streams.csv")
+    write_receivers_csv(trials, output / "receivers.csv")
     return document
+
+
+def with_receivers(report: str, trials: tuple[TrialResult, ...]) -> str:
+    """The report, and under it the per-RX-port figures of the run's last valid trial
+    whose streams are received on several ports (results.tables.receivers_table); the
+    report alone when it has none."""
+    last = next((t for t in reversed(trials) if t.valid and any(s.receivers for s in t.streams)),
+                None)
+    if last is None:
+        return report
+    return (f"{report}\n\nper RX port, trial {last.trial_index} "
+            f"(load {last.offered_fraction * 100.0:.2f}%, {last.frame_size} B):\n"
+            f"{receivers_table(last)}")
 
 
 def write_report(output: Path, text: str) -> None:

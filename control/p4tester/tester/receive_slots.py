@@ -51,26 +51,25 @@ def plan_receive_slots(streams: Iterable[StreamConfig], taken: Collection[int],
     """Slots for each several-port stream of `streams` (by stream id), from the ids
     neither `taken` (every stream id of the profile) nor `reserved` use, lowest first.
     Raises ConfigError naming what it would take when the data plane has too few."""
-    free = iter(sid for sid in range(MAX_STREAMS) if sid not in taken and sid not in reserved)
-    several = [s for s in streams if s.receive is not None]
+    free = [sid for sid in range(MAX_STREAMS) if sid not in taken and sid not in reserved]
+    several = [(s.id, s.receive) for s in streams if s.receive is not None]
+    # A replicated stream's first port keeps its own cells; a spread stream's ports each
+    # need figure cells of their own.
+    needed = sum(len(r.ports) - (1 if r.replicates else 0) for _, r in several)
+    if needed > len(free):
+        raise ConfigError(
+            f"the streams received on several ports need {needed} checker slots beyond "
+            f"the profile's {len(taken)} stream ids, and the BMv2 tester has "
+            f"{MAX_STREAMS} in all ({len(reserved)} reserved): use fewer streams or "
+            "fewer RX ports")
+    cells = iter(free)
     plans: dict[int, ReceiveSlots] = {}
-    for stream in several:
-        assert stream.receive is not None
-        ports = stream.receive.ports
-        try:
-            if stream.receive.replicates:
-                slots = [stream.id, *(next(free) for _ in ports[1:])]
-                port_slots = tuple(PortSlots(port, slot, slot)
-                                   for port, slot in zip(ports, slots, strict=True))
-            else:
-                port_slots = tuple(PortSlots(port, stream.id, next(free)) for port in ports)
-        except StopIteration:
-            needed = sum(len(s.receive.ports) - (1 if s.receive.replicates else 0)
-                         for s in several if s.receive is not None)
-            raise ConfigError(
-                f"the streams received on several ports need {needed} checker slots beyond "
-                f"the profile's {len(taken)} stream ids, and the BMv2 tester has "
-                f"{MAX_STREAMS} in all ({len(reserved)} reserved): use fewer streams or "
-                "fewer RX ports") from None
-        plans[stream.id] = ReceiveSlots(stream.id, stream.receive.replicates, port_slots)
+    for stream_id, receive in several:
+        if receive.replicates:
+            slots = [stream_id, *(next(cells) for _ in receive.ports[1:])]
+            port_slots = tuple(PortSlots(port, slot, slot)
+                               for port, slot in zip(receive.ports, slots, strict=True))
+        else:
+            port_slots = tuple(PortSlots(port, stream_id, next(cells)) for port in receive.ports)
+        plans[stream_id] = ReceiveSlots(stream_id, receive.replicates, port_slots)
     return plans

@@ -1,0 +1,234 @@
+"""Streams received on several ports (issue 24, item 1): the profile's entry, the
+checker slots, the figures per (stream, RX port) and over the stream, loss judged on
+every frame due, and the report. Exact figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_targets_tofino_runner import TOPOLOGY as TOFINO_TOPOLOGY
+from test_targets_tofino_runner import FakeBfrt
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.profile import check_profile_fits, profile_from_dict
+from p4tester.config.stream_receive import Receive
+from p4tester.config.topology import topology_from_dict
+from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM, MAX_STREAMS
+from p4tester.p4rt import CounterValue
+from p4tester.results.model import ReceiverStats, StreamStats, TrialResult
+from p4tester.results.tables import receivers_table
+from p4tester.targets.tofino.runner import target_from_config
+from p4tester.tester.receive_slots import PortSlots, ReceiveSlots, plan_receive_slots
+from p4tester.tester.snapshot import CounterSnapshot
+from p4tester.tester.stream_figures import LatencySums, StreamCounters, several_port_figures
+
+
+def profile(*streams: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "p", "streams": list(streams)}
+
+
+# ---- the profile's entry -------------------------------------------------------------
+
+
+def test_a_list_of_rx_ports_with_what_the_dut_does() -> None:
+    prof = profile_from_dict(profile(
+        {"id": 0, "tx_port": 1, "rx_port": [3, 2], "receive": "replicate"},
+        {"id": 1, "tx_port": 1, "rx_port": [2, 3, 4], "receive": "spread"},
+        {"id": 2, "tx_port": 1, "rx_port": [4]},
+        {"id": 3, "tx_port": 1, "rx_port": 4}), "p.yaml")
+    replicated, spread, one_listed, plain = prof.streams
+    assert (replicated.rx_port, replicated.receive) == (3, Receive("replicate", (3, 2)))
+    assert replicated.rx_ports == (3, 2)
+    assert (spread.rx_port, spread.rx_ports, spread.receive.replicates) == (  # type: ignore[union-attr]
+        2, (2, 3, 4), False)
+    assert (one_listed.rx_port, one_listed.receive) == (4, None)
+    assert (plain.rx_ports, plain.receive) == ((4,), None)
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ({"rx_port": [2, 3]},
+     "p.yaml: streams[0]: rx_port [2, 3] names several ports: say what the DUT does with "
+     "the frames, receive: replicate (every port gets every frame) or receive: spread "
+     "(each frame once, on any of them)"),
+    ({"rx_port": 2, "receive": "spread"},
+     "p.yaml: streams[0]: receive: 'spread' is for a stream received on several ports: "
+     "give rx_port a list, e.g. rx_port: [2, 3]"),
+    ({"rx_port": [2, 3], "receive": "multicast"},
+     "p.yaml: streams[0]: receive: 'multicast' is not one of replicate, spread"),
+    ({"rx_port": [2, 2], "receive": "replicate"},
+     "p.yaml: streams[0]: rx_port: [2, 2] names a port twice"),
+    ({"rx_port": [], "receive": "replicate"},
+     "p.yaml: streams[0]: rx_port: expected a port number or a list of them"),
+    ({"rx_port": ["2"], "receive": "replicate"},
+     "p.yaml: streams[0]: rx_port: expected a port number or a list of them"),
+])
+def test_bad_rx_ports_are_refused_with_the_fix(entry: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        profile_from_dict(profile({"id": 0, "tx_port": 1, **entry}), "p.yaml")
+    assert str(caught.value) == message
+
+
+def test_every_rx_port_must_be_in_the_topology() -> None:
+    topology = topology_from_dict({
+        "name": "t", "switch": {"grpc": "127.0.0.1:9559", "thrift_port": 9090},
+        "ports": {n: {"line_rate": "1Gbps"} for n in (1, 2, 3)},
+        "dut": {"kind": "loopback"}}, "t.yaml")
+    prof = profile_from_dict(profile(
+        {"id": 0, "tx_port": 1, "rx_port": [2, 3, 5], "receive": "spread"}), "p.yaml")
+    with pytest.raises(ConfigError, match=r"^p\.yaml: stream 0: .*port 5"):
+        check_profile_fits(prof, topology)
+
+
+def test_tofino_refuses_several_rx_ports() -> None:
+    topology = topology_from_dict({**TOFINO_TOPOLOGY, "ports": {
+        n: {"line_rate": "100Gbps", "front_panel": f"{n}/0"} for n in (1, 2, 3)}}, "t.yaml")
+    prof = profile_from_dict(profile(
+        {"id": 0, "tx_port": 1, "rx_port": [2, 3], "receive": "replicate"}), "p.yaml")
+    with pytest.raises(ConfigError) as caught:
+        target_from_config(FakeBfrt(), topology, prof)
+    assert str(caught.value) == (
+        "p.yaml: stream 0: several RX ports (rx_port: [...]) not supported on Tofino 1 "
+        "(BMv2 supports it); drop it from the stream")
+
+
+# ---- checker slots -------------------------------------------------------------------
+
+
+def test_slots_come_from_ids_no_stream_uses() -> None:
+    prof = profile_from_dict(profile(
+        {"id": 0, "tx_port": 1, "rx_port": [2, 3, 4], "receive": "replicate"},
+        {"id": 1, "tx_port": 1, "rx_port": 2},
+        {"id": 2, "tx_port": 1, "rx_port": [3, 4], "receive": "spread"}), "p.yaml")
+    plans = plan_receive_slots(prof.streams, {0, 1, 2}, reserved={3})
+    # Replicated: the first port keeps the stream's own cells, the others get 4 and 5.
+    assert plans[0] == ReceiveSlots(0, True, (PortSlots(2, 0, 0), PortSlots(3, 4, 4),
+                                              PortSlots(4, 5, 5)))
+    # Spread: the sequence in the stream's own cells, each port's figures apart.
+    assert plans[2] == ReceiveSlots(2, False, (PortSlots(3, 2, 6), PortSlots(4, 2, 7)))
+    assert (plans[0].extra_slots, plans[2].extra_slots) == ((4, 5), (6, 7))
+    assert 1 not in plans
+
+
+def test_too_few_slots_say_how_many_are_needed() -> None:
+    streams = [{"id": i, "tx_port": 1, "rx_port": [2, 3, 4], "receive": "replicate"}
+               for i in range(30)]
+    prof = profile_from_dict(profile(*streams), "p.yaml")
+    with pytest.raises(ConfigError) as caught:
+        plan_receive_slots(prof.streams, set(range(30)), reserved={MAX_STREAMS - 1})
+    assert str(caught.value) == (
+        "the streams received on several ports need 60 checker slots beyond the profile's "
+        f"30 stream ids, and the BMv2 tester has {MAX_STREAMS} in all (1 reserved): use "
+        "fewer streams or fewer RX ports")
+
+
+# ---- figures and loss ----------------------------------------------------------------
+
+
+def test_a_replicated_stream_is_due_every_frame_on_every_port() -> None:
+    """Port 2 got 3 copies too many (duplicates), port 3 lost 40: the copies never
+    make up for port 3's loss."""
+    stream = StreamStats(0, 64, 100, 163, 163 * 64, 0, 0, 0, 3, replicated=True,
+                         receivers=(ReceiverStats(2, 103, 103 * 64, duplicates=3),
+                                    ReceiverStats(3, 60, 60 * 64)))
+    assert (stream.frames_due, stream.lost, stream.loss_ratio) == (200, 40, 0.2)
+    assert [stream.port_lost(r) for r in stream.receivers] == [0, 40]
+    assert stream.spread_balance is None
+    trial = TrialResult("latency", 0, 0.1, 100.0, 1.0, 64, streams=(
+        stream, StreamStats(1, 64, 50, 50, 50 * 64, 0, 0, 0, 0)))
+    assert (trial.frames_due, trial.lost, trial.loss_ratio) == (250, 40, 0.16)
+
+
+def test_a_spread_stream_is_due_each_frame_once() -> None:
+    stream = StreamStats(0, 64, 100, 95, 95 * 64, 0, 0, 0, 0, replicated=False,
+                         receivers=(ReceiverStats(2, 70, 70 * 64), ReceiverStats(3, 25, 25 * 64)))
+    assert (stream.frames_due, stream.lost, stream.loss_ratio) == (100, 5, 0.05)
+    assert [stream.port_lost(r) for r in stream.receivers] == [None, None]
+    assert stream.spread_balance == 2.8
+
+
+COUNTERS = StreamCounters("rx_stream", "tx_stream", "gaps", "reordered", "duplicates",
+                          "latency_hist", "qdepth_hist")
+
+
+def snapshot(cells: dict[str, dict[int, int]]) -> CounterSnapshot:
+    names = ("rx_stream", "tx_stream", "gaps", "reordered", "duplicates", "latency_hist",
+             "qdepth_hist")
+    return CounterSnapshot({name: {i: CounterValue(n, n * 60) for i, n in
+                                   cells.get(name, {}).items()} for name in names})
+
+
+def hist_cell(slot: int, bin_index: int) -> int:
+    return slot * HIST_CELLS_PER_STREAM + bin_index
+
+
+def test_replicated_figures_per_port_and_summed() -> None:
+    slots = ReceiveSlots(0, True, (PortSlots(2, 0, 0), PortSlots(3, 9, 9)))
+    after = snapshot({"tx_stream": {0: 100}, "rx_stream": {0: 100, 9: 58},
+                      "gaps": {9: 2}, "duplicates": {9: 1},
+                      "latency_hist": {hist_cell(0, 0): 100, hist_cell(9, 1): 58}})
+    latency = {0: LatencySums(100, 10.0, 30.0, 2000.0, 100.0),
+               9: LatencySums(58, 40.0, 90.0, 2900.0, 58.0)}
+    stream = several_port_figures(0, 64, snapshot({}), after, COUNTERS, slots, latency,
+                                  {0: 0, 9: 43}, [0, 50, 100], [0, 1])
+    port2, port3 = stream.receivers
+    assert (port2.port, port2.rx_frames, port2.rx_bytes, port2.gap_events) == (2, 100, 6400, 0)
+    assert (port3.port, port3.rx_frames, port3.gap_events, port3.lost_in_gaps,
+            port3.duplicates) == (3, 58, 2, 43, 1)
+    assert (stream.tx_frames, stream.rx_frames, stream.lost, stream.frames_due) == (
+        100, 158, 42, 200)
+    assert (stream.gap_events, stream.lost_in_gaps, stream.duplicates) == (2, 43, 1)
+    assert port3.latency is not None and port3.latency.avg_us == 50.0
+    joined = stream.latency
+    assert joined is not None
+    assert (joined.samples, joined.min_us, joined.max_us, joined.avg_us) == (158, 10.0, 90.0,
+                                                                              4900.0 / 158)
+    assert joined.histogram is not None and joined.histogram.counts == (100, 58)
+
+
+def test_spread_figures_keep_one_sequence_over_the_ports() -> None:
+    """The sequence figures are the stream's seq slot's (0); each port's figure slot
+    has its counts and latency only."""
+    slots = ReceiveSlots(0, False, (PortSlots(2, 0, 7), PortSlots(3, 0, 8)))
+    after = snapshot({"tx_stream": {0: 100}, "rx_stream": {7: 60, 8: 41},
+                      "reordered": {0: 4}, "duplicates": {0: 1},
+                      "latency_hist": {hist_cell(7, 0): 60, hist_cell(8, 0): 41}})
+    latency = {0: LatencySums(101, 0.0, 0.0, 0.0, 0.0), 7: LatencySums(60, 5.0, 8.0, 360.0, 6.0),
+               8: LatencySums(41, 6.0, 9.0, 287.0, 4.1)}
+    stream = several_port_figures(0, 64, snapshot({}), after, COUNTERS, slots, latency,
+                                  {0: 0, 7: 0, 8: 0}, [0, 50, 100], [0, 1])
+    assert [(r.port, r.rx_frames, r.reordered, r.duplicates) for r in stream.receivers] == [
+        (2, 60, 0, 0), (3, 41, 0, 0)]
+    # 101 received, one a duplicate: RX above TX is no loss (duplicates are apart).
+    assert (stream.rx_frames, stream.lost, stream.reordered, stream.duplicates) == (101, 0, 4, 1)
+    assert stream.latency is not None
+    assert (stream.latency.samples, stream.latency.min_us, stream.latency.max_us) == (101, 5.0, 9.0)
+    assert stream.spread_balance == 60 / 41
+
+
+def test_the_report_gives_each_port_its_line() -> None:
+    replicated = StreamStats(0, 64, 100, 160, 160 * 64, 0, 0, 0, 0, replicated=True,
+                             receivers=(ReceiverStats(2, 100, 6400), ReceiverStats(3, 60, 3840)))
+    spread = StreamStats(1, 64, 100, 100, 6400, 0, 0, 2, 0, replicated=False,
+                         receivers=(ReceiverStats(2, 75, 4800), ReceiverStats(4, 25, 1600)))
+    trial = TrialResult("latency", 3, 0.1, 200.0, 1.0, 64, streams=(replicated, spread))
+    assert receivers_table(trial).splitlines() == [
+        "stream  receive    port  tx frames  rx frames  lost  share %  reordered  dup  "
+        "lat min us  lat avg us  lat max us",
+        "------  ---------  ----  ---------  ---------  ----  -------  ---------  ---  "
+        "----------  ----------  ----------",
+        "     0  replicate     2        100        100     0        -          0    0  "
+        "         -           -           -",
+        "     0  replicate     3        100         60    40        -          0    0  "
+        "         -           -           -",
+        "     1  spread        2        100         75     -    75.00          0    0  "
+        "         -           -           -",
+        "     1  spread        4        100         25     -    25.00          0    0  "
+        "         -           -           -",
+        "stream 0: replicated to 2 ports, 200 frames due, 40 lost (20.0000%)",
+        "stream 1: spread over 2 ports, 0 lost, 2 reordered, 0 duplicates over all ports; "
+        "balance (most / least loaded port) 3.000",
+    ]
+    plain = TrialResult("latency", 3, 0.1, 200.0, 1.0, 64,
+                        streams=(StreamStats(5, 64, 1, 1, 64, 0, 0, 0, 0),))
+    assert receivers_table(plain) == ""

@@ -1,0 +1,70 @@
+"""A stream received on several ports (issue 24, item 1) through a DUT whose behaviour
+is known (topologies/bmv2-bridge-replicate.yaml): a bridge floods the stream to ports
+2 and 3, and port 3's egress token bucket lets about half through. The tester must
+find port 2 whole and port 3's loss alone, each port judged on every frame it was
+due, and port 3's loss must be exactly the frames the bridge's qdisc dropped."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from p4tester.lab.netdev import DUT_NETNS
+from p4tester.results.jsonl import ResultLog
+
+from conftest import p4tester
+
+PROFILE = "topologies/profiles/replicate-2.yaml"
+RATE_PPS = 500  # a few hundred frames/s: well within BMv2's capacity on a busy host
+PORT3_PASSES_PPS = 250  # tbf 120 kbit/s, a 64-B frame counted as 60 B
+
+
+def qdisc_drops(device: str) -> int:
+    shown = subprocess.run(["ip", "netns", "exec", DUT_NETNS, "tc", "-s", "qdisc", "show",
+                            "dev", device], capture_output=True, text=True, check=True).stdout
+    found = re.search(r"\(dropped (\d+),", shown)
+    assert found is not None, shown
+    return int(found.group(1))
+
+
+@pytest.mark.topology("bmv2-bridge-replicate.yaml")
+def test_a_replicated_stream_is_judged_port_by_port(lab: Path, tmp_path: Path) -> None:
+    output = tmp_path / "out"
+    done = p4tester("latency", "-t", str(lab), "-p", PROFILE, "-o", str(output),
+                    "--frame-size", "64", "--load", f"{RATE_PPS}pps", "--trials", "3",
+                    "--duration", "2", "--push-pipeline")
+    assert done.returncode == 0, done.stderr + done.stdout
+    trials = ResultLog(output / "trials.jsonl").load()
+    valid = [t for t in trials if t.valid]
+    assert valid, [t.error for t in trials]
+    for trial in valid:
+        (stream,) = trial.streams
+        assert stream.replicated
+        port2, port3 = stream.receivers
+        assert (port2.port, port3.port) == (2, 3)
+        # Port 2 has no fault: every frame, once, in order.
+        assert (port2.rx_frames, port2.gap_events, port2.reordered, port2.duplicates) == (
+            stream.tx_frames, 0, 0, 0), trial
+        assert stream.port_lost(port2) == 0
+        # Port 3 passes about half (250 of 500 frames/s, plus its bucket and queue).
+        lost3 = stream.port_lost(port3)
+        assert lost3 is not None
+        assert 0.25 * stream.tx_frames <= lost3 <= 0.6 * stream.tx_frames, trial
+        assert port3.duplicates == 0
+        # The stream's loss is port 3's alone, over the frames due on both ports.
+        assert stream.frames_due == 2 * stream.tx_frames
+        assert stream.lost == lost3
+        assert trial.lost == lost3
+    # Every frame port 3 lost in the run is one the bridge's qdisc dropped; port 2's
+    # queue dropped none. Invalid trials lost frames at the DUT too: count them all.
+    lost_in_run = sum(s.port_lost(s.receivers[1]) or 0 for t in trials for s in t.streams)
+    assert lost_in_run == qdisc_drops("p4ld3")
+    assert qdisc_drops("p4ld2") == 0
+    report = (output / "result.txt").read_text()
+    assert "per RX port, trial" in report
+    assert re.search(r"\n\s+0\s+replicate\s+2\s+\d+\s+\d+\s+0\s+-", report), report
+    assert (output / "receivers.csv").read_text().startswith(
+        "experiment,trial_index,stream_id,receive,rx_port,")
