@@ -7,12 +7,11 @@ due, and port 3's loss must be exactly the frames the bridge's qdisc dropped."""
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from p4tester.lab.netdev import DUT_NETNS
+from p4tester.lab.bridge_dut import qdisc_drops
 from p4tester.results.jsonl import ResultLog
 
 from conftest import p4tester
@@ -21,13 +20,6 @@ PROFILE = "topologies/profiles/replicate-2.yaml"
 RATE_PPS = 500  # a few hundred frames/s: well within BMv2's capacity on a busy host
 PORT3_PASSES_PPS = 250  # tbf 120 kbit/s, a 64-B frame counted as 60 B
 
-
-def qdisc_drops(device: str) -> int:
-    shown = subprocess.run(["ip", "netns", "exec", DUT_NETNS, "tc", "-s", "qdisc", "show",
-                            "dev", device], capture_output=True, text=True, check=True).stdout
-    found = re.search(r"\(dropped (\d+),", shown)
-    assert found is not None, shown
-    return int(found.group(1))
 
 
 @pytest.mark.topology("bmv2-bridge-replicate.yaml")

@@ -15,7 +15,6 @@ of the DUT's token buckets (`tc -s qdisc`), and the other way round."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from p4tester.lab.netdev import DUT_NETNS
+from p4tester.lab.bridge_dut import qdisc_drops
 
 from .conftest import REPO, lab_up
 
@@ -36,13 +35,6 @@ PORT3_LIMIT_PPS = 4286e3 / (60 * 8)  # tbf counts a 64-B frame as 60 B
 INPUT_QUEUE_PPS = 3571e3 / (60 * 8)  # the hol lab's FIFO on port 1
 CLI_TIMEOUT_S = 900
 
-
-def qdisc_drops(device: str) -> int:
-    shown = subprocess.run(["ip", "netns", "exec", DUT_NETNS, "tc", "-s", "qdisc", "show",
-                            "dev", device], capture_output=True, text=True, check=True).stdout
-    found = re.search(r"\(dropped (\d+),", shown)
-    assert found is not None, shown
-    return int(found.group(1))
 
 
 def rfc2889(lab: Path, output: Path, *options: str) -> dict[str, Any]:

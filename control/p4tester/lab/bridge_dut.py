@@ -28,7 +28,9 @@ MLD), no address of its own, no multicast snooping (its queries).
 
 from __future__ import annotations
 
+import re
 import shlex
+import subprocess
 import sys
 from typing import Final
 
@@ -93,3 +95,17 @@ def port_settings(settings: dict[str, str], prefix: str) -> list[tuple[int, str]
     checked that each names a bridge port)."""
     return sorted((int(key.removeprefix(prefix)), value) for key, value in settings.items()
                   if key.startswith(prefix))
+
+
+def qdisc_drops(device: str) -> int:
+    """Frames the root qdisc of a DUT interface (in the lab's DUT namespace) dropped
+    since the lab came up, as `tc -s qdisc` counts them: the DUT's own count of what a
+    configured qdisc (a token bucket, an input FIFO) dropped, to check a tester's loss
+    against."""
+    shown = subprocess.run(["ip", "netns", "exec", netdev.DUT_NETNS, "tc", "-s", "qdisc",
+                            "show", "dev", device], capture_output=True, text=True,
+                           check=True).stdout
+    found = re.search(r"\(dropped (\d+),", shown)
+    if found is None:
+        raise RuntimeError(f"tc -s qdisc show dev {device}: no drop count in {shown!r}")
+    return int(found.group(1))
