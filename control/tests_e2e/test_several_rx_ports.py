@@ -1,17 +1,21 @@
-"""A stream received on several ports (issue 24, item 1) through a DUT whose behaviour
-is known (topologies/bmv2-bridge-replicate.yaml): a bridge floods the stream to ports
-2 and 3, and port 3's egress token bucket lets about half through. The tester must
-find port 2 whole and port 3's loss alone, each port judged on every frame it was
-due, and port 3's loss must be exactly the frames the bridge's qdisc dropped."""
+"""A stream received on several ports (issue 24, item 1) through DUTs whose behaviour
+is known. Replicated (topologies/bmv2-bridge-replicate.yaml): a bridge floods the
+stream to ports 2 and 3, and port 3's egress token bucket lets about half through;
+the tester must find port 2 whole and port 3's loss alone, each port judged on every
+frame it was due, port 3's loss exactly the frames the bridge's qdisc dropped.
+Spread (topologies/linux-router-ecmp.yaml): a router's weighted multipath route."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from p4tester.lab.bridge_dut import qdisc_drops
+from p4tester.lab.netdev import DUT_NETNS
 from p4tester.results.jsonl import ResultLog
 
 from conftest import p4tester
@@ -60,3 +64,44 @@ def test_a_replicated_stream_is_judged_port_by_port(lab: Path, tmp_path: Path) -
     assert re.search(r"\n\s+0\s+replicate\s+2\s+\d+\s+\d+\s+0\s+-", report), report
     assert (output / "receivers.csv").read_text().startswith(
         "experiment,trial_index,stream_id,receive,rx_port,")
+
+
+def router_tx_packets(device: str) -> int:
+    """Frames the lab router sent out of one of its interfaces since the lab came up."""
+    shown = subprocess.run(["ip", "netns", "exec", DUT_NETNS, "ip", "-s", "-j", "link", "show",
+                            "dev", device], capture_output=True, text=True, check=True).stdout
+    packets: int = json.loads(shown)[0]["stats64"]["tx"]["packets"]
+    return packets
+
+
+@pytest.mark.topology("linux-router-ecmp.yaml")
+def test_a_spread_stream_is_received_once_over_the_ports(lab: Path, tmp_path: Path) -> None:
+    """The router spreads the stream's 256 flows over ports 2 and 3, weights 1 and 3:
+    every frame comes back once, about a quarter on port 2, and each port's count is
+    what the router sent out of it."""
+    output = tmp_path / "out"
+    done = p4tester("latency", "-t", str(lab), "-p", "topologies/profiles/spread-2.yaml",
+                    "-o", str(output), "--frame-size", "64", "--load", f"{RATE_PPS}pps",
+                    "--trials", "3", "--duration", "2", "--push-pipeline")
+    assert done.returncode == 0, done.stderr + done.stdout
+    trials = ResultLog(output / "trials.jsonl").load()
+    valid = [t for t in trials if t.valid]
+    assert valid, [t.error for t in trials]
+    splits = set()
+    for trial in valid:
+        (stream,) = trial.streams
+        assert not stream.replicated
+        port2, port3 = stream.receivers
+        assert (port2.port, port3.port) == (2, 3)
+        assert (stream.rx_frames, stream.lost, stream.duplicates) == (stream.tx_frames, 0, 0)
+        assert stream.frames_due == stream.tx_frames
+        assert 0.12 <= port2.rx_frames / stream.rx_frames <= 0.38, trial
+        splits.add((port2.rx_frames, port3.rx_frames))
+    # Each trial sends the same flows in the same order (the variation restarts), and
+    # the router's hash seed is fixed: every trial splits them the same way.
+    assert len(splits) == 1, splits
+    # The tester's count per port is what the router sent out of it, frame for frame.
+    for index, device in ((0, "p4ld2"), (1, "p4ld3")):
+        assert sum(t.streams[0].receivers[index].rx_frames for t in trials) == (
+            router_tx_packets(device))
+    assert "spread over 2 ports, 0 lost" in (output / "result.txt").read_text()

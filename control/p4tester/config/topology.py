@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from p4tester.config.dut_ecmp import ecmp_paths
 from p4tester.config.errors import ConfigError
 from p4tester.config.network import Endpoint, NetworkSpec, parse_endpoint
 from p4tester.config.network_file import network_from_dict
@@ -190,6 +191,7 @@ def topology_from_dict(data: Mapping[str, Any], source: str) -> Topology:
                                            f"{source}: link_mtu"))
     _check_neighbours(dut, lab, f"{source}: dut")
     _check_bridge(topology, lab, f"{source}: dut")
+    _check_ecmp(topology, lab, f"{source}: dut")
     if lab == "veth":
         if "network" in data:
             raise ConfigError(f"{source}: 'network' is for lab: mininet; add 'lab: mininet' "
@@ -450,6 +452,29 @@ def _check_neighbours(dut: DutConfig, lab: str, where: str) -> None:
     if mode == "dynamic" and lab != "veth":
         raise ConfigError(f"{where}: neighbours: dynamic runs on lab: veth only (lab: {lab} "
                           "builds its router with static neighbours); drop one of them")
+
+
+def _check_ecmp(topology: Topology, lab: str, where: str) -> None:
+    """A linux DUT's `ecmp` paths (lab.linux_ecmp): DUT ports cabled to tester ports, on
+    a veth lab's router with static neighbours; a `qdisc` then shapes one of them."""
+    settings = dict(topology.dut.settings)
+    if "ecmp" not in settings:
+        return
+    if topology.dut.kind != "linux" or lab != "veth":
+        raise ConfigError(f"{where}: ecmp is a setting of kind linux on lab: veth; drop it")
+    if settings.get("neighbours", "static") != "static":
+        raise ConfigError(f"{where}: ecmp builds its paths with static neighbours; drop "
+                          "neighbours: dynamic or ecmp")
+    paths = ecmp_paths(settings["ecmp"], where)
+    cabled = list(topology.cabled_dut_ports)
+    for port, _weight in paths:
+        if port not in cabled:
+            raise ConfigError(f"{where}: ecmp: port {port} is not cabled to a tester port "
+                              f"(DUT ports cabled: {cabled}); cable it (peer: dut:{port})")
+    egress = settings.get("egress", "2")
+    if "qdisc" in settings and not any(str(port) == egress for port, _ in paths):
+        raise ConfigError(f"{where}: qdisc shapes egress {egress}, which is not one of the "
+                          "ecmp paths; set egress to the path it shapes")
 
 
 def _check_bridge(topology: Topology, lab: str, where: str) -> None:

@@ -7,6 +7,9 @@ defaults of profiles (192.0.2.1 -> 198.51.100.1, dst MAC 02:00:00:00:00:02):
     egress: 2             DUT port it leaves by (cabled to a tester RX port)
     qdisc: "netem delay 5ms loss 1%"   tc qdisc on the egress port (optional)
     neighbours: static    static (default) | dynamic
+    ecmp: "2:1,3:3"       (static only) instead of egress: the streams' destination
+                          routed over several egress ports by an L4 hash, with
+                          these weights (lab.linux_ecmp)
     vxlan_vni: 42         (static only) also a VxLAN end point on the ingress port:
                           frames of that VNI to its address (UDP 4789) are taken out
                           of the tunnel and routed like the rest
@@ -33,9 +36,11 @@ import time
 from collections.abc import Callable
 from typing import Final
 
+from p4tester.config.dut_ecmp import ecmp_paths
 from p4tester.config.topology import NEIGHBOURS_MODES, PortAddresses, Topology
 from p4tester.lab import netdev
 from p4tester.lab.ifaces import dut_iface
+from p4tester.lab.linux_ecmp import route_over_paths
 from p4tester.streams.addresses import (
     DEFAULT_DST_IP,
     DEFAULT_DST_MAC,
@@ -102,8 +107,10 @@ def start_linux_dut(topology: Topology) -> str:
     egress_port = int(settings.get("egress", "2"))
     ingress = dut_iface(ingress_port)
     egress = dut_iface(egress_port)
+    paths = ecmp_paths(settings["ecmp"], "dut") if "ecmp" in settings else ()
     netdev.add_netns(NAMESPACE)
-    for iface in (ingress, egress):
+    moved = (ingress, *(dut_iface(port) for port, _ in paths)) if paths else (ingress, egress)
+    for iface in moved:
         netdev.run(["ip", "link", "set", iface, "netns", NAMESPACE])
 
     def ns(*args: str) -> None:
@@ -121,16 +128,21 @@ def start_linux_dut(topology: Topology) -> str:
     # the tester as foreign frames that no stream sent.
     ns("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1")
     ns("sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1")
-    for iface in (ingress, egress):
+    for iface in moved:
         ns("sysctl", "-qw", f"net.ipv6.conf.{iface}.disable_ipv6=1")
     ns("ip", "link", "set", ingress, "address", INGRESS_MAC)
-    for iface, (address, _peer) in ((ingress, INGRESS_NET), (egress, EGRESS_NET)):
-        ns("ip", "link", "set", iface, "up")
-        ns("ip", "addr", "add", address, "dev", iface)
+    ns("ip", "link", "set", ingress, "up")
+    ns("ip", "addr", "add", INGRESS_NET[0], "dev", ingress)
     ns("ip", "neigh", "replace", INGRESS_NET[1], "lladdr", TESTER_TX_MAC, "dev", ingress,
        "nud", "permanent")
-    ns("ip", "neigh", "replace", EGRESS_NET[1], "lladdr", TESTER_RX_MAC, "dev", egress,
-       "nud", "permanent")
+    if paths:
+        network = str(ipaddress.IPv4Interface(EGRESS_NET[0]).network)
+        route_over_paths(ns, network, TESTER_RX_MAC, paths)
+    else:
+        ns("ip", "link", "set", egress, "up")
+        ns("ip", "addr", "add", EGRESS_NET[0], "dev", egress)
+        ns("ip", "neigh", "replace", EGRESS_NET[1], "lladdr", TESTER_RX_MAC, "dev", egress,
+           "nud", "permanent")
     _forwarding(ns)
     if "vxlan_vni" in settings:
         _vxlan_end_point(ns, int(settings["vxlan_vni"]), ingress)
