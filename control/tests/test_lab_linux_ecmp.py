@@ -6,13 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from test_neighbors_linux_dut import recorded
 
 from p4tester.config.dut_ecmp import ecmp_paths
 from p4tester.config.errors import ConfigError
 from p4tester.config.topology import load_topology, topology_from_dict
 from p4tester.lab import linux_dut
-
-from test_neighbors_linux_dut import recorded
 
 NS = "[p4t-dut] "
 
