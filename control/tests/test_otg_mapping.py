@@ -238,8 +238,10 @@ def test_flows_above_line_rate(topology: Topology) -> None:
 def test_two_receiving_ports_refused(topology: Topology) -> None:
     flow_ports = {"choice": "port", "port": {"tx_name": "p1", "rx_names": ["p2", "p1"]}}
     assert errors_of(config(tx_rx=flow_ports), topology) == [
-        "flows[0].tx_rx.port.rx_names: ['p2', 'p1']: the tester checks a flow on one "
-        "receiving port; give exactly one"]
+        "flows[0].tx_rx.port.rx_names: ['p2', 'p1']: an OTG flow is checked on one "
+        "receiving port (OTG does not say whether the DUT replicates or spreads it); give "
+        "exactly one, or run a p4tester profile with rx_port: [..] and receive: replicate "
+        "or spread"]
 
 
 def test_port_lists_and_tcp(topology: Topology) -> None:

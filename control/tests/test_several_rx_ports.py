@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from test_targets_tofino_runner import TOPOLOGY as TOFINO_TOPOLOGY
 from test_targets_tofino_runner import FakeBfrt
 
@@ -16,10 +17,18 @@ from p4tester.config.stream_receive import Receive
 from p4tester.config.topology import topology_from_dict
 from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM, MAX_STREAMS
 from p4tester.p4rt import CounterValue
-from p4tester.results.model import ReceiverStats, StreamStats, TrialResult
+from p4tester.results.model import Histogram, ReceiverStats, StreamStats, TrialResult
 from p4tester.results.tables import receivers_table
+from p4tester.server.metrics import exposition
+from p4tester.server.readings import LiveReading, StreamReading
 from p4tester.targets.tofino.runner import target_from_config
-from p4tester.tester.receive_slots import PortSlots, ReceiveSlots, plan_receive_slots
+from p4tester.tester.receive_slots import (
+    PortSlots,
+    ReceiveCell,
+    ReceiveSlots,
+    plan_receive_slots,
+    receive_cells,
+)
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.stream_figures import LatencySums, StreamCounters, several_port_figures
 
@@ -232,3 +241,34 @@ def test_the_report_gives_each_port_its_line() -> None:
     plain = TrialResult("latency", 3, 0.1, 200.0, 1.0, 64,
                         streams=(StreamStats(5, 64, 1, 1, 64, 0, 0, 0, 0),))
     assert receivers_table(plain) == ""
+
+
+# ---- live readings -------------------------------------------------------------------
+
+
+def test_live_rows_per_rx_port_with_the_sequence_counted_once() -> None:
+    prof = profile_from_dict(profile(
+        {"id": 0, "tx_port": 1, "rx_port": [2, 3], "receive": "replicate"},
+        {"id": 1, "tx_port": 1, "rx_port": 2},
+        {"id": 2, "tx_port": 1, "rx_port": [3, 4], "receive": "spread"}), "p.yaml")
+    # Free ids from 3 up; 63, the highest free, is the reference stream's.
+    assert receive_cells(prof) == (
+        ReceiveCell(0, 2, 0, 0), ReceiveCell(0, 3, 3, 3),
+        ReceiveCell(1, 2, 1, 1),
+        ReceiveCell(2, 3, 2, 4, sequence=True), ReceiveCell(2, 4, 2, 5, sequence=False))
+
+
+def test_metrics_give_a_stream_one_tx_series_and_an_rx_series_per_port() -> None:
+    empty = Histogram((0, 10), (0,))
+
+    def row(rx_port: int, rx_frames: int) -> StreamReading:
+        return StreamReading(0, 1, rx_port, 100, 6400, rx_frames, rx_frames * 64, 0, 0, 0,
+                             None, None, None, empty, empty)
+
+    reading = LiveReading(0.0, (row(2, 100), row(3, 60)), ())
+    text = exposition(reading, None, "bmv2", simulated=False).decode()
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    assert [(s.labels, s.value) for s in families["p4tester_stream_tx_frames"].samples
+            if s.name.endswith("_total")] == [({"stream": "0", "port": "1"}, 100.0)]
+    assert [(s.labels["port"], s.value) for s in families["p4tester_stream_rx_frames"].samples
+            if s.name.endswith("_total")] == [("2", 100.0), ("3", 60.0)]

@@ -5,10 +5,8 @@ died."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import shutil
 import signal
 import subprocess
 import time
@@ -27,15 +25,9 @@ from p4tester.results.model import TrialResult
 from p4tester.targets.bmv2_session import TesterSession
 from p4tester.targets.bmv2_trials import SwitchTrialRunner
 
-from conftest import p4tester, toolchain_required
+from conftest import NEEDS_MININET, p4tester
 
-# Debian's mininet (its mnexec) is a prerequisite like the P4 toolchain: skipped, saying
-# so, on a machine without it; under CI=true the tests run and fail instead.
-pytestmark = pytest.mark.skipif(
-    (shutil.which("mnexec") is None or importlib.util.find_spec("mininet") is None)
-    and not toolchain_required(),
-    reason="Mininet not installed: apt-get install --no-install-recommends mininet "
-           "bridge-utils iputils-ping net-tools")
+pytestmark = NEEDS_MININET
 
 PROFILE = "topologies/profiles/one-stream.yaml"
 BMV2_DUT_RATE_PPS = 3000  # topologies/mininet-bmv2-dut.yaml

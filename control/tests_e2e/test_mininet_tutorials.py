@@ -6,22 +6,14 @@ a p4-utils p4app.json network."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import p4tester, toolchain_required
+from conftest import NEEDS_MININET, p4tester
 
-# Debian's mininet (its mnexec) is a prerequisite like the P4 toolchain: skipped, saying
-# so, on a machine without it; under CI=true the tests run and fail instead.
-pytestmark = pytest.mark.skipif(
-    (shutil.which("mnexec") is None or importlib.util.find_spec("mininet") is None)
-    and not toolchain_required(),
-    reason="Mininet not installed: apt-get install --no-install-recommends mininet "
-           "bridge-utils iputils-ping net-tools")
+pytestmark = NEEDS_MININET
 
 PROFILE = "topologies/tutorials/basic/profile.yaml"
 S2_QUEUE_RATE_PPS = 2500  # topologies/tutorials/basic/s2-commands.txt

@@ -253,8 +253,12 @@ def _tx_rx(data: object, where: str, ports: list[MappedPort], topology: Topology
                           "among the config's ports: name the receiving port")
         return tx, found
     if len(rx_names) != 1:
-        errors.append(f"{where}.port.rx_names: {rx_names}: the tester checks a flow on one "
-                      "receiving port; give exactly one")
+        # OTG does not say whether the DUT replicates the flow to these ports or spreads
+        # it over them, and the two are judged differently (config.stream_receive).
+        errors.append(f"{where}.port.rx_names: {rx_names}: an OTG flow is checked on one "
+                      "receiving port (OTG does not say whether the DUT replicates or "
+                      "spreads it); give exactly one, or run a p4tester profile with "
+                      "rx_port: [..] and receive: replicate or spread")
         return tx, None
     rx = names.get(str(rx_names[0]))
     if rx is None:

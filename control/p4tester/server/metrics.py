@@ -125,11 +125,16 @@ class TesterCollector(Collector):
         latency_gauges = GaugeMetricFamily("p4tester_stream_latency_current_seconds",
                                            "min/avg/max latency since the stream's current "
                                            "trial began", labels=["stream", "port", "stat"])
+        sent = set()
         for s in reading.streams:
             tx_labels = [str(s.stream), str(s.tx_port)]
             rx_labels = [str(s.stream), str(s.rx_port)]
-            tx.add_metric(tx_labels, s.tx_frames)
-            tx_bytes.add_metric(tx_labels, s.tx_bytes)
+            # A stream received on several ports has a reading per RX port: its TX
+            # series once (a series twice is invalid exposition).
+            if s.stream not in sent:
+                sent.add(s.stream)
+                tx.add_metric(tx_labels, s.tx_frames)
+                tx_bytes.add_metric(tx_labels, s.tx_bytes)
             rx.add_metric(rx_labels, s.rx_frames)
             rx_bytes.add_metric(rx_labels, s.rx_bytes)
             if s.lost_in_gaps is not None:

@@ -38,7 +38,7 @@ from p4tester.tester.port_counters import (
     PortCounterSource,
 )
 from p4tester.tester.rate_schedule import RateSchedule
-from p4tester.tester.receive_slots import ReceiveSlots, plan_receive_slots
+from p4tester.tester.receive_slots import ReceiveSlots, profile_receive_slots
 from p4tester.tester.reference_stream import (
     lost_reason,
     reference_latency,
@@ -103,11 +103,7 @@ class Bmv2Trials:
         self._schedule: RateSchedule | None = None
         # The checker slots of the streams received on several ports, written to the
         # switch at the first trial (every other rx_port_slots entry removed then).
-        profile = session.profile
-        reference = reference_stream_id(profile)
-        self._receive: Mapping[int, ReceiveSlots] = plan_receive_slots(
-            profile.streams, {stream.id for stream in profile.streams},
-            () if reference is None else (reference,))
+        self._receive: Mapping[int, ReceiveSlots] = profile_receive_slots(session.profile)
         self._receive_written = False
 
     @property

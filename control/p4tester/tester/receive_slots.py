@@ -17,8 +17,9 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from p4tester.config.errors import ConfigError
-from p4tester.config.profile import StreamConfig
+from p4tester.config.profile import Profile, StreamConfig
 from p4tester.dataplane.constants import MAX_STREAMS
+from p4tester.tester.reference_stream import reference_stream_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,3 +74,40 @@ def plan_receive_slots(streams: Iterable[StreamConfig], taken: Collection[int],
             port_slots = tuple(PortSlots(port, stream_id, next(cells)) for port in receive.ports)
         plans[stream_id] = ReceiveSlots(stream_id, receive.replicates, port_slots)
     return plans
+
+
+def profile_receive_slots(profile: Profile) -> Mapping[int, ReceiveSlots]:
+    """The slots of a profile's several-port streams, as every reader of the switch
+    must find them: from the ids the profile leaves free, never the reference stream's."""
+    reference = reference_stream_id(profile)
+    return plan_receive_slots(profile.streams, {stream.id for stream in profile.streams},
+                              () if reference is None else (reference,))
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiveCell:
+    """A stream on one of its RX ports, as a live reading shows it: its counts and
+    latency in `figure_slot`, its sequence figures in `seq_slot`. `sequence`: this row
+    carries them (a spread stream's sequence is one over all its ports: its first
+    port's row alone carries it, so that rows summed count it once)."""
+
+    stream_id: int
+    rx_port: int
+    seq_slot: int
+    figure_slot: int
+    sequence: bool = True
+
+
+def receive_cells(profile: Profile) -> tuple[ReceiveCell, ...]:
+    """One ReceiveCell per (stream, RX port) of the profile, in the profile's order."""
+    slots = profile_receive_slots(profile)
+    cells = []
+    for stream in profile.streams:
+        several = slots.get(stream.id)
+        if several is None:
+            cells.append(ReceiveCell(stream.id, stream.rx_port, stream.id, stream.id))
+            continue
+        cells.extend(ReceiveCell(stream.id, port.port, port.seq_slot, port.figure_slot,
+                                 sequence=several.replicated or index == 0)
+                     for index, port in enumerate(several.ports))
+    return tuple(cells)

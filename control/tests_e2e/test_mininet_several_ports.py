@@ -1,0 +1,79 @@
+"""Streams received on several ports (issue 24, item 1) through p4lang/tutorials-format
+networks written for p4tester, with the tester in place of their hosts:
+
+- topologies/mininet-multicast.yaml: s1 replicates a multicast MAC's frames to ports
+  2, 3 and 4 and prunes port 4's copies: ports 2 and 3 whole, port 4 nothing.
+- topologies/mininet-load-balance.yaml: s1 spreads a network over four ECMP members by
+  a CRC32 of the 5-tuple, three toward port 2 and one toward port 3: each frame goes
+  where its flow's hash sends it, which the test computes frame by frame.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+from p4tester.dataplane.constants import TESTER_UDP_DST_PORT
+from p4tester.results.jsonl import ResultLog
+from p4tester.results.model import TrialResult
+
+from conftest import NEEDS_MININET, p4tester
+
+pytestmark = NEEDS_MININET
+
+RATE_PPS = 300  # 600 (multicast: 900) frames/s into the tester: well within its capacity
+# topologies/tutorials/load_balance: the stream's flows and the route's members.
+FIRST_SRC_PORT = 49152
+FLOWS = 256
+MEMBERS_TO_PORT = (2, 2, 2, 3)
+
+
+def run_latency(lab: Path, profile: str, output: Path) -> list[TrialResult]:
+    done = p4tester("latency", "-t", str(lab), "-p", profile, "-o", str(output),
+                    "--frame-size", "64", "--load", f"{RATE_PPS}pps", "--trials", "2",
+                    "--duration", "2", "--push-pipeline")
+    assert done.returncode == 0, done.stderr + done.stdout
+    trials = ResultLog(output / "trials.jsonl").load()
+    valid = [t for t in trials if t.valid]
+    assert valid, [t.error for t in trials]
+    return valid
+
+
+@pytest.mark.topology("mininet-multicast.yaml")
+def test_a_multicast_network_that_prunes_one_replica_port(lab: Path, tmp_path: Path) -> None:
+    for trial in run_latency(lab, "topologies/tutorials/multicast/profile.yaml",
+                             tmp_path / "out"):
+        (stream,) = trial.streams
+        tx = stream.tx_frames
+        assert [(r.port, r.rx_frames, r.duplicates, r.reordered, r.gap_events)
+                for r in stream.receivers] == [(2, tx, 0, 0, 0), (3, tx, 0, 0, 0),
+                                               (4, 0, 0, 0, 0)], trial
+        assert [stream.port_lost(r) for r in stream.receivers] == [0, 0, tx]
+        assert (stream.frames_due, stream.lost) == (3 * tx, tx)
+
+
+def ecmp_port(frame: int) -> int:
+    """Where s1 sends frame `frame` of the trial: its flow's source port (the stream's
+    variation restarts each trial) hashed as ecmp.p4 does (CRC32 of source and
+    destination address, protocol and ports), modulo the four members."""
+    key = (bytes((10, 0, 1, 1, 10, 0, 2, 2, 17))
+           + struct.pack(">HH", FIRST_SRC_PORT + frame % FLOWS, TESTER_UDP_DST_PORT))
+    return MEMBERS_TO_PORT[zlib.crc32(key) % len(MEMBERS_TO_PORT)]
+
+
+@pytest.mark.topology("mininet-load-balance.yaml")
+def test_an_ecmp_network_spreads_each_flow_where_its_hash_says(lab: Path,
+                                                                tmp_path: Path) -> None:
+    for trial in run_latency(lab, "topologies/tutorials/load_balance/profile.yaml",
+                             tmp_path / "out"):
+        (stream,) = trial.streams
+        expected_port3 = sum(1 for frame in range(stream.tx_frames) if ecmp_port(frame) == 3)
+        port2, port3 = stream.receivers
+        assert (port2.port, port2.rx_frames, port3.port, port3.rx_frames) == (
+            2, stream.tx_frames - expected_port3, 3, expected_port3), trial
+        assert (stream.lost, stream.duplicates) == (0, 0)
+        # Three members of four toward port 2: about three quarters of the frames.
+        assert 0.7 <= port2.rx_frames / stream.rx_frames <= 0.8
