@@ -21,6 +21,7 @@ from p4tester.results.model import Histogram, ReceiverStats, StreamStats, TrialR
 from p4tester.results.tables import receivers_table
 from p4tester.server.metrics import exposition
 from p4tester.server.readings import LiveReading, StreamReading
+from p4tester.targets.ebpf.session import check_profile as check_ebpf_profile
 from p4tester.targets.tofino.runner import target_from_config
 from p4tester.tester.receive_slots import (
     PortSlots,
@@ -89,15 +90,30 @@ def test_every_rx_port_must_be_in_the_topology() -> None:
         check_profile_fits(prof, topology)
 
 
-def test_tofino_refuses_several_rx_ports() -> None:
+def test_tofino_plans_slots_from_its_own_cells() -> None:
     topology = topology_from_dict({**TOFINO_TOPOLOGY, "ports": {
         n: {"line_rate": "100Gbps", "front_panel": f"{n}/0"} for n in (1, 2, 3)}}, "t.yaml")
     prof = profile_from_dict(profile(
-        {"id": 0, "tx_port": 1, "rx_port": [2, 3], "receive": "replicate"}), "p.yaml")
+        {"id": 5, "tx_port": 1, "rx_port": [2, 3], "receive": "replicate"}), "p.yaml")
+    fake = FakeBfrt()
+    target = target_from_config(fake, topology, prof)
+    target.prepare([5], [1])
+    # No reference stream on Tofino: port 3 takes the lowest free cell, 0.
+    assert {(e.key["stream"], e.key["rx_port"]): e.data
+            for e in fake.entries("pipe.TesterIngress.port_slots.rx_port_slots")} == {
+        (5, 8): {"seq": 5, "figures": 5}, (5, 16): {"seq": 0, "figures": 0}}
+
+
+def test_ebpf_refuses_several_rx_ports() -> None:
+    topology = topology_from_dict({"name": "t", "switch": {"target": "ebpf"},
+                                   "ports": {n: {"line_rate": "1Gbps"} for n in (1, 2, 3)},
+                                   "dut": {"kind": "external"}}, "t.yaml")
+    prof = profile_from_dict(profile(
+        {"id": 0, "tx_port": 1, "rx_port": [2, 3], "receive": "spread"}), "p.yaml")
     with pytest.raises(ConfigError) as caught:
-        target_from_config(FakeBfrt(), topology, prof)
+        check_ebpf_profile(topology, prof)
     assert str(caught.value) == (
-        "p.yaml: stream 0: several RX ports (rx_port: [...]) not supported on Tofino 1 "
+        "p.yaml: stream 0: several RX ports (rx_port: [...]) not supported on target ebpf "
         "(BMv2 supports it); drop it from the stream")
 
 

@@ -57,6 +57,8 @@ def test_prepare_brings_up_ports_and_resets_generators() -> None:
           "$AUTO_NEGOTIATION": "PM_AN_DEFAULT", "$PORT_ENABLE": True}
     assert fake.writes == [
         *[Write("add", "$PORT", {"$DEV_PORT": p}, up) for p in (0, 8, 128, 256)],
+        # No stream is received on several ports: the slots table is emptied only.
+        Write("clear", "pipe.TesterIngress.port_slots.rx_port_slots", {}),
         *[Write("modify", APP_CFG, {"app_id": a}, {"app_enable": False}) for a in range(8)],
         # Generators of the TX ports' pipes (0 and 1): dev ports 68 and 196.
         Write("modify", "tf1.pktgen.port_cfg", {"dev_port": 68}, {"pktgen_enable": True}),

@@ -31,6 +31,8 @@ TABLE_KEYS = [
     (names.FOREIGN_TRAFFIC, [(names.FOREIGN_PORT_KEY, "Ternary", 9),
                              (names.MATCH_PRIORITY, "Exact", None)]),
     (names.RX_EXPECTED, [(names.RX_EXPECTED_KEY, "Exact", 16)]),
+    (names.RX_PORT_SLOTS, [(names.RX_PORT_SLOTS_STREAM, "Exact", 16),
+                           (names.RX_PORT_SLOTS_PORT, "Exact", 16)]),
     (names.ARP_REPLY, [(names.NEIGHBOR_PORT_KEY, "Exact", 16),
                        (names.ARP_TARGET_KEY, "Exact", 32)]),
     (names.ND_REPLY, [(names.NEIGHBOR_PORT_KEY, "Exact", 16),
@@ -47,6 +49,8 @@ TABLE_KEYS = [
 ACTIONS = [
     (names.GEN_APPS, names.GEN_RUN, [(names.GEN_RUN_GROUP, 16), (names.GEN_RUN_BUDGET, 32)]),
     (names.GEN_APPS, names.GEN_STOPPED, []),
+    (names.RX_PORT_SLOTS, names.RECEIVE_AS, [(names.RECEIVE_AS_SEQ, 16),
+                                             (names.RECEIVE_AS_FIGURES, 16)]),
     (names.LATENCY_BINS, names.SET_LATENCY_BIN, [(names.BIN_PARAM, 8)]),
     (names.QDEPTH_BINS, names.SET_QDEPTH_BIN, [(names.BIN_PARAM, 8)]),
     (names.FOREIGN_TRAFFIC, names.DROP_FOREIGN, []),
@@ -139,6 +143,8 @@ def test_table_sizes_are_the_drivers() -> None:
     # gen_apps: (pipe, application) for 4 pipes of 8 applications.
     assert TOFINO.table(names.GEN_APPS).size == 4 * names.PKTGEN_APPS
     assert TOFINO.table(names.RX_EXPECTED).size == names.MAX_STREAMS
+    # rx_port_slots: a (stream, port) entry for as many cells as the checker has.
+    assert TOFINO.table(names.RX_PORT_SLOTS).size == names.MAX_STREAMS
 
 
 def test_the_program_has_nothing_the_driver_ignores() -> None:

@@ -84,6 +84,13 @@ const bit<8>  IP_VERSION_6 = 6;
 #define TESTER_TUNNELS
 #endif
 #define MPLS_MAX_LABELS 4
+/* rx_port_slots entries (rx_port_slots.p4): (stream, RX port) pairs of the streams
+ * received on several ports, all streams together. */
+#ifdef __TARGET_TOFINO__
+#define RX_PORT_SLOT_ENTRIES 1024
+#else
+#define RX_PORT_SLOT_ENTRIES 256
+#endif
 /* tx_vary_fields entries, all streams together (per-field variation). */
 #define MAX_VARY_ENTRIES 4096
 const bit<16> TESTER_UDP_DST_PORT = 0x5054;

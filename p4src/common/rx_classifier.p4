@@ -6,9 +6,10 @@
 #include "headers.p4"
 
 /* expected: the rx_expected entry of the frame's stream (rx_expectation.p4), looked
- * up before; rx_port: the port the frame arrived on. */
+ * up before; rx_port: the port the frame arrived on; listed: that port is one of the
+ * stream's several RX ports (rx_port_slots.p4). */
 control RxClassifier(in headers_t hdr, in frame_metadata_t frame, in bool parsed_whole,
-                     in rx_expectation_t expected, in bit<16> rx_port,
+                     in rx_expectation_t expected, in bit<16> rx_port, in bool listed,
                      out bit<8> rx_kind) {
     apply {
         /* The tester's own IP and UDP are the innermost (the parser noted them):
@@ -48,7 +49,8 @@ control RxClassifier(in headers_t hdr, in frame_metadata_t frame, in bool parsed
             /* Another run's or trial's frame (or the stream is in none): its
              * sequence numbers and timestamps belong to no figure of this trial. */
             rx_kind = RX_KIND_STALE;
-        } else if (rx_port != expected.rx_port || frame.ip_version != expected.ip_version) {
+        } else if ((rx_port != expected.rx_port && !listed)
+                   || frame.ip_version != expected.ip_version) {
             /* This trial's epoch, but not what the stream's template sends where:
              * a look-alike, which would otherwise show as duplicates or reordering. */
             rx_kind = RX_KIND_MISMATCHED;

@@ -99,8 +99,9 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
                 meta.rx_kind = RX_KIND_CONTROL;
             } else {
                 expectation.apply(hdr, meta.expected);
+                /* Every stream has one RX port here (false: no port is one of several). */
                 classifier.apply(hdr, meta.frame, istd.parser_error == error.NoError,
-                                 meta.expected, port_number, meta.rx_kind);
+                                 meta.expected, port_number, false, meta.rx_kind);
             }
             bit<32> kind = (bit<32>) meta.rx_kind;
             rx_kind.count(kind);

@@ -4,6 +4,11 @@
  * register has one RegisterAction that reads and updates it at once; the shared
  * controls then decide from the values read.
  *
+ * State is indexed by slot (common/rx_port_slots.p4): the sequence registers and
+ * counters by cm.seq_slot, the rest by cm.figure_slot; both are the stream id unless
+ * the stream is received on several ports. Registers are per pipe: a spread stream's
+ * one sequence holds only over RX ports of one pipe (the driver refuses others).
+ *
  * Every intermediate value lives in checker_metadata_t, not in locals: the
  * compiler substitutes a local's defining expression into its uses, and a Tofino
  * action cannot use a value computed in the same stage (latency = rx - tx feeding
@@ -76,11 +81,19 @@ control StreamChecker(inout headers_t hdr, in timestamp_t rx_ts,
             lost = lost + cm.gap;
         }
     };
-    Register<timestamp_t, bit<32>>(MAX_STREAMS, 0) last_latency;
-    /* Swaps in the latency and returns its change since the previous frame. */
+    /* NO_LATENCY until the figure slot's first frame of the trial: a spread stream's
+     * port may get its first frame after other ports had theirs, when the sequence's
+     * rx_seen is set already, and its IPDV must not count that frame's whole latency. */
+    Register<timestamp_t, bit<32>>(MAX_STREAMS, NO_LATENCY) last_latency;
+    /* Swaps in the latency and returns its change since the previous frame (0 for the
+     * slot's first: no previous frame). */
     RegisterAction<timestamp_t, bit<32>, timestamp_t>(last_latency) swap_latency = {
         void apply(inout timestamp_t last, out timestamp_t change) {
-            change = cm.latency - last;
+            if (last == NO_LATENCY) {
+                change = 0;
+            } else {
+                change = cm.latency - last;
+            }
             last = cm.latency;
         }
     };
@@ -120,7 +133,7 @@ control StreamChecker(inout headers_t hdr, in timestamp_t rx_ts,
      * that follow each other into one action, and these use what the step before
      * them computed. */
     action swap_previous_latency() {
-        cm.latency_change = swap_latency.execute(cm.stream);
+        cm.latency_change = swap_latency.execute(cm.figure_slot);
         cm.latency_headroom = ~cm.latency;
     }
 
@@ -129,14 +142,13 @@ control StreamChecker(inout headers_t hdr, in timestamp_t rx_ts,
     }
 
     apply {
-        cm.stream = (bit<32>) hdr.tester.stream_id;
-        rx_stream.count(cm.stream);
+        rx_stream.count(cm.figure_slot);
 
-        cm.ahead = advance_next_expected.execute(cm.stream);
-        cm.repeat = swap_last_seq.execute(cm.stream);
+        cm.ahead = advance_next_expected.execute(cm.seq_slot);
+        cm.repeat = swap_last_seq.execute(cm.seq_slot);
         /* Tofino assigns no comparison results: a bool is set by a branch. */
         cm.have_previous = false;
-        if (mark_seen.execute(cm.stream) != 0) {
+        if (mark_seen.execute(cm.seq_slot) != 0) {
             cm.have_previous = true;
         }
         cm.is_repeat = false;
@@ -150,12 +162,12 @@ control StreamChecker(inout headers_t hdr, in timestamp_t rx_ts,
         sequence_verdict.apply(cm.ahead, 0, cm.ahead, cm.is_repeat,
                                cm.verdict, cm.gap, cm.new_next_expected);
         if (cm.verdict == SEQ_GAP) {
-            add_lost.execute(cm.stream);
-            rx_gap_events.count(cm.stream);
+            add_lost.execute(cm.seq_slot);
+            rx_gap_events.count(cm.seq_slot);
         } else if (cm.verdict == SEQ_REORDERED) {
-            rx_reordered.count(cm.stream);
+            rx_reordered.count(cm.seq_slot);
         } else if (cm.verdict == SEQ_DUPLICATE) {
-            rx_duplicate.count(cm.stream);
+            rx_duplicate.count(cm.seq_slot);
         }
 
         latency_math.apply(rx_ts, hdr.tester.tx_ts, cm.latency);
@@ -163,10 +175,10 @@ control StreamChecker(inout headers_t hdr, in timestamp_t rx_ts,
         /* |latency - previous| = |change - 0|: the stateful ALU did the subtraction. */
         ipdv_math.apply(cm.latency_change, 0, cm.have_previous, cm.ipdv_abs);
         complement_ipdv();
-        lower_min.execute(cm.stream);
-        raise_max.execute(cm.stream);
-        latency_sum.apply(cm.stream, cm.latency, cm.latency_headroom);
-        jitter_sum.apply(cm.stream, cm.ipdv_abs, cm.ipdv_headroom);
+        lower_min.execute(cm.figure_slot);
+        raise_max.execute(cm.figure_slot);
+        latency_sum.apply(cm.figure_slot, cm.latency, cm.latency_headroom);
+        jitter_sum.apply(cm.figure_slot, cm.ipdv_abs, cm.ipdv_headroom);
 
         cm.dut_stamped = false;
         if (hdr.tester.flags & TESTER_FLAG_DUT_STAMPED != 0) {
@@ -174,10 +186,10 @@ control StreamChecker(inout headers_t hdr, in timestamp_t rx_ts,
         }
         bins.apply(hdr.tester.stream_id, cm.latency, hdr.tester.dut_qdepth, cm.dut_stamped,
                    cm.latency_bin, cm.qdepth_bin);
-        /* A counter index is one field on Tofino: stream ++ bin, built first. */
-        cm.latency_cell = hdr.tester.stream_id[STREAM_BITS - 1:0]
+        /* A counter index is one field on Tofino: slot ++ bin, built first. */
+        cm.latency_cell = cm.figure_slot[STREAM_BITS - 1:0]
                           ++ cm.latency_bin[HIST_CELLS_LOG2 - 1:0];
-        cm.qdepth_cell = hdr.tester.stream_id[STREAM_BITS - 1:0]
+        cm.qdepth_cell = cm.figure_slot[STREAM_BITS - 1:0]
                          ++ cm.qdepth_bin[HIST_CELLS_LOG2 - 1:0];
         latency_hist.count(cm.latency_cell);
         if (cm.dut_stamped) {

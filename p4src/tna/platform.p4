@@ -15,7 +15,12 @@
 
 typedef bit<9> port_t;
 
-/* A histogram cell: stream (low STREAM_BITS bits) ++ bin. */
+/* last_latency before a checker slot's first frame of a trial (checker.p4): no
+ * previous latency to take an IPDV from. 0, which the controller writes at a trial's
+ * start: a frame's latency from one MAC to another is never 0 ns (and a stateful ALU
+ * compares with small constants only). */
+const timestamp_t NO_LATENCY = 0;
+/* A histogram cell: figure slot (low STREAM_BITS bits) ++ bin. */
 #define STREAM_BITS 10
 typedef bit<(STREAM_BITS + HIST_CELLS_LOG2)> hist_cell_t;
 
@@ -80,7 +85,11 @@ struct tna_headers_t {
 
 /* The checker's values between stages (checker.p4 says why not locals). */
 struct checker_metadata_t {
-    bit<32>     stream;             /* register and counter index */
+    /* Register and counter indices (common/rx_port_slots.p4): the stream id, unless
+     * the stream is received on several ports. */
+    bit<32>     seq_slot;           /* the sequence state's */
+    bit<32>     figure_slot;        /* counts', latency's and histograms' */
+    bool        listed;             /* the frame's port is one of its stream's several */
     seq_t       ahead;              /* seq - next expected, modulo 2^32 */
     bit<8>      repeat;             /* 1: seq == the previous frame's seq */
     bool        have_previous;      /* not the stream's first frame of the trial */

@@ -17,6 +17,7 @@
 #include "../common/rx_classifier.p4"
 #include "../common/neighbors.p4"
 #include "../common/rx_expectation.p4"
+#include "../common/rx_port_slots.p4"
 #include "../common/stream_template.p4"
 #include "parser.p4"
 #include "generator.p4"
@@ -39,6 +40,7 @@ control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
     Counter<bit<64>, port_t>(DEV_PORTS, CounterType_t.PACKETS_AND_BYTES) rx_port;
 
     RxExpectation() expectation;
+    RxPortSlots() port_slots;
     RxClassifier() classifier;
     GeneratorIngress() generator;
     StreamChecker() checker;
@@ -60,11 +62,14 @@ control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
             bool is_control;
             bool answered;
             neighbors.apply(hdr.frame, meta.local.frame, (bit<16>) ig_intr_md.ingress_port, is_control, answered);
-            /* Both always: independent, they share stages (Tofino 1's budget). */
+            /* All always: independent, they share stages (Tofino 1's budget). */
             expectation.apply(hdr.frame, meta.local.expected);
+            port_slots.apply(hdr.frame.tester.stream_id, (bit<16>) ig_intr_md.ingress_port,
+                             meta.checker.listed, meta.checker.seq_slot,
+                             meta.checker.figure_slot);
             classifier.apply(hdr.frame, meta.local.frame, meta.parsed_whole,
                              meta.local.expected, (bit<16>) ig_intr_md.ingress_port,
-                             meta.local.rx_kind);
+                             meta.checker.listed, meta.local.rx_kind);
             if (is_control) {
                 meta.local.rx_kind = RX_KIND_CONTROL;
             }

@@ -1,7 +1,7 @@
 /* Receive-side checker on BMv2: per-stream state in registers (read in-band by
  * CTRL_OP_READ), per-stream events and histograms in counters (read over
  * P4Runtime). The arithmetic is shared (common/); this file only holds state.
- * State is indexed by slot (rx_port_slots.p4): sequence state by seq_slot, counts,
+ * State is indexed by slot (common/rx_port_slots.p4): sequence state by seq_slot, counts,
  * latency and histograms by figure_slot; both are the stream id unless the stream
  * is received on several ports. rx_samples is kept in both: the seq slot's counts
  * every frame of the sequence (a repeat needs a frame before it), the figure slot's

@@ -16,9 +16,6 @@ const port_t CPU_PORT = 510;
 const port_t PACER_PORT_BASE = 256;
 /* Front-panel ports are 0 .. PACER_PORT_BASE - 1: one per-port counter cell each. */
 #define FRONT_PANEL_PORTS 256
-/* rx_port_slots entries (rx_port_slots.p4): (stream, RX port) pairs of the streams
- * received on several ports, all streams together. */
-#define RX_PORT_SLOT_ENTRIES 256
 const port_t PACER_PORT_LAST = PACER_PORT_BASE + MAX_STREAMS - 1;
 /* A stream whose TX port is this one never leaves the switch. Egress stamps it as
  * any TX frame and recirculates it (LOOP_STAGE_OUT); ingress sends it to this port's

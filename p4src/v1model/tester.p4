@@ -8,7 +8,7 @@
 #include "../common/headers.p4"
 #include "../common/rx_classifier.p4"
 #include "../common/rx_expectation.p4"
-#include "rx_port_slots.p4"
+#include "../common/rx_port_slots.p4"
 #include "../common/neighbors.p4"
 #include "parser.p4"
 #include "checksums.p4"
@@ -47,7 +47,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
         bool check_frame = false;
         bool run_generator = true;
         timestamp_t rx_ts = (timestamp_t) smeta.ingress_global_timestamp;
-        /* The checker's cells for this frame (rx_port_slots.p4); a CLEAR or READ
+        /* The checker's cells for this frame (common/rx_port_slots.p4); a CLEAR or READ
          * names its cell as its stream. */
         bit<32> seq_slot = 0;
         bit<32> figure_slot = 0;
@@ -97,10 +97,11 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
                 meta.rx_kind = RX_KIND_CONTROL;
             } else {
                 expectation.apply(hdr, meta.expected);
-                port_slots.apply(hdr.tester.stream_id, arrival_port, meta.expected,
-                                 seq_slot, figure_slot);
+                bool listed;
+                port_slots.apply(hdr.tester.stream_id, arrival_port, listed, seq_slot,
+                                 figure_slot);
                 classifier.apply(hdr, meta.frame, smeta.parser_error == error.NoError,
-                                 meta.expected, arrival_port, meta.rx_kind);
+                                 meta.expected, arrival_port, listed, meta.rx_kind);
             }
             rx_kind.count((bit<32>) meta.rx_kind);
             if (meta.loop_stage == LOOP_STAGE_NONE) {

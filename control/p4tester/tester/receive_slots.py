@@ -48,11 +48,13 @@ class ReceiveSlots:
 
 
 def plan_receive_slots(streams: Iterable[StreamConfig], taken: Collection[int],
-                       reserved: Collection[int] = ()) -> Mapping[int, ReceiveSlots]:
+                       reserved: Collection[int] = (), *, cells: int = MAX_STREAMS,
+                       target: str = "BMv2") -> Mapping[int, ReceiveSlots]:
     """Slots for each several-port stream of `streams` (by stream id), from the ids
-    neither `taken` (every stream id of the profile) nor `reserved` use, lowest first.
-    Raises ConfigError naming what it would take when the data plane has too few."""
-    free = [sid for sid in range(MAX_STREAMS) if sid not in taken and sid not in reserved]
+    below `cells` (the program's MAX_STREAMS: BMv2's by default) that neither `taken`
+    (every stream id of the profile) nor `reserved` use, lowest first. Raises
+    ConfigError naming what it would take when the data plane has too few."""
+    free = [sid for sid in range(cells) if sid not in taken and sid not in reserved]
     several = [(s.id, s.receive) for s in streams if s.receive is not None]
     # A replicated stream's first port keeps its own cells; a spread stream's ports each
     # need figure cells of their own.
@@ -60,18 +62,19 @@ def plan_receive_slots(streams: Iterable[StreamConfig], taken: Collection[int],
     if needed > len(free):
         raise ConfigError(
             f"the streams received on several ports need {needed} checker slots beyond "
-            f"the profile's {len(taken)} stream ids, and the BMv2 tester has "
-            f"{MAX_STREAMS} in all ({len(reserved)} reserved): use fewer streams or "
+            f"the profile's {len(taken)} stream ids, and the {target} tester has "
+            f"{cells} in all ({len(reserved)} reserved): use fewer streams or "
             "fewer RX ports")
-    cells = iter(free)
+    unused = iter(free)
     plans: dict[int, ReceiveSlots] = {}
     for stream_id, receive in several:
         if receive.replicates:
-            slots = [stream_id, *(next(cells) for _ in receive.ports[1:])]
+            slots = [stream_id, *(next(unused) for _ in receive.ports[1:])]
             port_slots = tuple(PortSlots(port, slot, slot)
                                for port, slot in zip(receive.ports, slots, strict=True))
         else:
-            port_slots = tuple(PortSlots(port, stream_id, next(cells)) for port in receive.ports)
+            port_slots = tuple(PortSlots(port, stream_id, next(unused))
+                               for port in receive.ports)
         plans[stream_id] = ReceiveSlots(stream_id, receive.replicates, port_slots)
     return plans
 

@@ -31,7 +31,8 @@ from p4tester.targets.tofino.hardware import CORE_CLOCK_HZ, pipe_of
 from p4tester.targets.tofino.port_stats import program_port_counts
 from p4tester.targets.tofino.ports import PortSettings, bring_up_ports, check_front_panel_name
 from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE
-from p4tester.targets.tofino.readout import stream_stats, take_snapshot
+from p4tester.targets.tofino.readout import several_port_stats, stream_stats, take_snapshot
+from p4tester.tester.receive_slots import ReceiveSlots
 from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.snapshot import CounterSnapshot
 
@@ -50,15 +51,22 @@ class TofinoTarget:
 
     def __init__(self, client: BfrtClient, streams: Sequence[StreamPorts],
                  front_panel: Mapping[int, str], *, port_settings: PortSettings | None = None,
-                 tolerance: float = DEFAULT_TOLERANCE, clock_hz: int = CORE_CLOCK_HZ) -> None:
+                 tolerance: float = DEFAULT_TOLERANCE, clock_hz: int = CORE_CLOCK_HZ,
+                 receive: Mapping[int, ReceiveSlots] | None = None) -> None:
+        """`receive`: the checker slots of the streams received on several ports
+        (tester.receive_slots), by stream id; a stream without is received on rx_port."""
         self._streams = {s.stream_id: s for s in streams}
+        self._receive = dict(receive or {})
+        stray = sorted(set(self._receive) - set(self._streams))
+        if stray:
+            raise ValueError(f"receive slots for streams {stray} that this target does not have")
         if len(self._streams) != len(streams):
             raise ValueError("stream ids must be unique")
         for s in streams:
             if not 0 <= s.stream_id < names.MAX_STREAMS:
                 raise ValueError(f"stream id {s.stream_id} is outside 0..{names.MAX_STREAMS - 1}"
                                  " (MAX_STREAMS of the Tofino program)")
-            for port in (s.tx_port, s.rx_port):
+            for port in (s.tx_port, *self._rx_ports(s.stream_id)):
                 if port not in front_panel:
                     raise ValueError(f"stream {s.stream_id}: port {port} has no front-panel "
                                      "name; give it one (topology port front_panel: '1/0')")
@@ -105,10 +113,12 @@ class TofinoTarget:
         stray = sorted(set(tx_ports) - {s.tx_port for s in self._streams.values()})
         if stray:
             raise ValueError(f"TX ports {stray} carry none of this target's streams")
-        used = sorted({p for s in self._streams.values() for p in (s.tx_port, s.rx_port)})
+        used = sorted({p for s in self._streams.values()
+                       for p in (s.tx_port, *self._rx_ports(s.stream_id))})
         dev = bring_up_ports(self.client, [self._front_panel[p] for p in used],
                              self._port_settings)
         self._dev_ports = {p: dev[self._front_panel[p]] for p in used}
+        self._write_receive_slots()
         pktgen.disable_all_apps(self.client)
         pktgen.enable_generator_ports(self.client, self._pipes("tx").values())
         self.client.clear_table(names.GEN_APPS)
@@ -173,9 +183,10 @@ class TofinoTarget:
             raise RuntimeError("set_stream_rates() before start_trial(): no application runs")
         app_budgets = {a.app_id: app_budget(a, budgets) for a in self._apps}
         streams = [s for a in self._apps for s in a.stream_ids]
-        state.zero_streams(self.client, streams, initial_seq)
+        cells = sorted(self._rx_cells(streams))
+        state.zero_streams(self.client, sorted({*streams, *cells}), initial_seq)
         state.zero_generated(self.client, app_budgets)
-        self._lost.reset(streams)
+        self._lost.reset(cells)
         for app in self._apps:
             for pipe, share in pipe_budgets(app, app_budgets[app.app_id]).items():
                 data = {names.GEN_RUN_GROUP: app.mcast_group, names.GEN_RUN_BUDGET: share}
@@ -193,10 +204,11 @@ class TofinoTarget:
 
     def poll_lost(self) -> None:
         """Widen rx_lost: call at least every ~20 s during a trial."""
-        self._lost.update(state.read_lost(self.client, self._pipes("rx", self._app_streams())))
+        self._lost.update(state.read_lost(self.client, self._rx_cells(self._app_streams())))
 
     def snapshot(self) -> CounterSnapshot:
-        return take_snapshot(self.client, self._app_streams())
+        streams = self._app_streams()
+        return take_snapshot(self.client, {*streams, *self._rx_cells(streams)})
 
     def port_counts(self) -> ProgramPortCounts:
         """Frames the program counted from (rx_port) and out of (tx_port) each port the
@@ -211,12 +223,18 @@ class TofinoTarget:
             raise RuntimeError("set_latency_bins() and set_qdepth_bins() before reading "
                                "statistics: histograms need their edges")
         streams = self._app_streams()
-        states = state.read_streams(self.client, self._pipes("rx", streams),
-                                    self._pipes("tx", streams))
-        self._lost.update({s: st.rx_lost for s, st in states.items()})
+        cells = self._rx_cells(streams)
+        tx_pipes = self._pipes("tx", streams)
+        states = state.read_streams(self.client, cells,
+                                    {cell: tx_pipes[self._stream_of(cell, streams)]
+                                     for cell in cells})
+        self._lost.update({cell: st.rx_lost for cell, st in states.items()})
+        lost = {cell: self._lost.total(cell) for cell in cells}
+        edges = (self._latency_edges_us, self._qdepth_edges)
         return tuple(
-            stream_stats(states[s], app.frame_size, self._lost.total(s), before, after,
-                         self._latency_edges_us, self._qdepth_edges)
+            several_port_stats(self._receive[s], states, app.frame_size, lost, before, after,
+                               *edges) if s in self._receive
+            else stream_stats(states[s], app.frame_size, lost[s], before, after, *edges)
             for app in self._apps for s in app.stream_ids)
 
     # ---- helpers -----------------------------------------------------------------------
@@ -238,6 +256,57 @@ class TofinoTarget:
 
     def _app_streams(self) -> list[int]:
         return [s for a in self._apps for s in a.stream_ids]
+
+    def _rx_ports(self, stream_id: int) -> tuple[int, ...]:
+        slots = self._receive.get(stream_id)
+        if slots is None:
+            return (self._streams[stream_id].rx_port,)
+        return tuple(port.port for port in slots.ports)
+
+    def _rx_cells(self, stream_ids: Iterable[int]) -> dict[int, int]:
+        """Checker cell -> the pipe that keeps it, for these streams: a stream's own id
+        in its RX port's pipe, a several-port stream's slots in their ports' pipes."""
+        cells = {}
+        for s in stream_ids:
+            slots = self._receive.get(s)
+            if slots is None:
+                cells[s] = pipe_of(self._dev_ports[self._streams[s].rx_port])
+                continue
+            for port in slots.ports:
+                pipe = pipe_of(self._dev_ports[port.port])
+                cells[port.seq_slot] = pipe
+                cells[port.figure_slot] = pipe
+        return cells
+
+    def _stream_of(self, cell: int, stream_ids: Iterable[int]) -> int:
+        """The stream whose figures a checker cell holds."""
+        for s in stream_ids:
+            slots = self._receive.get(s)
+            if cell == s or (slots is not None and cell in slots.extra_slots):
+                return s
+        raise ValueError(f"checker cell {cell} belongs to none of the streams")
+
+    def _write_receive_slots(self) -> None:
+        """The rx_port_slots entries of the several-port streams (after the ports are up:
+        the keys are dev ports), every other entry gone. A spread stream's sequence is
+        one register cell, and registers are per pipe: its RX ports must share a pipe."""
+        self.client.clear_table(names.RX_PORT_SLOTS)
+        for s, slots in sorted(self._receive.items()):
+            pipes = {port.port: pipe_of(self._dev_ports[port.port]) for port in slots.ports}
+            if not slots.replicated and len(set(pipes.values())) > 1:
+                shown = ", ".join(f"{port} (pipe {pipe})" for port, pipe in pipes.items())
+                raise ValueError(
+                    f"stream {s} spreads over ports {shown}: Tofino keeps a register cell "
+                    "per pipe, so one sequence over several pipes cannot be checked; give a "
+                    "spread stream RX ports of one pipe (or replicate: a sequence per port)")
+            for port in slots.ports:
+                self.client.add_entry(
+                    names.RX_PORT_SLOTS,
+                    {names.RX_PORT_SLOTS_STREAM: s,
+                     names.RX_PORT_SLOTS_PORT: self._dev_ports[port.port]},
+                    {names.RECEIVE_AS_SEQ: port.seq_slot,
+                     names.RECEIVE_AS_FIGURES: port.figure_slot},
+                    action=names.RECEIVE_AS)
 
     def _pipes(self, side: Literal["tx", "rx"],
                stream_ids: Iterable[int] | None = None) -> dict[int, int]:

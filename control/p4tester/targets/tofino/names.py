@@ -99,6 +99,15 @@ RX_EXPECT_PORT: Final = "rx_port"
 RX_EXPECT_IP_VERSION: Final = "ip_version"
 RX_NOT_IN_TRIAL: Final = "TesterIngress.expectation.not_in_trial"
 
+# Streams received on several ports (common/rx_port_slots.p4): (stream, RX dev port)
+# (exact) -> receive_as(seq slot, figure slot) | one_port() (the default: the stream's id).
+RX_PORT_SLOTS: Final = "pipe.TesterIngress.port_slots.rx_port_slots"
+RX_PORT_SLOTS_STREAM: Final = "stream"
+RX_PORT_SLOTS_PORT: Final = "rx_port"
+RECEIVE_AS: Final = "TesterIngress.port_slots.receive_as"
+RECEIVE_AS_SEQ: Final = "seq"
+RECEIVE_AS_FIGURES: Final = "figures"
+
 # Foreign traffic: ingress_port (ternary) -> drop / punt / forward(port).
 FOREIGN_TRAFFIC: Final = "pipe.TesterIngress.foreign.foreign_traffic"
 FOREIGN_PORT_KEY: Final = "ingress_port"

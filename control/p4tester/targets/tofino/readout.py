@@ -8,7 +8,7 @@ switch and microseconds in the model.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM, RX_KIND_COUNT
@@ -18,8 +18,14 @@ from p4tester.targets.tofino import names
 from p4tester.targets.tofino.bfrt import BfrtClient
 from p4tester.targets.tofino.hardware import RX_BYTES_INCLUDE_FCS
 from p4tester.targets.tofino.state import StreamState
+from p4tester.tester.receive_slots import ReceiveSlots
 from p4tester.tester.snapshot import CounterSnapshot, packets_between
-from p4tester.tester.stream_figures import LatencySums, StreamCounters, stream_figures
+from p4tester.tester.stream_figures import (
+    LatencySums,
+    StreamCounters,
+    several_port_figures,
+    stream_figures,
+)
 
 NS_PER_US: Final = 1000.0
 TOFINO_STREAM_COUNTERS: Final = StreamCounters(
@@ -71,3 +77,31 @@ def stream_stats(
     return stream_figures(sid, frame_size, before, after, TOFINO_STREAM_COUNTERS, latency,
                           lost_in_gaps, latency_edges_us, qdepth_edges,
                           rx_bytes_include_fcs=RX_BYTES_INCLUDE_FCS)
+
+
+def several_port_stats(
+    slots: ReceiveSlots,
+    states: Mapping[int, StreamState],
+    frame_size: int,
+    lost_in_gaps: Mapping[int, int],
+    before: CounterSnapshot,
+    after: CounterSnapshot,
+    latency_edges_us: Sequence[int],
+    qdepth_edges: Sequence[int],
+) -> StreamStats:
+    """A stream received on several ports (tester.receive_slots): its figures per port
+    and over them, from each slot's registers (`states`, by slot) and widened rx_lost.
+    A port's latency samples are its figure slot's frames, once its sequence slot saw
+    any (rx_seen is kept by the sequence: a spread stream's ports share it)."""
+    latency = {}
+    for port in slots.ports:
+        figures = states[port.figure_slot]
+        rx = packets_between(before, after, names.RX_STREAM, port.figure_slot)
+        latency[port.figure_slot] = LatencySums(
+            rx if states[port.seq_slot].rx_seen else 0, figures.latency_min_ns / NS_PER_US,
+            figures.latency_max_ns / NS_PER_US, figures.latency_sum_ns / NS_PER_US,
+            figures.jitter_sum_ns / NS_PER_US)
+    return several_port_figures(slots.stream_id, frame_size, before, after,
+                                TOFINO_STREAM_COUNTERS, slots, latency, lost_in_gaps,
+                                latency_edges_us, qdepth_edges,
+                                rx_bytes_include_fcs=RX_BYTES_INCLUDE_FCS)

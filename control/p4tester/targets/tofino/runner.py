@@ -32,6 +32,7 @@ from p4tester.targets.tofino.bfrt import BfrtClient
 from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
 from p4tester.targets.tofino.port_stats import MacPortCounters
 from p4tester.tester.port_counters import InterfaceCounters, PortCounterSource
+from p4tester.tester.receive_slots import plan_receive_slots
 from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import CounterSnapshot
@@ -55,19 +56,19 @@ def target_from_config(client: BfrtClient, topology: Topology, profile: Profile)
                           f"{topology.switch.target!r}; the Tofino runner needs target: tofino")
     for stream in profile.streams:
         # Tofino 1's parse depth leaves tunnels out (p4src/common/constants.p4), and
-        # p4src/tna has no variation tables: such frames would leave unstamped. Nor
-        # has it checker slots per (stream, RX port) (p4src/v1model/rx_port_slots.p4):
-        # its checker indexes by the stream id, and Tofino 1 has one stage left.
+        # p4src/tna has no variation tables: such frames would leave unstamped.
         unsupported = [what for what, used in (
             ("a tunnel", stream.tunnel is not None),
-            ("per-frame variation (vary)", bool(stream.vary)),
-            ("several RX ports (rx_port: [...])", stream.receive is not None)) if used]
+            ("per-frame variation (vary)", bool(stream.vary))) if used]
         if unsupported:
             raise ConfigError(f"{profile.source}: stream {stream.id}: {', '.join(unsupported)} "
                               "not supported on Tofino 1 (BMv2 supports it); "
                               "drop it from the stream")
     streams = [StreamPorts(s.id, s.tx_port, s.rx_port) for s in profile.streams]
-    return TofinoTarget(client, streams, {p.number: p.front_panel for p in topology.ports})
+    receive = plan_receive_slots(profile.streams, {s.id for s in profile.streams},
+                                 cells=names.MAX_STREAMS, target="Tofino")
+    return TofinoTarget(client, streams, {p.number: p.front_panel for p in topology.ports},
+                        receive=receive)
 
 
 def stream_template(stream: StreamConfig, frame_size: int, epoch: int = 0,
