@@ -18,6 +18,8 @@ import pytest
 from p4tester.config.topology import load_topology
 from p4tester.lab.processes import BUILD_ENV
 from p4tester.lab.runner import down, up
+from p4tester.results.jsonl import ResultLog
+from p4tester.results.model import TrialResult
 
 REPO = Path(__file__).resolve().parents[2]
 TOOLCHAIN = ("p4c-bm2-ss", "simple_switch_grpc", "simple_switch_CLI")
@@ -112,6 +114,20 @@ def p4tester(*args: str) -> subprocess.CompletedProcess[str]:
     """The CLI as a user runs it, bounded in time."""
     return subprocess.run([sys.executable, "-m", "p4tester", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
+
+
+def valid_latency_trials(lab: Path, profile: str, output: Path, *, load_pps: int,
+                         trials: int) -> list[TrialResult]:
+    """`p4tester latency` at a fixed load on a lab, its trials as written; the valid ones
+    (at least one: a trial the tester cannot vouch for is kept out of the figures)."""
+    done = p4tester("latency", "-t", str(lab), "-p", profile, "-o", str(output),
+                    "--frame-size", "64", "--load", f"{load_pps}pps", "--trials", str(trials),
+                    "--duration", "2", "--push-pipeline")
+    assert done.returncode == 0, done.stderr + done.stdout
+    written = ResultLog(output / "trials.jsonl").load()
+    valid = [t for t in written if t.valid]
+    assert valid, [t.error for t in written]
+    return valid
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -17,10 +17,8 @@ from pathlib import Path
 import pytest
 
 from p4tester.dataplane.constants import TESTER_UDP_DST_PORT
-from p4tester.results.jsonl import ResultLog
-from p4tester.results.model import TrialResult
 
-from conftest import NEEDS_MININET, p4tester
+from conftest import NEEDS_MININET, valid_latency_trials
 
 pytestmark = NEEDS_MININET
 
@@ -31,21 +29,10 @@ FLOWS = 256
 MEMBERS_TO_PORT = (2, 2, 2, 3)
 
 
-def run_latency(lab: Path, profile: str, output: Path) -> list[TrialResult]:
-    done = p4tester("latency", "-t", str(lab), "-p", profile, "-o", str(output),
-                    "--frame-size", "64", "--load", f"{RATE_PPS}pps", "--trials", "2",
-                    "--duration", "2", "--push-pipeline")
-    assert done.returncode == 0, done.stderr + done.stdout
-    trials = ResultLog(output / "trials.jsonl").load()
-    valid = [t for t in trials if t.valid]
-    assert valid, [t.error for t in trials]
-    return valid
-
-
 @pytest.mark.topology("mininet-multicast.yaml")
 def test_a_multicast_network_that_prunes_one_replica_port(lab: Path, tmp_path: Path) -> None:
-    for trial in run_latency(lab, "topologies/tutorials/multicast/profile.yaml",
-                             tmp_path / "out"):
+    for trial in valid_latency_trials(lab, "topologies/tutorials/multicast/profile.yaml",
+                                      tmp_path / "out", load_pps=RATE_PPS, trials=2):
         (stream,) = trial.streams
         tx = stream.tx_frames
         assert [(r.port, r.rx_frames, r.duplicates, r.reordered, r.gap_events)
@@ -67,8 +54,8 @@ def ecmp_port(frame: int) -> int:
 @pytest.mark.topology("mininet-load-balance.yaml")
 def test_an_ecmp_network_spreads_each_flow_where_its_hash_says(lab: Path,
                                                                 tmp_path: Path) -> None:
-    for trial in run_latency(lab, "topologies/tutorials/load_balance/profile.yaml",
-                             tmp_path / "out"):
+    for trial in valid_latency_trials(lab, "topologies/tutorials/load_balance/profile.yaml",
+                                      tmp_path / "out", load_pps=RATE_PPS, trials=2):
         (stream,) = trial.streams
         expected_port3 = sum(1 for frame in range(stream.tx_frames) if ecmp_port(frame) == 3)
         port2, port3 = stream.receivers

@@ -18,7 +18,7 @@ from p4tester.lab.bridge_dut import qdisc_drops
 from p4tester.lab.netdev import DUT_NETNS
 from p4tester.results.jsonl import ResultLog
 
-from conftest import p4tester
+from conftest import valid_latency_trials
 
 PROFILE = "topologies/profiles/replicate-2.yaml"
 RATE_PPS = 500  # a few hundred frames/s: well within BMv2's capacity on a busy host
@@ -29,13 +29,8 @@ PORT3_PASSES_PPS = 250  # tbf 120 kbit/s, a 64-B frame counted as 60 B
 @pytest.mark.topology("bmv2-bridge-replicate.yaml")
 def test_a_replicated_stream_is_judged_port_by_port(lab: Path, tmp_path: Path) -> None:
     output = tmp_path / "out"
-    done = p4tester("latency", "-t", str(lab), "-p", PROFILE, "-o", str(output),
-                    "--frame-size", "64", "--load", f"{RATE_PPS}pps", "--trials", "3",
-                    "--duration", "2", "--push-pipeline")
-    assert done.returncode == 0, done.stderr + done.stdout
+    valid = valid_latency_trials(lab, PROFILE, output, load_pps=RATE_PPS, trials=3)
     trials = ResultLog(output / "trials.jsonl").load()
-    valid = [t for t in trials if t.valid]
-    assert valid, [t.error for t in trials]
     for trial in valid:
         (stream,) = trial.streams
         assert stream.replicated
@@ -80,13 +75,9 @@ def test_a_spread_stream_is_received_once_over_the_ports(lab: Path, tmp_path: Pa
     every frame comes back once, about a quarter on port 2, and each port's count is
     what the router sent out of it."""
     output = tmp_path / "out"
-    done = p4tester("latency", "-t", str(lab), "-p", "topologies/profiles/spread-2.yaml",
-                    "-o", str(output), "--frame-size", "64", "--load", f"{RATE_PPS}pps",
-                    "--trials", "3", "--duration", "2", "--push-pipeline")
-    assert done.returncode == 0, done.stderr + done.stdout
+    valid = valid_latency_trials(lab, "topologies/profiles/spread-2.yaml", output,
+                                 load_pps=RATE_PPS, trials=3)
     trials = ResultLog(output / "trials.jsonl").load()
-    valid = [t for t in trials if t.valid]
-    assert valid, [t.error for t in trials]
     splits = set()
     for trial in valid:
         (stream,) = trial.streams
