@@ -130,7 +130,11 @@ def create_app(settings: ServerSettings, topology: Topology, profile: Profile,
                 "simulated": settings.simulate, "version": tool_version(),
                 "ports": [{"port": p.number, "line_rate_bps": p.line_rate_bps}
                           for p in topology.ports],
+                # rx_ports: every port a stream comes back on (rx_port first); receive:
+                # what the DUT does with a stream received on several, else null.
                 "streams": [{"stream": s.id, "tx_port": s.tx_port, "rx_port": s.rx_port,
+                             "rx_ports": list(s.rx_ports),
+                             "receive": s.receive.mode if s.receive else None,
                              "share": s.share} for s in profile.streams],
                 "frame_sizes": list(profile.frame_sizes),
                 "pdr_loss_ratio": profile.search.pdr_loss_ratio,

@@ -111,8 +111,10 @@ function showProgress(p) {
 }
 
 function streamReading(doc) {
-  const id = Number($("stream").value);
-  return doc.streams.find((s) => s.stream === id) || doc.streams[0];
+  // The picker's value is "stream:rx port": a stream received on several ports has a
+  // reading per port.
+  const [id, port] = $("stream").value.split(":").map(Number);
+  return doc.streams.find((s) => s.stream === id && s.rx_port === port) || doc.streams[0];
 }
 
 function rates() {
@@ -230,7 +232,9 @@ async function init() {
   state.experiments = await api("GET", "/api/experiments");
   for (const e of state.experiments) $("experiment").append(new Option(e.name, e.name));
   for (const s of state.info.streams) {
-    $("stream").append(new Option(`${s.stream} (${s.tx_port}→${s.rx_port})`, s.stream));
+    for (const port of s.rx_ports) {
+      $("stream").append(new Option(`${s.stream} (${s.tx_port}→${port})`, `${s.stream}:${port}`));
+    }
   }
   $("experiment").addEventListener("change", buildForm);
   $("start-form").addEventListener("submit", start);
