@@ -4,6 +4,7 @@ every frame due, and the report. Exact figures."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM, MAX_STREAMS
 from p4tester.p4rt import CounterValue
 from p4tester.results.model import Histogram, ReceiverStats, StreamStats, TrialResult
 from p4tester.results.tables import receivers_table
+from p4tester.runs.outputs import write_outputs
 from p4tester.server.metrics import exposition
 from p4tester.server.readings import LiveReading, StreamReading
 from p4tester.targets.ebpf.session import check_profile as check_ebpf_profile
@@ -288,3 +290,26 @@ def test_metrics_give_a_stream_one_tx_series_and_an_rx_series_per_port() -> None
             if s.name.endswith("_total")] == [({"stream": "0", "port": "1"}, 100.0)]
     assert [(s.labels["port"], s.value) for s in families["p4tester_stream_rx_frames"].samples
             if s.name.endswith("_total")] == [("2", 100.0), ("3", 60.0)]
+
+
+def test_the_run_writes_receivers_csv_and_plot(tmp_path: Path) -> None:
+    """write_outputs: a row per (trial, stream, RX port) and the last valid trial's plot;
+    neither for a run without several-port streams."""
+    replicated = StreamStats(0, 64, 100, 160, 160 * 64, 0, 0, 0, 0, replicated=True,
+                             receivers=(ReceiverStats(2, 100, 6400), ReceiverStats(3, 60, 3840)))
+    trials = (TrialResult("latency", 0, 0.1, 200.0, 1.0, 64, streams=(replicated,)),
+              TrialResult("latency", 1, 0.1, 200.0, 1.0, 64, streams=(replicated,),
+                          valid=False, error="tester-limited: x"))
+    write_outputs(tmp_path, {}, trials)
+    rows = (tmp_path / "receivers.csv").read_text().splitlines()
+    assert rows[1:] == ["latency,0,0,replicate,2,100,100,6400,0,,0,0,0,0,,,",
+                        "latency,0,0,replicate,3,100,60,3840,40,,0,0,0,0,,,",
+                        "latency,1,0,replicate,2,100,100,6400,0,,0,0,0,0,,,",
+                        "latency,1,0,replicate,3,100,60,3840,40,,0,0,0,0,,,"]
+    assert (tmp_path / "receivers.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    write_outputs(plain, {}, (TrialResult("latency", 0, 0.1, 1.0, 1.0, 64, streams=(
+        StreamStats(5, 64, 1, 1, 64, 0, 0, 0, 0),)),))
+    assert not (plain / "receivers.csv").exists()
+    assert not (plain / "receivers.png").exists()

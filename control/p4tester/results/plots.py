@@ -353,3 +353,28 @@ def plot_port_forwarding(bars: Sequence[tuple[str, float, float]], title: str,
     axes.grid(True, axis="y", alpha=_GRID_ALPHA)
     axes.legend(loc="best")
     return _save(figure, path)
+
+
+def plot_receivers(trial: TrialResult, path: Path | str) -> Path:
+    """Each stream received on several ports, a panel each: the frames each RX port
+    received, against what each port was due (a replicated stream: every frame it sent)
+    or an even share of them (a spread stream: the imbalance shows as bars off it)."""
+    several = [s for s in trial.streams if s.receivers]
+    if not several:
+        raise PlotError("no stream of the trial is received on several ports: nothing to plot")
+    figure, axes_list = _figure(rows=len(several))
+    for axes, stream in zip(axes_list, several, strict=True):
+        ports = [f"port {r.port}" for r in stream.receivers]
+        axes.bar(ports, [r.rx_frames for r in stream.receivers], label="received")
+        if stream.replicated:
+            level, what = stream.tx_frames, "due on each port (every frame sent)"
+        else:
+            level, what = stream.tx_frames / len(stream.receivers), "an even share"
+        axes.axhline(level, color="black", linestyle="--", label=what)
+        mode = "replicated" if stream.replicated else "spread"
+        axes.set_ylabel(f"stream {stream.stream_id}, {mode} [frames]")
+        axes.grid(True, axis="y", alpha=_GRID_ALPHA)
+        axes.legend(loc="best")
+    axes_list[0].set_title(f"trial {trial.trial_index}: frames per RX port "
+                           f"({trial.frame_size} B, load {trial.offered_fraction * 100:.2f}%)")
+    return _save(figure, path)

@@ -1,6 +1,6 @@
 """An experiment's output directory: trials.jsonl (crash-safe, written as trials
-end), summary.json, trials.csv, streams.csv, receivers.csv (streams received on
-several ports), result.txt and the plots."""
+end), summary.json, trials.csv, streams.csv, receivers.csv and receivers.png (streams
+received on several ports), result.txt and the plots."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.results.confidence import RunConfidence
 from p4tester.results.jsonl import ResultLog, RunHeader
 from p4tester.results.model import TrialResult
+from p4tester.results.plots import plot_receivers
 from p4tester.results.tables import (
     receivers_table,
     write_receivers_csv,
@@ -73,16 +74,24 @@ def write_outputs(output: Path, result: Any, trials: tuple[TrialResult, ...],
     (output / "summary.json").write_text(json.dumps(document, indent=2, sort_keys=True))
     write_trials_csv(trials, output / "trials.csv")
     write_streams_csv(trials, output / "streams.csv")
-    write_receivers_csv(trials, output / "receivers.csv")
+    if write_receivers_csv(trials, output / "receivers.csv") is not None:
+        last = _last_several_port_trial(trials)
+        if last is not None:
+            plot_receivers(last, output / "receivers.png")
     return document
+
+
+def _last_several_port_trial(trials: tuple[TrialResult, ...]) -> TrialResult | None:
+    """The run's last valid trial with a stream received on several ports."""
+    return next((t for t in reversed(trials) if t.valid and any(s.receivers for s in t.streams)),
+                None)
 
 
 def with_receivers(report: str, trials: tuple[TrialResult, ...]) -> str:
     """The report, and under it the per-RX-port figures of the run's last valid trial
     whose streams are received on several ports (results.tables.receivers_table); the
     report alone when it has none."""
-    last = next((t for t in reversed(trials) if t.valid and any(s.receivers for s in t.streams)),
-                None)
+    last = _last_several_port_trial(trials)
     if last is None:
         return report
     return (f"{report}\n\nper RX port, trial {last.trial_index} "
