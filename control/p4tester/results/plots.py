@@ -367,7 +367,7 @@ def plot_receivers(trial: TrialResult, path: Path | str) -> Path:
         ports = [f"port {r.port}" for r in stream.receivers]
         axes.bar(ports, [r.rx_frames for r in stream.receivers], label="received")
         if stream.replicated:
-            level, what = stream.tx_frames, "due on each port (every frame sent)"
+            level, what = float(stream.tx_frames), "due on each port (every frame sent)"
         else:
             level, what = stream.tx_frames / len(stream.receivers), "an even share"
         axes.axhline(level, color="black", linestyle="--", label=what)
