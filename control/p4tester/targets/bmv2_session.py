@@ -17,6 +17,7 @@ from p4tester.streams.variation import mac_text
 from p4tester.targets.base import TargetDriver
 from p4tester.targets.bmv2 import Bmv2Target
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
+from p4tester.tester.receive_slots import profile_receive_slots, slot_entries
 from p4tester.tester.trial_loop import QDEPTH_EDGES
 
 
@@ -50,6 +51,9 @@ class TesterSession:
                             [s.tx_port for s in self.profile.streams])
         self.dataplane.set_latency_bins(self.profile.latency_bins_us)
         self.dataplane.set_qdepth_bins(QDEPTH_EDGES)
+        # The checker slots of this profile's several-port streams, and no other: an
+        # earlier run's would take this run's frames on a port it listed.
+        self.dataplane.set_receive_slots(slot_entries(profile_receive_slots(self.profile)))
 
     def _has_pipeline(self) -> bool:
         try:

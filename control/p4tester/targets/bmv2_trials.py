@@ -101,10 +101,9 @@ class Bmv2Trials:
         self._plans: tuple[StreamPlan, ...] = ()
         self._reference: tuple[StreamPlan, ...] = ()
         self._schedule: RateSchedule | None = None
-        # The checker slots of the streams received on several ports, written to the
-        # switch at the first trial (every other rx_port_slots entry removed then).
+        # The checker slots of the streams received on several ports (the session
+        # wrote them to the switch when it opened).
         self._receive: Mapping[int, ReceiveSlots] = profile_receive_slots(session.profile)
-        self._receive_written = False
 
     @property
     def drain_s(self) -> float:
@@ -137,11 +136,6 @@ class Bmv2Trials:
             schedule = replace(schedule, leads_s=seed_queue_leads(schedule, plans))
         self._schedule = schedule
         epoch = spec.trial_index % EPOCHS
-        if not self._receive_written:
-            self.session.dataplane.set_receive_slots(
-                {(sid, port.port): (port.seq_slot, port.figure_slot)
-                 for sid, slots in self._receive.items() for port in slots.ports})
-            self._receive_written = True
         for plan in self._every:
             self.session.dataplane.expect_stream(plan.stream.id, plan.stream.rx_port,
                                                  ipv6=plan.stream.ipv6, epoch=epoch,

@@ -1,6 +1,6 @@
 """Checker slots of the streams received on several ports: which cells of the
-checker's state each (stream, RX port) uses (on BMv2, p4src/v1model/rx_port_slots.p4;
-the other targets receive a stream on one port).
+checker's state each (stream, RX port) uses (p4src/common/rx_port_slots.p4, on BMv2
+and Tofino; the eBPF target receives a stream on one port).
 
 A stream with one RX port uses the cells of its own id, as always. A replicated
 stream's first port keeps them, and each other port gets cells of its own (both its
@@ -77,6 +77,13 @@ def plan_receive_slots(streams: Iterable[StreamConfig], taken: Collection[int],
                                for port in receive.ports)
         plans[stream_id] = ReceiveSlots(stream_id, receive.replicates, port_slots)
     return plans
+
+
+def slot_entries(slots: Mapping[int, ReceiveSlots]) -> dict[tuple[int, int], tuple[int, int]]:
+    """The rx_port_slots table's entries for these streams: (stream, RX port) ->
+    (seq slot, figure slot)."""
+    return {(sid, port.port): (port.seq_slot, port.figure_slot)
+            for sid, plan in slots.items() for port in plan.ports}
 
 
 def profile_receive_slots(profile: Profile) -> Mapping[int, ReceiveSlots]:
