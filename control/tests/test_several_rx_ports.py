@@ -21,6 +21,7 @@ from p4tester.p4rt import CounterValue
 from p4tester.results.model import Histogram, ReceiverStats, StreamStats, TrialResult
 from p4tester.results.tables import receivers_table
 from p4tester.runs.outputs import write_outputs
+from p4tester.search.mlr import _RecordingMeasurer
 from p4tester.server.metrics import exposition
 from p4tester.server.readings import LiveReading, StreamReading
 from p4tester.targets.ebpf.session import check_profile as check_ebpf_profile
@@ -313,3 +314,30 @@ def test_the_run_writes_receivers_csv_and_plot(tmp_path: Path) -> None:
         StreamStats(5, 64, 1, 1, 64, 0, 0, 0, 0),)),))
     assert not (plain / "receivers.csv").exists()
     assert not (plain / "receivers.png").exists()
+
+
+def test_mlrsearch_is_told_the_frames_due() -> None:
+    """A replicated stream lost 40 of the 200 frames due on its two ports (of 100 sent):
+    MLRsearch's loss ratio is 0.2, not 40 of 100."""
+
+    class OneTrial:
+        def measure(self, duration_s: float, load: float) -> TrialResult:
+            stream = StreamStats(0, 64, 100, 160, 10240, 0, 0, 0, 0, replicated=True,
+                                 receivers=(ReceiverStats(2, 100, 6400),
+                                            ReceiverStats(3, 60, 3840)))
+            return TrialResult("throughput", 0, load, 100.0, duration_s, 64, streams=(stream,))
+
+    result = _RecordingMeasurer(OneTrial()).measure(1.0, 0.5)  # type: ignore[arg-type]
+    assert (result.offered_count, result.loss_count) == (200, 40)
+    assert result.loss_ratio == 0.2
+
+
+def test_a_y1564_service_needs_a_stream_with_one_rx_port() -> None:
+    with pytest.raises(ConfigError) as caught:
+        profile_from_dict({**profile(
+            {"id": 0, "tx_port": 1, "rx_port": [2, 3], "receive": "spread"}),
+            "services": [{"name": "voice", "stream": 0, "cir": "2Mbps",
+                          "sla": {"ftd_ms": 10, "fdv_ms": 2, "flr": 0.001}}]}, "p.yaml")
+    assert str(caught.value) == (
+        "p.yaml: services: voice: stream 0 is received on several ports; a Y.1564 service "
+        "is measured on one RX port: give it a stream with one rx_port")

@@ -223,6 +223,14 @@ def profile_from_dict(data: Mapping[str, Any], source: str) -> Profile:
                                  [stream.id for stream in streams])
                   if "services" in data else ()),
     )
+    # A Y.1564 service is received on one port: its information rate counts each frame
+    # delivered once.
+    several = {stream.id for stream in streams if stream.receive is not None}
+    for service in profile.services:
+        if service.stream_id in several:
+            raise ConfigError(f"{source}: services: {service.name}: stream {service.stream_id} "
+                              "is received on several ports; a Y.1564 service is measured "
+                              "on one RX port: give it a stream with one rx_port")
     for stream in profile.streams:
         for size in profile.frame_sizes if stream.frame_size is None else ():
             try:

@@ -53,11 +53,12 @@ class _RecordingMeasurer(AbstractMeasurer):  # type: ignore[misc]  # MLRsearch h
         # The loss is counted per stream and added up (results.model), never offered
         # minus received: MLRsearch would take |offered - received|, so a stream's
         # duplicates would count as loss and hide another stream's. Handing it our
-        # count keeps it agreeing with SearchGoal.is_met_by.
+        # count keeps it agreeing with SearchGoal.is_met_by; likewise the frames due
+        # (a replicated stream is due its frames on each RX port) for the offered count.
         return MeasurementResult(
             intended_duration=intended_duration,
             intended_load=intended_load,
-            offered_count=trial.tx_frames,
+            offered_count=trial.frames_due,
             loss_count=trial.lost,
             offered_duration=trial.duration_s,
         )
