@@ -71,6 +71,9 @@ class FakeSession:
     def interface(self, number: int) -> str:
         return f"p4lt{number}"
 
+    def checker_cells(self, stream_id: int) -> tuple[int, ...]:
+        return (stream_id,)  # the flows are received on one port each
+
 
 def engine() -> tuple[EbpfFlowEngine, FakeSession, tuple[FlowPlan, FlowPlan]]:
     streams = (StreamConfig(id=0, tx_port=1, rx_port=2), StreamConfig(id=1, tx_port=1, rx_port=2))

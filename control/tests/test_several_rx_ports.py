@@ -25,6 +25,7 @@ from p4tester.search.mlr import _RecordingMeasurer
 from p4tester.server.metrics import exposition
 from p4tester.server.readings import LiveReading, StreamReading
 from p4tester.targets.ebpf.session import check_profile as check_ebpf_profile
+from p4tester.targets.ebpf.tester import port_slot_cell, port_slot_index
 from p4tester.targets.tofino.runner import target_from_config
 from p4tester.tester.receive_slots import (
     PortSlots,
@@ -107,7 +108,9 @@ def test_tofino_plans_slots_from_its_own_cells() -> None:
         (5, 8): {"seq": 5, "figures": 5}, (5, 16): {"seq": 0, "figures": 0}}
 
 
-def test_ebpf_refuses_several_rx_ports() -> None:
+def test_ebpf_refuses_a_spread_stream() -> None:
+    """A spread stream's one sequence would be updated from two interfaces' CPUs at once
+    (the eBPF program's register updates are not atomic across CPUs)."""
     topology = topology_from_dict({"name": "t", "switch": {"target": "ebpf"},
                                    "ports": {n: {"line_rate": "1Gbps"} for n in (1, 2, 3)},
                                    "dut": {"kind": "external"}}, "t.yaml")
@@ -116,8 +119,17 @@ def test_ebpf_refuses_several_rx_ports() -> None:
     with pytest.raises(ConfigError) as caught:
         check_ebpf_profile(topology, prof)
     assert str(caught.value) == (
-        "p.yaml: stream 0: several RX ports (rx_port: [...]) not supported on target ebpf "
-        "(BMv2 supports it); drop it from the stream")
+        "p.yaml: stream 0: receive: spread (one sequence over several interfaces; replicate "
+        "works) not supported on target ebpf (BMv2 supports it); drop it from the stream")
+
+
+def test_ebpf_slot_cells() -> None:
+    """rx_port_slots (p4src/psa/rx_port_slots.p4): a cell per (stream, port)."""
+    assert port_slot_index(3, 2) == 3 * 256 + 2
+    assert port_slot_cell(3, 40) == 3 | 40 << 16 | 1 << 40
+    with pytest.raises(ValueError, match=r"stream 0, port 256: the slots have cells for "
+                                         r"streams 0..63, ports 0..255"):
+        port_slot_index(0, 256)
 
 
 # ---- checker slots -------------------------------------------------------------------

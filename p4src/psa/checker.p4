@@ -1,7 +1,10 @@
 /* Receive-side checker on the eBPF target: per-stream state in registers (BPF
  * array maps the controller reads and clears directly, so there is no in-band
  * READ or CLEAR), per-stream events and histograms in counters. The arithmetic
- * is shared (common/); this file only holds state.
+ * is shared (common/); this file only holds state. State is indexed by slot
+ * (rx_port_slots.p4): sequence state by seq_slot, counts, latency and histograms by
+ * figure_slot, both the stream id unless the stream is received on several ports;
+ * rx_samples is kept in both, as on BMv2 (v1model/checker.p4).
  * A stream's frames are checked by one CPU at a time as long as they arrive on
  * one interface queue (a veth, a NIC queue without RSS spreading the stream):
  * the register updates are not atomic across CPUs. */
@@ -14,7 +17,8 @@
 #include "../common/latency_math.p4"
 #include "histogram_bins.p4"
 
-control StreamChecker(in headers_t hdr, in timestamp_t rx_ts) {
+control StreamChecker(in headers_t hdr, in timestamp_t rx_ts, in bit<32> seq_slot,
+                      in bit<32> figure_slot) {
     Register<seq_t, bit<32>>(MAX_STREAMS)       rx_next_expected;
     Register<seq_t, bit<32>>(MAX_STREAMS)       rx_last_seq;
     Register<bit<64>, bit<32>>(MAX_STREAMS)     rx_samples;
@@ -41,13 +45,22 @@ control StreamChecker(in headers_t hdr, in timestamp_t rx_ts) {
     apply {
         /* p4c-ebpf passes register indices and values by address: each one is a
          * variable, never an expression. */
-        bit<32> s = (bit<32>) hdr.tester.stream_id;
+        bit<32> q = seq_slot;
+        bit<32> s = figure_slot;
         rx_stream.count(s);
 
-        seq_t next_expected = rx_next_expected.read(s);
-        seq_t last_seq = rx_last_seq.read(s);
-        bit<64> samples = rx_samples.read(s);
+        seq_t next_expected = rx_next_expected.read(q);
+        seq_t last_seq = rx_last_seq.read(q);
+        bit<64> samples = rx_samples.read(q);
         bool have_previous = samples != 0;
+        /* The figure slot's own frames: the same cell unless the stream spreads. */
+        bool have_previous_here = have_previous;
+        if (s != q) {
+            bit<64> samples_here = rx_samples.read(s);
+            have_previous_here = samples_here != 0;
+            bit<64> new_samples_here = samples_here + 1;
+            rx_samples.write(s, new_samples_here);
+        }
 
         bit<8> verdict;
         seq_t gap;
@@ -55,25 +68,25 @@ control StreamChecker(in headers_t hdr, in timestamp_t rx_ts) {
         seq_t seq = hdr.tester.seq;
         sequence_verdict.apply(seq, next_expected, last_seq, have_previous,
                                verdict, gap, new_next_expected);
-        rx_next_expected.write(s, new_next_expected);
-        rx_last_seq.write(s, seq);
+        rx_next_expected.write(q, new_next_expected);
+        rx_last_seq.write(q, seq);
         bit<64> new_samples = samples + 1;
-        rx_samples.write(s, new_samples);
+        rx_samples.write(q, new_samples);
         if (verdict == SEQ_GAP) {
-            bit<64> lost = rx_lost.read(s) + (bit<64>) gap;
-            rx_lost.write(s, lost);
-            rx_gap_events.count(s);
+            bit<64> lost = rx_lost.read(q) + (bit<64>) gap;
+            rx_lost.write(q, lost);
+            rx_gap_events.count(q);
         } else if (verdict == SEQ_REORDERED) {
-            rx_reordered.count(s);
+            rx_reordered.count(q);
         } else if (verdict == SEQ_DUPLICATE) {
-            rx_duplicate.count(s);
+            rx_duplicate.count(q);
         }
 
         timestamp_t previous_latency = last_latency.read(s);
         timestamp_t latency;
         timestamp_t ipdv_abs;
         latency_math.apply(rx_ts, hdr.tester.tx_ts, latency);
-        ipdv_math.apply(latency, previous_latency, have_previous, ipdv_abs);
+        ipdv_math.apply(latency, previous_latency, have_previous_here, ipdv_abs);
         last_latency.write(s, latency);
 
         if (latency < latency_min.read(s)) {

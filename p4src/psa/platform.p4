@@ -31,6 +31,9 @@ header peek8_h {
 
 /* Per-port counters have a cell per topology port number below this. */
 #define FRONT_PANEL_PORTS 256
+#define FRONT_PANEL_PORTS_LOG2 8
+/* rx_port_slots.p4: a cell per (stream, topology port). */
+#define RX_PORT_SLOT_CELLS (MAX_STREAMS * FRONT_PANEL_PORTS)
 
 /* The ingress port cache (tester.p4: port_cache): cells, a power of two, and the
  * kinds of port a cell names. */

@@ -15,6 +15,7 @@
 #include "../common/headers.p4"
 #include "../common/rx_classifier.p4"
 #include "rx_expectation.p4"
+#include "rx_port_slots.p4"
 #include "../common/neighbors.p4"
 #include "parser.p4"
 #include "generator.p4"
@@ -32,6 +33,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
     Counter<bit<32>, bit<32>>(MAX_STREAMS, PSA_CounterType_t.PACKETS) rx_mismatched;
 
     RxExpectation() expectation;
+    RxPortSlots() port_slots;
     RxClassifier() classifier;
     GeneratorIngress() generator;
     StreamChecker() checker;
@@ -40,6 +42,10 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
     bit<16> port_number = 0;
     bool is_tester_port = false;
     bool is_generator_port = false;
+    /* The checker's cells for a stream frame (rx_port_slots.p4). */
+    bool listed = false;
+    bit<32> seq_slot = 0;
+    bit<32> figure_slot = 0;
 
     action tester_port(bit<16> number) {
         port_number = number;
@@ -98,15 +104,22 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
             if (is_control) {
                 meta.rx_kind = RX_KIND_CONTROL;
             } else {
-                expectation.apply(hdr, meta.expected);
-                /* Every stream has one RX port here (false: no port is one of several). */
+                bool several_ports;
+                expectation.apply(hdr, meta.expected, several_ports);
+                seq_slot = (bit<32>) hdr.tester.stream_id;
+                figure_slot = seq_slot;
+                if (several_ports) {
+                    port_slots.apply(hdr.tester.stream_id, port_number, listed, seq_slot,
+                                     figure_slot);
+                }
                 classifier.apply(hdr, meta.frame, istd.parser_error == error.NoError,
-                                 meta.expected, port_number, false, meta.rx_kind);
+                                 meta.expected, port_number, listed, meta.rx_kind);
             }
             bit<32> kind = (bit<32>) meta.rx_kind;
             rx_kind.count(kind);
             if (meta.rx_kind == RX_KIND_STREAM) {
-                checker.apply(hdr, clock_low32(istd.ingress_timestamp));
+                checker.apply(hdr, clock_low32(istd.ingress_timestamp), seq_slot,
+                              figure_slot);
             } else if (meta.rx_kind == RX_KIND_STALE) {
                 rx_stale.count((bit<32>) hdr.tester.stream_id);
             } else if (meta.rx_kind == RX_KIND_MISMATCHED) {

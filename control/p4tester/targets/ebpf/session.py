@@ -28,6 +28,7 @@ from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES
 from p4tester.targets.ebpf.pipeline import EbpfPipeline
 from p4tester.targets.ebpf.tc_objects import TcLoadError
 from p4tester.targets.ebpf.tester import EbpfTester
+from p4tester.tester.receive_slots import profile_receive_slots, slot_entries
 from p4tester.tester.trial_loop import QDEPTH_EDGES
 
 NS_PER_US = 1000
@@ -48,14 +49,17 @@ def check_profile(topology: Topology, profile: Profile) -> None:
             ("a tunnel (VxLAN, GTP-U, SRv6: beyond the kernel verifier's bound)",
              stream.tunnel is not None),
             ("per-frame variation (vary)", bool(stream.vary)),
-            ("several RX ports (rx_port: [...])", stream.receive is not None),
+            # One sequence over several interfaces: frames of two interfaces are checked
+            # on two CPUs at once, and the register updates are not atomic across CPUs.
+            ("receive: spread (one sequence over several interfaces; replicate works)",
+             stream.receive is not None and not stream.receive.replicates),
             ("dst_mac: resolve (write the gateway's MAC into the stream)",
              stream.addresses.dst_mac == RESOLVE)) if used]
         if unsupported:
             raise ConfigError(f"{profile.source}: stream {stream.id}: "
                               f"{'; '.join(unsupported)} not supported on target ebpf "
                               "(BMv2 supports it); drop it from the stream")
-        for port in (stream.tx_port, stream.rx_port):
+        for port in (stream.tx_port, *stream.rx_ports):
             interface = port_iface(topology, port)
             if not Path(f"/sys/class/net/{interface}").exists():
                 raise ConfigError(
@@ -85,6 +89,8 @@ class EbpfSession:
         self._pin_root = Path(tempfile.mkdtemp(prefix="p4tester-bpf-"))
         self.pipeline = EbpfPipeline(object_file, object_file.with_suffix(".c"), self._pin_root)
         self.tester = EbpfTester(self.pipeline.maps)
+        # The checker slots of the streams received on several ports (replicated).
+        self.receive = profile_receive_slots(profile)
         self._linked = False
 
     @property
@@ -134,7 +140,15 @@ class EbpfSession:
             tester.forget_stream(stream.id)
             tester.stop_stream(stream.id)
             tester.clear_stream(stream.id)
+        for (stream_id, rx_port), (seq, figures) in slot_entries(self.receive).items():
+            tester.receive_on(stream_id, rx_port, seq, figures)
         set_profile_bins(tester, self.profile.latency_bins_us)
+
+    def checker_cells(self, stream_id: int) -> tuple[int, ...]:
+        """The checker cells a stream's figures are in: its id, and a several-port
+        stream's slots."""
+        slots = self.receive.get(stream_id)
+        return (stream_id, *(slots.extra_slots if slots is not None else ()))
 
     def close(self) -> None:
         self.pipeline.close()

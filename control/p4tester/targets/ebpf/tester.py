@@ -35,8 +35,14 @@ MAX_COPIES = 64
 # gen_state cells: bit 48 set while the stream runs.
 _RUNNING = 1 << 48
 _STOPPED = 0
-# rx_expected cells: bit 40 set while the stream is in a trial.
+# rx_expected cells: bit 40 set while the stream is in a trial, 41 when it is received
+# on several ports (its frames' slots are then read from rx_port_slots).
 _IN_TRIAL = 1 << 40
+_SEVERAL_PORTS = 1 << 41
+# rx_port_slots cells (p4src/psa/rx_port_slots.p4): one per (stream, topology port),
+# bit 40 set for a port that is one of the stream's several RX ports.
+RX_PORT_SLOT_PORTS = 256  # platform.p4: FRONT_PANEL_PORTS
+_LISTED = 1 << 40
 # Cells of the bin search's edge array after the last edge: above any value.
 _EDGE_FILL = (1 << 64) - 1
 
@@ -96,9 +102,18 @@ class EbpfTester:
 
     # ---- checker ---------------------------------------------------------------
     def expect_stream(self, stream_id: int, *, run: int, epoch_flags: int, rx_port: int,
-                      ip_version: int) -> None:
+                      ip_version: int, several_ports: bool = False) -> None:
         self.maps.write_register(f"{_INGRESS}_expectation_rx_expected", stream_id,
-                                 expectation_cell(run, epoch_flags, rx_port, ip_version))
+                                 expectation_cell(run, epoch_flags, rx_port, ip_version,
+                                                  several_ports))
+
+    def receive_on(self, stream_id: int, rx_port: int, seq_slot: int, figure_slot: int) -> None:
+        """Frames of the stream arriving on rx_port are its own, their sequence state in
+        seq_slot and their counts, latency and histograms in figure_slot (a stream
+        received on several ports; tester.receive_slots)."""
+        self.maps.write_register(f"{_INGRESS}_port_slots_rx_port_slots",
+                                 port_slot_index(stream_id, rx_port),
+                                 port_slot_cell(seq_slot, figure_slot))
 
     def forget_stream(self, stream_id: int) -> None:
         self.maps.write_register(f"{_INGRESS}_expectation_rx_expected", stream_id, 0)
@@ -201,11 +216,27 @@ def port_cache_cell(ifindex: int, kind: int, number: int) -> int:
     return ifindex << 32 | kind << 16 | number
 
 
-def expectation_cell(run: int, epoch_flags: int, rx_port: int, ip_version: int) -> int:
+def expectation_cell(run: int, epoch_flags: int, rx_port: int, ip_version: int,
+                     several_ports: bool = False) -> int:
     """A stream's cell of `rx_expected` (p4src/psa/rx_expectation.p4)."""
     _check_fits(("run value", run, 8), ("epoch flags", epoch_flags, 8),
                 ("rx port", rx_port, 16), ("ip version", ip_version, 8))
-    return run | epoch_flags << 8 | rx_port << 16 | ip_version << 32 | _IN_TRIAL
+    return (run | epoch_flags << 8 | rx_port << 16 | ip_version << 32 | _IN_TRIAL
+            | (_SEVERAL_PORTS if several_ports else 0))
+
+
+def port_slot_index(stream_id: int, rx_port: int) -> int:
+    """A (stream, RX port)'s cell of `rx_port_slots` (p4src/psa/rx_port_slots.p4)."""
+    if not 0 <= stream_id < MAX_STREAMS or not 0 <= rx_port < RX_PORT_SLOT_PORTS:
+        raise ValueError(f"stream {stream_id}, port {rx_port}: the slots have cells for "
+                         f"streams 0..{MAX_STREAMS - 1}, ports 0..{RX_PORT_SLOT_PORTS - 1}")
+    return stream_id * RX_PORT_SLOT_PORTS + rx_port
+
+
+def port_slot_cell(seq_slot: int, figure_slot: int) -> int:
+    """The cell's value: bits 0-15 the seq slot, 16-31 the figure slot, bit 40 set."""
+    _check_fits(("seq slot", seq_slot, 16), ("figure slot", figure_slot, 16))
+    return seq_slot | figure_slot << 16 | _LISTED
 
 
 def generator_state(end_seq: int, run: int, epoch_flags: int) -> int:

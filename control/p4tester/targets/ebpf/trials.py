@@ -31,7 +31,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import EPOCHS, HIST_CELLS_PER_STREAM, IP_VERSION_4, IP_VERSION_6
-from p4tester.dataplane.headers import epoch_flags
+from p4tester.dataplane.headers import StreamRegisters, epoch_flags
 from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.lab.dut_counters import dut_counters_for
@@ -50,7 +50,12 @@ from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import (
     CounterSnapshot,
 )
-from p4tester.tester.stream_figures import LatencySums, StreamCounters, stream_figures
+from p4tester.tester.stream_figures import (
+    LatencySums,
+    StreamCounters,
+    several_port_figures,
+    stream_figures,
+)
 from p4tester.tester.stream_plan import trial_schedule, trial_streams
 from p4tester.tester.trial_course import SWITCH_CLOCK_BITS, StreamSample
 from p4tester.tester.trial_loop import (
@@ -110,8 +115,13 @@ def switch_time_us() -> int:
 
 
 def stream_cells(session: EbpfSession, name: str) -> dict[int, CounterValue]:
-    """One per-stream counter (EBPF_STREAM_COUNTERS) of the profile's streams."""
-    return {s.id: session.tester.stream_counter(name, s.id) for s in session.profile.streams}
+    """One per-stream counter (EBPF_STREAM_COUNTERS) of the profile's streams, and of
+    the checker slots of those received on several ports."""
+    return {cell: session.tester.stream_counter(name, cell) for cell in _checker_cells(session)}
+
+
+def _checker_cells(session: EbpfSession) -> list[int]:
+    return [cell for s in session.profile.streams for cell in session.checker_cells(s.id)]
 
 
 def port_cells(session: EbpfSession, direction: str) -> dict[int, CounterValue]:
@@ -126,7 +136,7 @@ def read_counters(session: EbpfSession) -> tuple[CounterSnapshot, ProgramPortCou
     frame counts for the self-check."""
     tester = session.tester
     cells = {name: stream_cells(session, name) for name in _STREAM_COUNTERS}
-    streams = [s.id for s in session.profile.streams]
+    streams = _checker_cells(session)
     for name in ("latency_hist", "qdepth_hist"):
         cells[name] = {sid * HIST_CELLS_PER_STREAM + cell: CounterValue(packets, 0)
                        for sid in streams
@@ -138,6 +148,13 @@ def read_counters(session: EbpfSession) -> tuple[CounterSnapshot, ProgramPortCou
     return CounterSnapshot(cells), ProgramPortCounts(
         rx={p: c.packets for p, c in cells["rx_port"].items()},
         tx={p: c.packets for p, c in cells["tx_port"].items()})
+
+
+def _latency_sums(registers: StreamRegisters) -> LatencySums:
+    """A checker cell's latency registers (the program's clock counts nanoseconds)."""
+    return LatencySums(registers.rx_samples, registers.latency_min / NS_PER_US,
+                       registers.latency_max / NS_PER_US, registers.latency_sum / NS_PER_US,
+                       registers.jitter_sum / NS_PER_US)
 
 
 def check_frame_fits(session: EbpfSession, stream: StreamConfig, size: int) -> None:
@@ -245,9 +262,11 @@ class EbpfTrials:
             tester.stop_stream(stream.id)
             tester.expect_stream(stream.id, run=self.run_value, epoch_flags=epoch_flags(epoch),
                                  rx_port=stream.rx_port,
-                                 ip_version=IP_VERSION_6 if stream.ipv6 else IP_VERSION_4)
+                                 ip_version=IP_VERSION_6 if stream.ipv6 else IP_VERSION_4,
+                                 several_ports=stream.receive is not None)
             # Before the opening edge: the trial's figures are differences from here.
-            tester.clear_stream(stream.id)
+            for cell in self.session.checker_cells(stream.id):
+                tester.clear_stream(cell)
             tester.set_replication(stream.id, self.session.pipeline.ifindex(
                 self.session.interface(stream.tx_port)), plan.copies)
         return ArmedTrial(tuple(Sender(p.stream.id, p.budget, p.rate_pps) for p in self._plans),
@@ -337,14 +356,17 @@ class EbpfTrials:
 
     def _stream_stats(self, sid: int, frame_size: int, before: CounterSnapshot,
                       after: CounterSnapshot) -> StreamStats:
-        registers = self.session.tester.read_stream_registers(sid)
-        latency = LatencySums(registers.rx_samples, registers.latency_min / NS_PER_US,
-                              registers.latency_max / NS_PER_US,
-                              registers.latency_sum / NS_PER_US,
-                              registers.jitter_sum / NS_PER_US)
-        return stream_figures(sid, frame_size, before, after, EBPF_STREAM_COUNTERS, latency,
-                              registers.rx_lost, self.session.profile.latency_bins_us,
-                              QDEPTH_EDGES)
+        read = {cell: self.session.tester.read_stream_registers(cell)
+                for cell in self.session.checker_cells(sid)}
+        edges = self.session.profile.latency_bins_us
+        slots = self.session.receive.get(sid)
+        if slots is not None:
+            return several_port_figures(
+                sid, frame_size, before, after, EBPF_STREAM_COUNTERS, slots,
+                {cell: _latency_sums(r) for cell, r in read.items()},
+                {cell: r.rx_lost for cell, r in read.items()}, edges, QDEPTH_EDGES)
+        return stream_figures(sid, frame_size, before, after, EBPF_STREAM_COUNTERS,
+                              _latency_sums(read[sid]), read[sid].rx_lost, edges, QDEPTH_EDGES)
 
     def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
                before: CounterSnapshot, after: CounterSnapshot) -> Extras:
