@@ -32,6 +32,7 @@ from p4tester.tester.receive_slots import (
     ReceiveCell,
     ReceiveSlots,
     plan_receive_slots,
+    profile_receive_slots,
     receive_cells,
 )
 from p4tester.tester.snapshot import CounterSnapshot
@@ -283,7 +284,7 @@ def test_live_rows_per_rx_port_with_the_sequence_counted_once() -> None:
         {"id": 1, "tx_port": 1, "rx_port": 2},
         {"id": 2, "tx_port": 1, "rx_port": [3, 4], "receive": "spread"}), "p.yaml")
     # Free ids from 3 up; 63, the highest free, is the reference stream's.
-    assert receive_cells(prof) == (
+    assert receive_cells(prof, profile_receive_slots(prof)) == (
         ReceiveCell(0, 2, 0, 0), ReceiveCell(0, 3, 3, 3),
         ReceiveCell(1, 2, 1, 1),
         ReceiveCell(2, 3, 2, 4, sequence=True), ReceiveCell(2, 4, 2, 5, sequence=False))

@@ -9,8 +9,8 @@ import time
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM, HIST_OUTSIDE_BIN
 from p4tester.results.model import Histogram
+from p4tester.targets.bmv2_live import read_cells
 from p4tester.targets.bmv2_session import TesterSession
-from p4tester.tester.receive_slots import receive_cells
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.trial_loop import QDEPTH_EDGES
 
@@ -29,33 +29,17 @@ def read_switch(session: TesterSession, *, registers: bool) -> LiveReading:
     they share the packet-in channel with a running trial's own reads."""
     snapshot = CounterSnapshot.take(session.dataplane)
     now = time.time()
-    streams = []
-    tx_ports = {stream.id: stream.tx_port for stream in session.profile.streams}
-    # A row per (stream, RX port): a stream received on several has its figures per
-    # port in checker slots of their own (tester.receive_slots).
-    for cell in receive_cells(session.profile):
-        regs = session.dataplane.read_stream_registers(cell.figure_slot) if registers else None
-        seq_regs = (session.dataplane.read_stream_registers(cell.seq_slot)
-                    if registers and cell.seq_slot != cell.figure_slot else regs)
-        samples = regs.rx_samples if regs is not None else 0
-        sequence = cell.sequence
-        streams.append(StreamReading(
-            stream=cell.stream_id, tx_port=tx_ports[cell.stream_id], rx_port=cell.rx_port,
-            tx_frames=snapshot.cell(names.TX_STREAM, cell.stream_id).packets,
-            tx_bytes=snapshot.cell(names.TX_STREAM, cell.stream_id).bytes,
-            rx_frames=snapshot.cell(names.RX_STREAM, cell.figure_slot).packets,
-            rx_bytes=snapshot.cell(names.RX_STREAM, cell.figure_slot).bytes,
-            lost_in_gaps=(seq_regs.rx_lost if sequence else 0) if seq_regs is not None else None,
-            reordered=snapshot.cell(names.RX_REORDERED, cell.seq_slot).packets if sequence else 0,
-            duplicates=snapshot.cell(names.RX_DUPLICATE, cell.seq_slot).packets if sequence else 0,
-            latency_min_us=float(regs.latency_min) if regs is not None and samples else None,
-            latency_avg_us=regs.latency_sum / samples if regs is not None and samples else None,
-            latency_max_us=float(regs.latency_max) if regs is not None and samples else None,
-            latency_histogram_us=_histogram(snapshot, names.LATENCY_HIST, cell.figure_slot,
-                                            session.profile.latency_bins_us),
-            queue_depth_frames=_histogram(snapshot, names.QDEPTH_HIST, cell.figure_slot,
-                                          QDEPTH_EDGES),
-        ))
+    streams = [StreamReading(
+        stream=r.cell.stream_id, tx_port=r.tx_port, rx_port=r.cell.rx_port,
+        tx_frames=r.tx_frames, tx_bytes=r.tx_bytes, rx_frames=r.rx_frames,
+        rx_bytes=r.rx_bytes, lost_in_gaps=r.lost_in_gaps, reordered=r.reordered,
+        duplicates=r.duplicates, latency_min_us=r.latency_min_us,
+        latency_avg_us=r.latency_avg_us, latency_max_us=r.latency_max_us,
+        latency_histogram_us=_histogram(snapshot, names.LATENCY_HIST, r.cell.figure_slot,
+                                        session.profile.latency_bins_us),
+        queue_depth_frames=_histogram(snapshot, names.QDEPTH_HIST, r.cell.figure_slot,
+                                      QDEPTH_EDGES),
+    ) for r in read_cells(session, snapshot, registers=registers)]
     ports = tuple(PortReading(
         port=port.number,
         rx_frames=snapshot.cell(names.RX_PORT, port.number).packets,

@@ -4,6 +4,7 @@ program loaded, its streams wired and its bins set, and the BMv2 target beside i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from p4tester.config.profile import Profile, StreamConfig
@@ -17,7 +18,7 @@ from p4tester.streams.variation import mac_text
 from p4tester.targets.base import TargetDriver
 from p4tester.targets.bmv2 import Bmv2Target
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
-from p4tester.tester.receive_slots import profile_receive_slots, slot_entries
+from p4tester.tester.receive_slots import ReceiveSlots, profile_receive_slots, slot_entries
 from p4tester.tester.trial_loop import QDEPTH_EDGES
 
 
@@ -35,6 +36,8 @@ class TesterSession:
                                                 timeout_s=topology.switch.timeout_s)
         self.target: TargetDriver = target or Bmv2Target(Bmv2Thrift(topology.switch.thrift_port))
         self.dataplane = TesterDataplane(self.client, self.schema)
+        # The checker slots of the profile's several-port streams (written at open).
+        self.receive: Mapping[int, ReceiveSlots] = profile_receive_slots(profile)
         self._push = push_pipeline
 
     def open(self) -> None:
@@ -53,7 +56,8 @@ class TesterSession:
         self.dataplane.set_qdepth_bins(QDEPTH_EDGES)
         # The checker slots of this profile's several-port streams, and no other: an
         # earlier run's would take this run's frames on a port it listed.
-        self.dataplane.set_receive_slots(slot_entries(profile_receive_slots(self.profile)))
+        self.receive = profile_receive_slots(self.profile)
+        self.dataplane.set_receive_slots(slot_entries(self.receive))
 
     def _has_pipeline(self) -> bool:
         try:

@@ -38,7 +38,7 @@ from p4tester.tester.port_counters import (
     PortCounterSource,
 )
 from p4tester.tester.rate_schedule import RateSchedule
-from p4tester.tester.receive_slots import ReceiveSlots, profile_receive_slots
+from p4tester.tester.receive_slots import checker_cells
 from p4tester.tester.reference_stream import (
     lost_reason,
     reference_latency,
@@ -101,9 +101,6 @@ class Bmv2Trials:
         self._plans: tuple[StreamPlan, ...] = ()
         self._reference: tuple[StreamPlan, ...] = ()
         self._schedule: RateSchedule | None = None
-        # The checker slots of the streams received on several ports (the session
-        # wrote them to the switch when it opened).
-        self._receive: Mapping[int, ReceiveSlots] = profile_receive_slots(session.profile)
 
     @property
     def drain_s(self) -> float:
@@ -179,10 +176,8 @@ class Bmv2Trials:
                                            plan.frames_per_pass)
                 self._wired[plan.stream.id] = plan.frames_per_pass
         for plan in every:
-            dataplane.clear_stream(plan.stream.id)
-            if plan.stream.id in self._receive:
-                for slot in self._receive[plan.stream.id].extra_slots:
-                    dataplane.clear_stream(slot)
+            for cell in checker_cells(self.session.receive, plan.stream.id):
+                dataplane.clear_stream(cell)
         # BMv2 paces the loops (passes/s); the TX ports' queues space what they make.
         self.session.target.set_stream_rates({p.stream.id: p.loop_pps for p in every})
         self._shape(self._port_rates())
@@ -258,10 +253,10 @@ class Bmv2Trials:
 
     def _stream_stats(self, sid: int, frame_size: int, before: CounterSnapshot,
                       after: CounterSnapshot) -> StreamStats:
-        if sid in self._receive:
-            slots = self._receive[sid]
-            cells = sorted({sid, *slots.extra_slots})
-            read = {cell: self.session.dataplane.read_stream_registers(cell) for cell in cells}
+        slots = self.session.receive.get(sid)
+        if slots is not None:
+            read = {cell: self.session.dataplane.read_stream_registers(cell)
+                    for cell in checker_cells(self.session.receive, sid)}
             return several_port_figures(
                 sid, frame_size, before, after, BMV2_STREAM_COUNTERS, slots,
                 {cell: _latency_sums(r) for cell, r in read.items()},

@@ -47,6 +47,13 @@ class ReceiveSlots:
         return tuple(sorted(cells - {self.stream_id}))
 
 
+def checker_cells(slots: Mapping[int, ReceiveSlots], stream_id: int) -> tuple[int, ...]:
+    """The checker cells a stream's figures are in: its id, and a several-port stream's
+    slots (`slots`: the plan, by stream id)."""
+    plan = slots.get(stream_id)
+    return (stream_id, *(plan.extra_slots if plan is not None else ()))
+
+
 def plan_receive_slots(streams: Iterable[StreamConfig], taken: Collection[int],
                        reserved: Collection[int] = (), *, cells: int = MAX_STREAMS,
                        target: str = "BMv2") -> Mapping[int, ReceiveSlots]:
@@ -108,9 +115,10 @@ class ReceiveCell:
     sequence: bool = True
 
 
-def receive_cells(profile: Profile) -> tuple[ReceiveCell, ...]:
-    """One ReceiveCell per (stream, RX port) of the profile, in the profile's order."""
-    slots = profile_receive_slots(profile)
+def receive_cells(profile: Profile,
+                  slots: Mapping[int, ReceiveSlots]) -> tuple[ReceiveCell, ...]:
+    """One ReceiveCell per (stream, RX port) of the profile, in the profile's order
+    (`slots`: the profile's plan, profile_receive_slots)."""
     cells = []
     for stream in profile.streams:
         several = slots.get(stream.id)

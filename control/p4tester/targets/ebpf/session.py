@@ -28,7 +28,7 @@ from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES
 from p4tester.targets.ebpf.pipeline import EbpfPipeline
 from p4tester.targets.ebpf.tc_objects import TcLoadError
 from p4tester.targets.ebpf.tester import EbpfTester
-from p4tester.tester.receive_slots import profile_receive_slots, slot_entries
+from p4tester.tester.receive_slots import checker_cells, profile_receive_slots, slot_entries
 from p4tester.tester.trial_loop import QDEPTH_EDGES
 
 NS_PER_US = 1000
@@ -147,8 +147,7 @@ class EbpfSession:
     def checker_cells(self, stream_id: int) -> tuple[int, ...]:
         """The checker cells a stream's figures are in: its id, and a several-port
         stream's slots."""
-        slots = self.receive.get(stream_id)
-        return (stream_id, *(slots.extra_slots if slots is not None else ()))
+        return checker_cells(self.receive, stream_id)
 
     def close(self) -> None:
         self.pipeline.close()

@@ -32,7 +32,7 @@ from p4tester.targets.tofino.port_stats import program_port_counts
 from p4tester.targets.tofino.ports import PortSettings, bring_up_ports, check_front_panel_name
 from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE
 from p4tester.targets.tofino.readout import several_port_stats, stream_stats, take_snapshot
-from p4tester.tester.receive_slots import ReceiveSlots
+from p4tester.tester.receive_slots import ReceiveSlots, checker_cells
 from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.snapshot import CounterSnapshot
 
@@ -226,8 +226,8 @@ class TofinoTarget:
         cells = self._rx_cells(streams)
         tx_pipes = self._pipes("tx", streams)
         states = state.read_streams(self.client, cells,
-                                    {cell: tx_pipes[self._stream_of(cell, streams)]
-                                     for cell in cells})
+                                    {cell: tx_pipes[s] for s in streams
+                                     for cell in checker_cells(self._receive, s)})
         self._lost.update({cell: st.rx_lost for cell, st in states.items()})
         lost = {cell: self._lost.total(cell) for cell in cells}
         edges = (self._latency_edges_us, self._qdepth_edges)
@@ -277,14 +277,6 @@ class TofinoTarget:
                 cells[port.seq_slot] = pipe
                 cells[port.figure_slot] = pipe
         return cells
-
-    def _stream_of(self, cell: int, stream_ids: Iterable[int]) -> int:
-        """The stream whose figures a checker cell holds."""
-        for s in stream_ids:
-            slots = self._receive.get(s)
-            if cell == s or (slots is not None and cell in slots.extra_slots):
-                return s
-        raise ValueError(f"checker cell {cell} belongs to none of the streams")
 
     def _write_receive_slots(self) -> None:
         """The rx_port_slots entries of the several-port streams (after the ports are up:
