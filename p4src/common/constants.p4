@@ -159,10 +159,11 @@ const bit<8> SEQ_DUPLICATE = 3;  /* seq == seq of the previous packet received *
  * The controller creates multicast group MCAST_GROUP_BASE + stream with
  * (pacing port, REPLICA_TOKEN), which keeps the loop going, and one replica per
  * frame a loop pass makes: (TX port, REPLICA_TX + i) for i < the stream's frames
- * per pass (at most MAX_FRAMES_PER_PASS), the frames that leave the tester. */
+ * per pass (at most MAX_FRAMES_PER_PASS), the frames that leave the tester. A
+ * bursts shape's burst is one pass's frames, so this is also the largest burst. */
 const bit<16> MCAST_GROUP_BASE = 1;
 const bit<16> REPLICA_TX    = 1;
 const bit<16> REPLICA_TOKEN = 0xFFFF;
-#define MAX_FRAMES_PER_PASS 8
+#define MAX_FRAMES_PER_PASS 64
 
 #endif

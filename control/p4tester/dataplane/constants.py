@@ -46,7 +46,7 @@ RX_KIND_COUNT: Final = 8
 MCAST_GROUP_BASE: Final = 1
 REPLICA_TX: Final = 1  # TX replica i of a loop pass: REPLICA_TX + i
 REPLICA_TOKEN: Final = 0xFFFF
-MAX_FRAMES_PER_PASS: Final = 8
+MAX_FRAMES_PER_PASS: Final = 64  # also the largest burst (streams.shapes)
 
 # BMv2 (v1model) platform
 CPU_PORT: Final = 510

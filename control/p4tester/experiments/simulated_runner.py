@@ -17,7 +17,9 @@ experiments need to find something:
 - shaped trials (TrialSpec.shapes, one shape for all its streams): each step of the
   shape is offered at its own load and loses what the capacity model drops at that
   load, so only the steps above the capacity lose frames; each stream's rate course
-  says so, step by step, with the queue of the busiest step.
+  says so, step by step, with the queue of the busiest step. Bursts (a bursts shape)
+  arrive at line rate: at a mean load the DUT carries, each burst loses what exceeds
+  the buffer (as a back-to-back burst does), and the queue empties between bursts.
 
 Within a trial latency is spread evenly between its minimum and maximum (and queue
 depth between 0 and its maximum): the histograms, averages and percentiles follow
@@ -333,10 +335,20 @@ class SimulatedRunner:
             sent_before = sent_by
             ratio = capacity_loss_ratio(dut.capacity(spec.frame_size), dut.egress_load(load))
             step_lost = math.ceil(tx * dut.fan_in * ratio - 1e-9) // dut.fan_in
+            step_queue = dut.steady_queue_frames(spec.frame_size, min(load, 1.0),
+                                                 self._buffer_pct)
+            burst = shape.frames_per_burst
+            if burst > 1 and ratio == 0:
+                # Each burst arrives at line rate; at a mean load the DUT carries, its
+                # queue empties before the next one (the gap's service time is at least
+                # the burst's excess), so every burst loses the same.
+                burst_queue, burst_lost = dut.burst_queue_and_loss(
+                    spec.frame_size, burst, 1.0, self._buffer_pct)
+                step_lost = tx // burst * burst_lost // dut.fan_in
+                step_queue = float(burst_queue)
             tx_total += tx
             lost += step_lost * dut.fan_in
-            queue = max(queue, dut.steady_queue_frames(spec.frame_size, min(load, 1.0),
-                                                       self._buffer_pct))
+            queue = max(queue, step_queue)
             course.append(RateStep(step.start_s, step.duration_s, load * port_pps,
                                    tx / step.duration_s, (tx - step_lost) / step.duration_s,
                                    step.duration_s))

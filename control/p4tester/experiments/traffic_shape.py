@@ -80,12 +80,17 @@ class ShapeResult:
     def shaped_streams(self) -> tuple[StreamStats, ...]:
         return tuple(s for s in self.trial.streams if s.rate_course)
 
-    @staticmethod
-    def lossy_steps(stream: StreamStats, tolerance: float = 0.01) -> tuple[int, ...]:
+    def lossy_steps(self, stream: StreamStats, tolerance: float = 0.01) -> tuple[int, ...]:
         """The steps of a stream that received less than they sent by more than
-        `tolerance` of it (measured rates; a step without figures is left out)."""
+        `tolerance` of it (measured rates; a step without figures is left out). A bursts
+        stream's step may also end with one burst still in the DUT (its queue holds up to
+        a burst when the step's last read comes): that many frames more are not a loss."""
+        burst = dict(self.config.shapes)[stream.stream_id].frames_per_burst
+        in_flight = burst if burst > 1 else 0
         return tuple(index for index, step in enumerate(stream.rate_course)
-                     if (lost := step.lost_share) is not None and lost > tolerance)
+                     if (lost := step.lost_share) is not None and step.sent_pps is not None
+                     and lost * step.sent_pps * step.measured_s
+                     > tolerance * step.sent_pps * step.measured_s + in_flight)
 
 
 def run_shape(config: ShapeConfig, recorder: Recorder) -> ShapeResult:

@@ -21,6 +21,7 @@ from p4tester.experiments.ramp_soak import RampConfig, SoakConfig, run_ramp, run
 from p4tester.experiments.recording import Recorder
 from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_throughput
 from p4tester.experiments.traffic_shape import ShapeConfig, ShapeResult, run_shape
+from p4tester.results.model import StreamStats
 from p4tester.results.plots import (
     PlotError,
     plot_frame_loss_rate,
@@ -220,8 +221,11 @@ def shape_report(result: ShapeResult) -> list[str]:
     lines = []
     for stream in result.shaped_streams():
         shape = dict(result.config.shapes)[stream.stream_id]
-        lines += ["", f"stream {stream.stream_id}: {shape.describe()}",
-                  f"{'from s':>8} {'intended':>10} {'sent':>10} {'received':>10} {'lost %':>8}"]
+        lines += ["", f"stream {stream.stream_id}: {shape.describe()}"]
+        if shape.frames_per_burst > 1 and stream.rate_course:
+            lines.append(_bursts_line(shape.frames_per_burst, stream))
+        lines.append(f"{'from s':>8} {'intended':>10} {'sent':>10} {'received':>10} "
+                     f"{'lost %':>8}")
         for step in stream.rate_course:
             lost = "-" if step.lost_share is None else f"{step.lost_share * 100:.2f}"
             lines.append(f"{step.start_s:>8.2f} {step.intended_pps:>10.0f} "
@@ -231,6 +235,17 @@ def shape_report(result: ShapeResult) -> list[str]:
                      f"frames; steps losing over 1 %: "
                      f"{', '.join(map(str, lossy)) if lossy else 'none'}")
     return lines
+
+
+def _bursts_line(frames: int, stream: StreamStats) -> str:
+    """How often the bursts came, and the latency they met: a DUT that buffers a
+    burst delays its last frames by the burst's excess over what it forwards."""
+    mean = stream.tx_frames / sum(step.duration_s for step in stream.rate_course)
+    latency = stream.latency
+    worst = "" if latency is None else (f"; latency {latency.min_us:.0f} to "
+                                        f"{latency.max_us:.0f} us")
+    return (f"bursts of {frames} frames back to back at line rate, one every "
+            f"{1000 * frames / mean:.2f} ms ({mean:.0f} frames/s){worst}")
 
 
 def _pps(value: float | None) -> str:

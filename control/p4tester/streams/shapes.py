@@ -9,15 +9,21 @@ A shape multiplies a stream's load (its base rate) by m(t):
 - square: 1 + a for the first half of each period, 1 - a for the second.
 - flash crowd: 1 until `start`, rises linearly to `peak` over `rise`, then decays back
   towards 1 with time constant `decay` (a surge of users: a news item, a sale).
+- bursts: 1, offered as bursts of `frames` frames back to back at the port's line
+  rate, one burst every frames / load seconds (micro-bursts: the mean is the load, the
+  DUT must buffer each burst). The gap between bursts follows from the load, so a
+  search or a soak over the load keeps the bursts and moves the gap.
 
 The periodic shapes average exactly 1 over whole periods, so the load is their mean
 rate; a flash crowd's load is its base. The amplitude a is a share of the load, 0..1
 (1: the rate touches 0 in the troughs).
 
-Targets offer a shape in steps of constant rate (a BMv2 queue rate, a Tofino
+Targets offer a rate shape in steps of constant rate (a BMv2 queue rate, a Tofino
 generator timer, the eBPF sender's pacing): each step's rate is the shape's mean over
 that step (`cumulative`), so the frames a shaped trial sends are the frames the
-shape asks for, whatever the step.
+shape asks for, whatever the step. Bursts are made by the generator itself: a burst is
+the frames one generator loop pass makes (BMv2) or the copies of one template (eBPF),
+so a burst is at most MAX_BURST_FRAMES frames.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
 from typing import Final
+
+from p4tester.dataplane.constants import MAX_FRAMES_PER_PASS
 
 
 class ShapeError(ValueError):
@@ -40,7 +48,13 @@ class ShapeKind(StrEnum):
     SAWTOOTH = "sawtooth"
     SQUARE = "square"
     FLASH_CROWD = "flash-crowd"
+    BURSTS = "bursts"
 
+
+# The largest burst: the most copies of one template the eBPF program makes (its
+# multicast group's 64 entries less the list's head); one BMv2 loop pass makes up to
+# MAX_FRAMES_PER_PASS (64).
+MAX_BURST_FRAMES: Final = MAX_FRAMES_PER_PASS - 1
 
 PERIODIC: Final = frozenset({ShapeKind.SINE, ShapeKind.TRIANGLE, ShapeKind.SAWTOOTH,
                              ShapeKind.SQUARE})
@@ -50,6 +64,7 @@ _PARAMETERS: Final = {
     **{kind: {"period": "period_s", "amplitude": "amplitude"} for kind in PERIODIC},
     ShapeKind.FLASH_CROWD: {"start": "start_s", "rise": "rise_s", "peak": "peak",
                             "decay": "decay_s"},
+    ShapeKind.BURSTS: {"frames": "burst_frames"},
 }
 
 
@@ -65,6 +80,7 @@ class TrafficShape:
     rise_s: float = 1.0  # flash crowd: from the base to the peak
     peak: float = 2.0  # flash crowd: the rate at its peak, a multiple of the base
     decay_s: float = 1.0  # flash crowd: time constant of the return to the base
+    burst_frames: float = 1  # bursts: frames per burst, a whole number 2..MAX_BURST_FRAMES
 
     def __post_init__(self) -> None:
         where = f"{self.kind} shape"
@@ -80,6 +96,18 @@ class TrafficShape:
             if not self.peak >= 1:
                 raise ShapeError(f"{where}: peak {self.peak:g} must be at least 1 (a multiple "
                                  "of the base rate)")
+        if self.kind is ShapeKind.BURSTS and (
+                self.burst_frames != int(self.burst_frames)
+                or not 2 <= self.burst_frames <= MAX_BURST_FRAMES):
+            raise ShapeError(f"{where}: frames={self.burst_frames:g} must be a whole number "
+                             f"from 2 to {MAX_BURST_FRAMES} (the frames one generator pass "
+                             "makes back to back); for single frames use constant")
+
+    @property
+    def frames_per_burst(self) -> int:
+        """Frames the generator sends back to back at a time: a bursts shape's frames,
+        1 for every other kind (frames spread evenly at the step's rate)."""
+        return int(self.burst_frames) if self.kind is ShapeKind.BURSTS else 1
 
     @property
     def highest(self) -> float:

@@ -25,6 +25,7 @@ class ScheduledSender:
     key: int
     rates_pps: tuple[int, ...]
     frames: tuple[int, ...]
+    burst_frames: int = 1  # frames it sends back to back at a time (a bursts shape's)
 
     @property
     def budget(self) -> int:
@@ -89,5 +90,5 @@ def build_schedule(shapes: Mapping[int, TrafficShape], base_pps: Mapping[int, fl
             frames.append(round(cumulative) - before)
         if sum(frames) < 1:
             frames[-1] = 1
-        senders.append(ScheduledSender(key, rates, tuple(frames)))
+        senders.append(ScheduledSender(key, rates, tuple(frames), shape.frames_per_burst))
     return RateSchedule(steps, tuple(senders))

@@ -16,6 +16,12 @@ pass: they are short, at line rate, and their whole figure is how many frames we
 back to back; a shaped port that lets a stalled loop catch up only 2 % faster would
 stretch a burst the DUT must see at line rate. A rate never rounds above the port's
 line rate.
+
+A stream with a bursts shape (streams.shapes, micro-bursts) makes its burst in one
+pass: its frames per pass are the burst's frames, its loop runs at rate / burst, and
+its TX port's queue is shaped to the port's line rate, so each burst leaves back to
+back at line rate and the queue stays empty between bursts. The port's other streams
+then leave their passes' frames at line rate too (still at their own rates).
 """
 
 from __future__ import annotations
@@ -51,6 +57,9 @@ class StreamPlan:
     rate_pps: int
     budget: int
     frames_per_pass: int = 1
+    # A bursts shape's stream: its port's line rate (whole frames/s), at which its
+    # passes' frames leave back to back; 0 for every other stream.
+    burst_line_pps: int = 0
 
     @property
     def loop_pps(self) -> int:
@@ -94,15 +103,18 @@ def trial_streams(profile: Profile, topology: Topology,
 
 def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple[StreamPlan, ...]:
     plans = []
+    shapes = dict(spec.shapes)
     for stream, pps in trial_streams(profile, topology, spec):
         configured = 1 if spec.frame_count else profile.trial.frames_per_pass
-        per_pass = frames_per_pass(pps, configured)
+        burst = shapes[stream.id].frames_per_burst if stream.id in shapes else 1
+        per_pass = burst if burst > 1 else frames_per_pass(pps, configured)
         ceiling = stream_ceiling_pps(stream, topology, spec)
         rate = per_pass * max(1, round(pps / per_pass))
         if rate > ceiling and per_pass > 1:
             rate = per_pass * max(1, math.floor(ceiling / per_pass))
         budget = spec.frame_count or max(1, round(rate * spec.duration_s))
-        plans.append(StreamPlan(stream, rate, budget, per_pass))
+        line = math.floor(port_line_pps(topology, stream, spec.frame_size)) if burst > 1 else 0
+        plans.append(StreamPlan(stream, rate, budget, per_pass, line))
     return tuple(plans)
 
 
@@ -179,16 +191,22 @@ def stream_ceiling_pps(stream: StreamConfig, topology: Topology, spec: TrialSpec
 def port_shaping(plans: Iterable[StreamPlan], headroom: float = SHAPING_HEADROOM) -> dict[int, int]:
     """Each TX port's queue rate: where a stream makes several frames per pass, its
     streams' rates together with the headroom; elsewhere 0, unshaped (the port sends as
-    fast as its streams' loops, a burst at line rate). Not the reference stream's loop
+    fast as its streams' loops, a burst at line rate). A port with a bursts stream: its
+    line rate, so the bursts leave back to back. Not the reference stream's loop
     port: its frames pass its queue twice, and leave none. A shaped trial gives no
     headroom: frames a faster step left in the queue would leave above the next
     step's rate (measured: 816 frames/s in a step of 800 after one of 3200)."""
     rates: dict[int, int] = defaultdict(int)
     batched: set[int] = set()
+    line_rate: dict[int, int] = {}
     for plan in plans:
-        if plan.stream.tx_port != REFERENCE_LOOP_PORT:
-            rates[plan.stream.tx_port] += plan.rate_pps
+        port = plan.stream.tx_port
+        if port != REFERENCE_LOOP_PORT:
+            rates[port] += plan.rate_pps
             if plan.frames_per_pass > 1:
-                batched.add(plan.stream.tx_port)
-    return {port: math.ceil(rate * (1 + headroom)) if port in batched else 0
+                batched.add(port)
+            if plan.burst_line_pps:
+                line_rate[port] = plan.burst_line_pps
+    return {port: line_rate.get(port) or (math.ceil(rate * (1 + headroom)) if port in batched
+                                          else 0)
             for port, rate in rates.items()}

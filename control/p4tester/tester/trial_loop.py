@@ -370,7 +370,8 @@ class TrialLoop:
             # a shaped stream proves each of its steps.
             behind = "; ".join(
                 reason for sender, load in zip(trial.waited, offered, strict=True)
-                if (reason := course_not_offered(sender.key, courses[sender.key], target.poll_s)
+                if (reason := course_not_offered(sender.key, courses[sender.key], target.poll_s,
+                                                 _burst_frames(course, sender.key))
                     if sender.key in courses
                     else not_offered(sender.key, load, sender.rate_pps, target.poll_s)))
         streams = _with_intervals(
@@ -448,6 +449,12 @@ def verdict(check: SelfCheck | None, dut_check: SelfCheck | None) -> str | None:
         return (f"{DUT_LIMITED}: the DUT did not hold its configured behaviour: "
                 f"{dut_check.describe()}")
     return None
+
+
+def _burst_frames(course: _Course | None, key: int) -> int:
+    """The frames a shaped sender sends back to back at a time (1: spread evenly)."""
+    sender = course.schedule.sender(key) if course is not None else None
+    return sender.burst_frames if sender is not None else 1
 
 
 def _courses(course: _Course | None) -> dict[int, tuple[RateStep, ...]]:

@@ -89,6 +89,9 @@ class SendReport:
     worst_lag_s: float  # how far behind its schedule the sender ever was
     refused: int  # templates the kernel did not take (ENOBUFS): not sent
     stopped: bool = False  # stopped (or out of time) before every template was written
+    # Per feed: the most of its templates written in one slot (back to back). A bursts
+    # stream's templates are its bursts: more than one at once, and bursts merged.
+    most_at_once: tuple[int, ...] = ()
 
 
 def stay_on_this_cpu() -> int:
@@ -124,6 +127,7 @@ class TemplateSender:
         """Every feed at its own rate, from one common start; ends when all are
         written, at `time_limit_s`, or when `stop` is set."""
         done = [0] * len(feeds)
+        most_at_once = [0] * len(feeds)
         refused = 0
         worst_lag = 0.0
         slots = 0
@@ -148,6 +152,8 @@ class TemplateSender:
             slots += 1
             order = [*range(lead, len(feeds)), *range(lead)]
             pending = [index for index in order if dues[index] > done[index]]
+            for index in pending:
+                most_at_once[index] = max(most_at_once[index], dues[index] - done[index])
             while pending:
                 for index in pending:
                     try:
@@ -164,7 +170,8 @@ class TemplateSender:
         written = sum(done)
         return SendReport(written - refused, time.perf_counter() - start, max(worst_lag, 0.0),
                           refused, stopped=any(d < f.count
-                                               for d, f in zip(done, feeds, strict=True)))
+                                               for d, f in zip(done, feeds, strict=True)),
+                          most_at_once=tuple(most_at_once))
 
     def close(self) -> None:
         self._socket.close()

@@ -30,8 +30,10 @@ _QDEPTH_BITS = 16
 PORT_CACHE_CELLS = 1024
 PORT_KIND_TESTER = 1
 PORT_KIND_GENERATOR = 2
-# A stream's multicast group holds up to this many copies of a template.
-MAX_COPIES = 64
+# A stream's multicast group holds up to this many copies of a template: p4c-ebpf's
+# inner map of a group has 64 entries, and the list's (0, 0) head takes one (with 64,
+# writing the group failed: E2BIG, "Argument list too long").
+MAX_COPIES = 63
 # gen_state cells: bit 48 set while the stream runs.
 _RUNNING = 1 << 48
 _STOPPED = 0

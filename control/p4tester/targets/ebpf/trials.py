@@ -39,7 +39,13 @@ from p4tester.p4rt import CounterValue
 from p4tester.results.model import StreamStats, TrialResult
 from p4tester.streams.template import FrameSpec, build_template, offset_of_tester_header
 from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES, tag_template
-from p4tester.targets.ebpf.sender import Feed, SendReport, TemplateSender, stay_on_this_cpu
+from p4tester.targets.ebpf.sender import (
+    SLOT_S,
+    Feed,
+    SendReport,
+    TemplateSender,
+    stay_on_this_cpu,
+)
 from p4tester.targets.ebpf.session import NS_PER_US, EbpfSession
 from p4tester.targets.ebpf.tester import MAX_COPIES
 from p4tester.tester.dut_source import DutCounterSource
@@ -92,6 +98,33 @@ def copies_per_template(rate_pps: float, streams: int, burst: bool) -> int:
     return max(1, min(MAX_COPIES, math.ceil(rate_pps * streams / TEMPLATE_PPS)))
 
 
+def check_burst_spacing(bursts: Mapping[int, int], rates_pps: Mapping[int, float]) -> None:
+    """A bursts stream's burst is one template's copies, back to back; the sender
+    sends the templates due in each slot (SLOT_S) together, so bursts closer than a
+    slot would leave as one. Raises ConfigError naming the fix."""
+    for sid, frames in sorted(bursts.items()):
+        per_second = rates_pps[sid] / frames
+        if per_second > 1 / SLOT_S:
+            raise ConfigError(
+                f"stream {sid}: bursts of {frames} frames at {rates_pps[sid]:.0f} frames/s "
+                f"come every {1000 / per_second:.2f} ms; the eBPF sender sends in "
+                f"{SLOT_S * 1000:g}-ms slots, so bursts that close would merge: use bursts of "
+                f"at least {math.ceil(rates_pps[sid] * SLOT_S)} frames or a lower load")
+
+
+def merged_bursts(plans: Sequence[EbpfStreamPlan], report: SendReport | None) -> str:
+    """Why a trial did not offer its bursts ('' when it did): a bursts stream whose
+    sender fell behind and wrote two of its templates (bursts) back to back, so the
+    DUT saw a burst twice as long as asked."""
+    if report is None or not report.most_at_once:
+        return ""
+    return "; ".join(
+        f"stream {plan.stream.id}: the sender fell {report.worst_lag_s * 1000:.1f} ms behind "
+        f"and wrote {together} of its bursts of {plan.copies} frames back to back"
+        for plan, together in zip(plans, report.most_at_once, strict=True)
+        if plan.bursts and together > 1)
+
+
 @dataclass(frozen=True, slots=True)
 class EbpfStreamPlan:
     stream: StreamConfig
@@ -100,6 +133,7 @@ class EbpfStreamPlan:
     copies: int
     template: bytes  # tagged
     steps: tuple[tuple[float, float], ...] = ()  # a shaped stream's (start_s, frames/s)
+    bursts: bool = False  # a bursts shape's stream: each template is one burst
 
     @property
     def feed(self) -> Feed:
@@ -228,19 +262,26 @@ class EbpfTrials:
     # ---- sending ---------------------------------------------------------
     def arm(self, spec: TrialSpec) -> ArmedTrial:
         chosen = trial_streams(self.session.profile, self.session.topology, spec)
-        # Any whole rate of 1 frame/s or more: the sender paces templates, the program
-        # counts the frames.
-        schedule = trial_schedule(spec, self.session.topology, chosen,
-                                  lambda _, pps, ceiling: min(max(1, round(pps)),
-                                                              math.floor(ceiling)))
+        bursts = {sid: shape.frames_per_burst for sid, shape in spec.shapes
+                  if shape.frames_per_burst > 1}
+        check_burst_spacing(bursts, dict((s.id, pps) for s, pps in chosen))
+
+        def send_rate(sid: int, pps: float, ceiling: float) -> int:
+            # Any whole rate of 1 frame/s or more: the sender paces templates, the
+            # program counts the frames. A bursts stream: whole bursts (one template
+            # each) per second.
+            per = bursts.get(sid, 1)
+            return min(per * max(1, round(pps / per)), per * max(1, math.floor(ceiling / per)))
+
+        schedule = trial_schedule(spec, self.session.topology, chosen, send_rate)
         epoch = spec.trial_index % EPOCHS
         plans = []
         for stream, pps in chosen:
             size = stream.size_in(spec.frame_size)
             check_frame_fits(self.session, stream, size)
             shaped = schedule.sender(stream.id) if schedule else None
-            copies = copies_per_template(pps if shaped is None else shaped.peak_pps,
-                                         len(chosen), bool(spec.frame_count))
+            copies = bursts.get(stream.id) or copies_per_template(
+                pps if shaped is None else shaped.peak_pps, len(chosen), bool(spec.frame_count))
             budget = spec.frame_count or max(1, round(pps * spec.duration_s))
             steps: tuple[tuple[float, float], ...] = ()
             if schedule is not None and shaped is not None:
@@ -254,7 +295,8 @@ class EbpfTrials:
             template = tag_template(frame, stream.id,
                                     offset_of_tester_header(stream.encapsulation),
                                     stream.tx_port)
-            plans.append(EbpfStreamPlan(stream, pps, budget, copies, template, steps))
+            plans.append(EbpfStreamPlan(stream, pps, budget, copies, template, steps,
+                                        bursts=stream.id in bursts))
         self._plans = tuple(plans)
         tester = self.session.tester
         for plan in self._plans:
@@ -371,7 +413,7 @@ class EbpfTrials:
     def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
                before: CounterSnapshot, after: CounterSnapshot) -> Extras:
         # No reference stream on this target: the program has no loop port.
-        return Extras()
+        return Extras(unvouched=merged_bursts(self._plans, self._report))
 
 
 class EbpfTrialRunner:
