@@ -94,9 +94,9 @@ def test_generators_that_never_finish_make_the_trial_tester_limited() -> None:
     runner = switch.runner()
     result = runner.run_trial(TrialSpec("throughput", 0, 64, 0.5, 1.0))
     assert (result.valid, result.invalid_reason) == (False, "tester-limited")
-    assert result.error == ("tester-limited: generator applications [0] did not send their "
-                            "budgets within 6.5 s: is the program loaded and the pktgen port "
-                            "enabled?")
+    # One sender per stream: both streams' frames are application 0's packets.
+    assert result.error == ("tester-limited: streams [0, 1] did not send their budgets "
+                            "within 6.5 s: is the program loaded and the pktgen port enabled?")
     app = switch.fake.entries("tf1.pktgen.app_cfg", pipe=0)[0]
     assert app.data["app_enable"] is False  # stopped even though the trial failed
 

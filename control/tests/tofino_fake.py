@@ -29,10 +29,16 @@ from p4tester.targets.tofino.bfrt import (
 from p4tester.targets.tofino.schema import Schema, load_schema
 
 PIPES = 4
-APP_FIELDS = ("app_enable", "pkt_len", "pkt_buffer_offset", "pipe_local_source_port",
-              "increment_source_port", "batch_count_cfg", "packets_per_batch_cfg", "ibg",
-              "ibg_jitter", "ipg", "ipg_jitter", "batch_counter", "pkt_counter",
+# What a modify of app_cfg with an action configures: the SDE starts from a zeroed
+# configuration and sets the fields given (bf_rt_pktgen_table_impl.cpp), so a field left
+# out becomes 0. The enable bit and the counters are set apart and kept when not given.
+APP_CONFIG_FIELDS = ("timer_nanosec", "pkt_len", "pkt_buffer_offset", "pipe_local_source_port",
+                     "increment_source_port", "batch_count_cfg", "packets_per_batch_cfg",
+                     "ibg", "ibg_jitter", "ipg", "ipg_jitter")
+APP_FIELDS = ("app_enable", *APP_CONFIG_FIELDS[1:], "batch_counter", "pkt_counter",
               "trigger_counter")
+# pipe_mgr_tof_pktgen_cfg_app_conf_check: pkt_len + 6 (header) + 4 (CRC) >= 21.
+APP_MIN_PKT_LEN = 11
 
 
 @dataclass(frozen=True)
@@ -175,7 +181,7 @@ class FakeBfrt:
     def modify_entry(self, table: str, key: Key, data: Data, *, action: str | None = None,
                      pipe: int | None = None) -> None:
         spec = self._check(table, key, data, action)
-        self._check_pktgen(table, key, data)
+        self._check_pktgen(table, key, data, action)
         pipes = ([pipe] if pipe is not None else list(range(PIPES))) if spec.fixed else [None]
         for p in pipes:
             rows = self._rows(table, p)
@@ -183,6 +189,8 @@ class FakeBfrt:
             if old is None and not spec.fixed:
                 raise BfrtNotFoundError(f"{table}: no entry {dict(key)} to modify")
             merged = {**(old.data if old else {}), **data} if spec.fixed else dict(data)
+            if _configures_app(table, data, action):
+                merged = {**merged, **{f: data.get(f, 0) for f in APP_CONFIG_FIELDS}}
             rows[_frozen(key)] = TableEntry(dict(key), merged,
                                              action or (old.action if old else None))
         self.writes.append(Write("modify", table, dict(key), dict(data), action, pipe))
@@ -278,7 +286,7 @@ class FakeBfrt:
         return spec
 
     @staticmethod
-    def _check_pktgen(table: str, key: Key, data: Data) -> None:
+    def _check_pktgen(table: str, key: Key, data: Data, action: str | None) -> None:
         """What pipe_mgr checks of buffer offsets and sizes (16-B aligned, 16 KiB)."""
         offset = key.get("pkt_buffer_offset", data.get("pkt_buffer_offset", 0))
         assert isinstance(offset, int)
@@ -291,6 +299,12 @@ class FakeBfrt:
                 raise BfrtError(f"{table}: bad offset/size {offset}/{size}")
         if table == "tf1.pktgen.app_cfg" and not 0 <= int(str(key["app_id"])) < 8:
             raise BfrtError(f"{table}: app_id {key['app_id']} outside 0..7")
+        if _configures_app(table, data, action):
+            length = data.get("pkt_len", 0)
+            assert isinstance(length, int)
+            if length < APP_MIN_PKT_LEN:
+                raise BfrtError(f"{table}: packet length {length} is too small, must be at "
+                                f"least {APP_MIN_PKT_LEN}")
 
     @staticmethod
     def _register(register: str) -> tuple[int, tuple[str, ...]]:
@@ -302,6 +316,13 @@ class FakeBfrt:
     def _index(name: str, index: int, size: int) -> None:
         if not 0 <= index < size:
             raise BfrtError(f"{name}: index {index} outside 0..{size - 1}")
+
+
+def _configures_app(table: str, data: Data, action: str | None) -> bool:
+    """A modify that rewrites an application's whole configuration: one with its
+    trigger action and a configuration field."""
+    return (table == "tf1.pktgen.app_cfg" and action is not None
+            and bool(set(data) & set(APP_CONFIG_FIELDS)))
 
 
 def _check_width(table: str, name: str, value: int, width: int | None) -> None:

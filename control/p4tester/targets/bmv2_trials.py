@@ -199,15 +199,16 @@ class Bmv2Trials:
         """The fastest its loop runs this trial: a shaped stream's seeds must keep its
         pacing queue busy at its highest step."""
         shaped = self._schedule.sender(plan.stream.id) if self._schedule else None
-        return plan.loop_pps if shaped is None else shaped.peak_pps // plan.frames_per_pass
+        return plan.loop_pps if shaped is None else int(shaped.peak_pps) // plan.frames_per_pass
 
-    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, int]) -> None:
-        """A shaped trial's next step: the streams' loops and their TX ports' queues.
+    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, float]) -> None:
+        """A shaped trial's next step: the streams' loops and their TX ports' queues
+        (whole frames/s: the schedule's send_rate made them so).
         Ports open up before the loops speed up, and close after they slow down, so a
         port never holds back frames its loop makes at the step's rate."""
         faster = any(pps > p.rate_pps for p in self._plans
                      if (pps := rates_pps.get(p.stream.id)) is not None)
-        self._plans = tuple(replace(p, rate_pps=rates_pps[p.stream.id])
+        self._plans = tuple(replace(p, rate_pps=int(rates_pps[p.stream.id]))
                             if p.stream.id in rates_pps else p for p in self._plans)
         loops = {p.stream.id: p.loop_pps for p in self._plans if p.stream.id in rates_pps}
         if faster:

@@ -4,7 +4,8 @@ sends them (issue 24, item 5).
 A trial whose spec gives streams a shape (streams.shapes) runs each of them in steps
 of constant rate. The target decides how a rate is sent (BMv2 in whole frames per
 second, multiples of a loop's frames per pass, never above the stream's line rate
-share); the schedule keeps the rate it will send as the step's intended rate, and the
+share; Tofino the rate a generator timer makes, fractional); the schedule keeps the
+rate it will send as the step's intended rate, and the
 frames of each step follow from the rates by cumulative rounding, so a stream's budget
 is its steps' frames together, to the frame. The trial loop (tester.trial_loop) moves
 the target from step to step; the course (tester.rate_course) measures each step.
@@ -23,7 +24,7 @@ class ScheduledSender:
     """One shaped stream: its rate and frames in each step of the schedule."""
 
     key: int
-    rates_pps: tuple[int, ...]
+    rates_pps: tuple[float, ...]
     frames: tuple[int, ...]
     burst_frames: int = 1  # frames it sends back to back at a time (a bursts shape's)
 
@@ -32,7 +33,7 @@ class ScheduledSender:
         return sum(self.frames)
 
     @property
-    def peak_pps(self) -> int:
+    def peak_pps(self) -> float:
         return max(self.rates_pps)
 
 
@@ -52,7 +53,7 @@ class RateSchedule:
         lead = self.leads_s[step] if self.leads_s else 0.0
         return max(0.0, self.steps[step].start_s - lead)
 
-    def rates_at(self, step: int) -> dict[int, int]:
+    def rates_at(self, step: int) -> dict[int, float]:
         """Each shaped sender's rate in `step` (0-based)."""
         return {sender.key: sender.rates_pps[step] for sender in self.senders}
 
@@ -62,7 +63,7 @@ class RateSchedule:
 
 def build_schedule(shapes: Mapping[int, TrafficShape], base_pps: Mapping[int, float],
                    ceilings_pps: Mapping[int, float], duration_s: float, step_s: float,
-                   send_rate: Callable[[int, float], int]) -> RateSchedule:
+                   send_rate: Callable[[int, float], float]) -> RateSchedule:
     """The schedule of the streams in `shapes` (key -> shape) around their base rates
     (`base_pps`, the load); `send_rate(key, pps)` is the rate the target sends for
     `pps` (at least 1). All shapes step together, every `step_s`. Raises ValueError

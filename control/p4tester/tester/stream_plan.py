@@ -136,14 +136,15 @@ def shaped_plans(plans: tuple[StreamPlan, ...], topology: Topology,
     if schedule is None:
         return plans, None
     shaped = {s.key: s for s in schedule.senders}
-    return tuple(replace(plan, rate_pps=shaped[plan.stream.id].rates_pps[0],
+    # send_rate made each step's rate whole: int() keeps it the plan's type.
+    return tuple(replace(plan, rate_pps=int(shaped[plan.stream.id].rates_pps[0]),
                          budget=shaped[plan.stream.id].budget)
                  if plan.stream.id in shaped else plan for plan in plans), schedule
 
 
 def trial_schedule(spec: TrialSpec, topology: Topology,
                    chosen: Iterable[tuple[StreamConfig, float]],
-                   send_rate: Callable[[int, float, float], int]) -> RateSchedule | None:
+                   send_rate: Callable[[int, float, float], float]) -> RateSchedule | None:
     """A shaped trial's schedule (tester.rate_schedule), None without shapes: the
     spec's shapes around the trial's streams' rates (`chosen`, stream and frames/s),
     within each one's share of line rate. `send_rate(id, pps, ceiling)`: the rate the

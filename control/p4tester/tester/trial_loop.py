@@ -155,7 +155,7 @@ class TrialTarget(Protocol):
         """Start the senders, a shaped trial's at its first step's rates."""
         ...
 
-    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, int]) -> None:
+    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, float]) -> None:
         """Move a shaped trial's senders (key -> frames/s) to their next step's rates."""
         ...
 

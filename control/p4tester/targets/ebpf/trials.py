@@ -330,7 +330,7 @@ class EbpfTrials:
         self._thread = sender_thread(self._sender, [plan.feed for plan in self._plans],
                                      self._stop, self._reported)
 
-    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, int]) -> None:
+    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, float]) -> None:
         """Nothing to write: the sender paces each shaped feed by its steps itself."""
         del trial, rates_pps
 

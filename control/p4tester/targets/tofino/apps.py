@@ -10,12 +10,17 @@ An application runs in the generators of all the trial's TX pipes at once, each 
 pipe: so a pipe's ingress carries its received traffic plus only a k-th of the
 generator packets (limits.py has the arithmetic). Egress numbers each stream's copies
 as they leave, so copies made in different pipes share one sequence.
+
+A shaped trial (issue 24, item 5) gives a shaped stream one timer per step (`steps`):
+its application starts at the first and the driver moves it on while it runs. Streams
+share an application only if every step's timer is the same (the same shape, load and
+frame), so one retune never moves a stream that is not due to move.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from p4tester.streams.frame_sizes import FCS_BYTES, FrameSizeError
 from p4tester.streams.rates import format_bitrate, l1_frame_bits, validate_frame_size
@@ -32,8 +37,10 @@ class AppPlan:
     pipes: tuple[int, ...]  # whose generators run it, each at rate_pps / len(pipes)
     stream_ids: tuple[int, ...]
     template: bytes  # the frame without FCS
-    rate_pps: float  # requested, per stream
-    schedule: TimerSchedule  # of each pipe's generator
+    rate_pps: float  # requested, per stream (a shaped one's: its first step's)
+    schedule: TimerSchedule  # of each pipe's generator, now
+    # A shaped application's timer (each pipe's) in each step; () at a constant rate.
+    steps: tuple[TimerSchedule, ...] = ()
 
     @property
     def mcast_group(self) -> int:
@@ -49,6 +56,20 @@ class AppPlan:
         return self.schedule.achieved_pps * len(self.pipes)
 
 
+def generator_pipes(tx_pipes: Mapping[int, int], stream_ids: Iterable[int]) -> tuple[int, ...]:
+    """The pipes whose generators run the applications of these streams: every TX pipe
+    of any of them (an application runs in all, each making its share)."""
+    return tuple(sorted({tx_pipes[s] for s in stream_ids}))
+
+
+def pipe_timer(rate_pps: float, frame_size: int, pipes: int, *,
+               tolerance: float = DEFAULT_TOLERANCE,
+               clock_hz: int = CORE_CLOCK_HZ) -> TimerSchedule:
+    """Each pipe's timer for a stream (or application) at rate_pps made by `pipes`
+    generators together; the stream's rate is its achieved_pps x pipes."""
+    return timer_schedule(rate_pps / pipes, frame_size, tolerance=tolerance, clock_hz=clock_hz)
+
+
 def plan_apps(
     rates_pps: Mapping[int, float],
     templates: Mapping[int, bytes],
@@ -56,9 +77,22 @@ def plan_apps(
     *,
     tolerance: float = DEFAULT_TOLERANCE,
     clock_hz: int = CORE_CLOCK_HZ,
+    steps: Mapping[int, Sequence[TimerSchedule]] | None = None,
 ) -> tuple[AppPlan, ...]:
-    """Group streams (id -> rate) into applications; tx_pipes: stream -> its TX pipe."""
-    groups: dict[tuple[float, bytes], list[int]] = {}
+    """Group streams (id -> rate) into applications; tx_pipes: stream -> its TX pipe.
+    `steps`: each shaped stream's timer (each pipe's, as pipe_timer gave it for the
+    pipes generator_pipes names) in every step; it starts at the first, and its rate
+    in rates_pps is ignored."""
+    courses = {s: tuple(timers) for s, timers in (steps or {}).items()}
+    stray = sorted(set(courses) - set(rates_pps))
+    if stray:
+        raise ValueError(f"streams {stray} have step timers but no rate: give every shaped "
+                         "stream a rate too (the trial's streams are those with one)")
+    lengths = {len(timers) for timers in courses.values()}
+    if 0 in lengths or len(lengths) > 1:
+        raise ValueError("shaped streams step together: give each the same number of step "
+                         "timers, at least one")
+    groups: dict[tuple[bytes, float | tuple[TimerSchedule, ...]], list[int]] = {}
     for stream in sorted(rates_pps):
         if stream not in templates:
             raise ValueError(f"stream {stream} has a rate but no template: set_templates() "
@@ -70,20 +104,65 @@ def plan_apps(
         except FrameSizeError as exc:
             raise ValueError(f"stream {stream}: template of {len(templates[stream])} B (no "
                              f"FCS): {exc}") from exc
-        groups.setdefault((float(rates_pps[stream]), templates[stream]), []).append(stream)
+        course = courses.get(stream, float(rates_pps[stream]))
+        groups.setdefault((templates[stream], course), []).append(stream)
     if len(groups) > names.PKTGEN_APPS:
         raise ValueError(
             f"these streams need {len(groups)} generator applications (one per distinct rate "
-            f"and template) and Tofino 1 has {names.PKTGEN_APPS}: give streams the same rate "
-            "and frame, or run fewer streams per trial")
-    pipes = tuple(sorted({tx_pipes[s] for s in rates_pps}))
+            "and template; a shaped stream shares one only with streams of the same shape, "
+            f"load and frame) and Tofino 1 has {names.PKTGEN_APPS}: give streams the same "
+            "rate (shape) and frame, shape fewer streams, or run fewer streams per trial")
+    pipes = generator_pipes(tx_pipes, rates_pps)
     plans = []
-    for app_id, ((rate, template), streams) in enumerate(groups.items()):
-        schedule = timer_schedule(rate / len(pipes), len(template) + FCS_BYTES,
-                                  tolerance=tolerance, clock_hz=clock_hz)
-        plans.append(AppPlan(app_id, pipes, tuple(streams), template, rate, schedule))
-    check_generator_load(plans)
+    for app_id, ((template, course), streams) in enumerate(groups.items()):
+        if isinstance(course, tuple):
+            plans.append(AppPlan(app_id, pipes, tuple(streams), template,
+                                 course[0].achieved_pps * len(pipes), course[0], course))
+            continue
+        schedule = pipe_timer(course, len(template) + FCS_BYTES, len(pipes),
+                              tolerance=tolerance, clock_hz=clock_hz)
+        plans.append(AppPlan(app_id, pipes, tuple(streams), template, course, schedule))
+    longest = max((len(p.steps) for p in plans), default=0)
+    for step in range(max(longest, 1)):
+        # Every step's timers together: a shaped application's peak may be what overloads.
+        try:
+            check_generator_load([replace(p, schedule=p.steps[step]) if p.steps else p
+                                  for p in plans])
+        except ValueError as overloaded:
+            if not longest:
+                raise
+            raise ValueError(f"step {step} of the shaped trial: {overloaded}") from None
     return tuple(plans)
+
+
+def retimed_apps(apps: Sequence[AppPlan], timers: Mapping[int, TimerSchedule],
+                 ) -> tuple[AppPlan, ...]:
+    """The applications a shaped trial's step moves, at their new timers: each shaped
+    stream's timer (stream -> one of its steps'), the streams of one application all
+    to one. Applications whose timer stays are left out: nothing to write."""
+    unknown = sorted(set(timers) - {s for a in apps for s in a.stream_ids})
+    if unknown:
+        raise ValueError(f"streams {unknown} are not generated in this trial: "
+                         "set their rates first")
+    moved = []
+    for app in apps:
+        given = {s: timers[s] for s in app.stream_ids if s in timers}
+        if not given:
+            continue
+        if len(given) != len(app.stream_ids) or len(set(given.values())) > 1:
+            raise ValueError(
+                f"streams {list(app.stream_ids)} share generator application {app.app_id}: "
+                "give all of them one timer (only streams shaped alike share an "
+                "application)")
+        timer = next(iter(given.values()))
+        if timer not in app.steps:
+            raise ValueError(
+                f"application {app.app_id} (streams {list(app.stream_ids)}) has no step "
+                f"timed {timer.period_ns} ns x {timer.packets_per_batch} packets: a shaped "
+                "stream's step timers are planned with its rates (plan_apps steps=...)")
+        if timer != app.schedule:
+            moved.append(replace(app, schedule=timer))
+    return tuple(moved)
 
 
 def check_generator_load(plans: list[AppPlan]) -> None:

@@ -6,9 +6,12 @@ A trial (runner.py does this):
     target.set_templates({id: frame})  frames without FCS (stream id in them is ignored);
                                        the checker's expectation of each (rx_expected)
     target.set_stream_rates({id: pps}) applications, timers, buffer, multicast groups
+                                       (a shaped trial: with each shaped stream's step
+                                       timers, from target.pipe_timer)
     before = target.snapshot()
     target.start_trial({id: budget})   registers zeroed, budgets armed, apps enabled
-    ... target.generated() until each app made its budget; target.poll_lost() now and then
+    ... target.generated() until each app made its budget; target.poll_lost() now and then;
+        a shaped trial's target.retime_streams({id: timer}) at each step
     target.stop_trial(); drain; after = target.snapshot(); target.stream_stats(before, after)
 Around the snapshots target.port_counts() (the program's rx_port / tx_port) and the
 ports' MAC counters (port_stats.MacPortCounters) give the trial's self-check.
@@ -24,13 +27,21 @@ from typing import TYPE_CHECKING, Literal
 from p4tester.results.model import StreamStats
 from p4tester.targets.base import TargetDriver
 from p4tester.targets.tofino import bins, multicast, names, pktgen, state
-from p4tester.targets.tofino.apps import AppPlan, app_budget, pipe_budgets, plan_apps
+from p4tester.targets.tofino.apps import (
+    AppPlan,
+    app_budget,
+    generator_pipes,
+    pipe_budgets,
+    pipe_timer,
+    plan_apps,
+    retimed_apps,
+)
 from p4tester.targets.tofino.bfrt import BfrtClient
 from p4tester.targets.tofino.expectation import template_expectation, write_expectations
 from p4tester.targets.tofino.hardware import CORE_CLOCK_HZ, pipe_of
 from p4tester.targets.tofino.port_stats import program_port_counts
 from p4tester.targets.tofino.ports import PortSettings, bring_up_ports, check_front_panel_name
-from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE
+from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE, TimerSchedule
 from p4tester.targets.tofino.readout import several_port_stats, stream_stats, take_snapshot
 from p4tester.tester.receive_slots import ReceiveSlots, checker_cells
 from p4tester.tester.selfcheck import ProgramPortCounts
@@ -128,16 +139,43 @@ class TofinoTarget:
         multicast.remove_groups(self.client)
         self._apps = ()
 
-    def set_stream_rates(self, rates_pps: Mapping[int, float]) -> None:
+    def set_stream_rates(self, rates_pps: Mapping[int, float],
+                         steps: Mapping[int, Sequence[TimerSchedule]] | None = None) -> None:
+        """The trial's streams at these rates. `steps`: a shaped trial's timers (each
+        pipe's, from pipe_timer) of each shaped stream in every step: it starts at the
+        first, retime_streams moves it on (apps.plan_apps)."""
         if not self._dev_ports:
             raise RuntimeError("prepare() the target before setting rates: ports come first")
         apps = plan_apps(rates_pps, self._templates, self._pipes("tx"),
-                         tolerance=self._tolerance, clock_hz=self._clock_hz)
+                         tolerance=self._tolerance, clock_hz=self._clock_hz, steps=steps)
         self.stop_trial()
         pktgen.program_apps(self.client, apps)
         tx_dev = {s: self._dev_ports[self._streams[s].tx_port] for s in rates_pps}
         multicast.write_groups(self.client, apps, tx_dev)
         self._apps = apps
+
+    def generator_pipes(self, stream_ids: Iterable[int]) -> tuple[int, ...]:
+        """The pipes whose generators make these streams together (their TX pipes)."""
+        return generator_pipes(self._pipes("tx"), stream_ids)
+
+    def pipe_timer(self, rate_pps: float, frame_size: int, pipes: int) -> TimerSchedule:
+        """Each pipe's timer for a stream at rate_pps made by `pipes` generators, with
+        this target's clock and tolerance: the stream gets achieved_pps x pipes."""
+        return pipe_timer(rate_pps, frame_size, pipes, tolerance=self._tolerance,
+                          clock_hz=self._clock_hz)
+
+    def retime_streams(self, timers: Mapping[int, TimerSchedule]) -> None:
+        """A shaped trial's next step while its applications run: each shaped stream's
+        new timer (one of its steps'), written to its application in every pipe it
+        runs in (pktgen.retime_app says what the hardware does meanwhile). An
+        application whose timer stays is not written. The streams of one application
+        move together: all of them, to one timer."""
+        moved = {app.app_id: app for app in retimed_apps(self._apps, timers)}
+        slots = pktgen.buffer_slots(self._apps)
+        for app in moved.values():
+            for pipe in app.pipes:
+                pktgen.retime_app(self.client, app, slots[pipe][app.app_id], pipe)
+        self._apps = tuple(moved.get(a.app_id, a) for a in self._apps)
 
     def shape_ports(self, rates_pps: Mapping[int, int]) -> None:
         """Nothing to do: the packet generator's timers space every frame."""

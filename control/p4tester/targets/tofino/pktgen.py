@@ -3,6 +3,29 @@
 Its tables are fixed tables of the SDE that are only modified, never added to. The
 buffer and the applications are per pipe; an application runs in the pipes AppPlan
 names (the same app id, timer and template in each) and stays disabled in the others.
+
+A shaped trial changes a running application's timer and burst (retime_app). What the
+open SDE shows of that (open-p4studio bf-drivers):
+- a BfRt modify of app_cfg with an action rewrites the application's whole
+  configuration: fields not given become 0 (bf_rt_pktgen_table_impl.cpp starts from a
+  zeroed bf_pktgen_app_cfg_t), and pipe_mgr refuses a packet length of 0. So a retime
+  writes every field, only the timer and burst changed. app_enable and the counters
+  are separate operations in that modify, and are left out: the application keeps
+  running and counting.
+- pipe_mgr refuses only a change of trigger type while the application is enabled
+  (pipe_mgr_tof_pktgen_cfg_app_conf_check: BF_IN_USE); timer and burst may change.
+- it writes the registers one after another: the burst (event_number) before the
+  timer (event_timer), so for the microseconds between the two a trigger makes the
+  new burst at the old period.
+- the write is per pipe: the app's control register holds its enable bit, and
+  pipe_mgr refuses one write to several pipes whose copies differ (the application
+  is enabled in the trial's pipes only).
+Not in the open SDE, and unmeasured (no Tofino here): whether writing the timer
+restarts the running period or lets it run out, and whether a batch in flight ends
+with its old size. Either way a step begins up to one period (old or new, at most
+max(burst) / rate) off its planned start and at most one burst leaves at the wrong
+spacing; a trial's frames stay exact, since ingress counts them against the budget
+(p4src/tna/generator.p4), not the generator.
 """
 
 from __future__ import annotations
@@ -70,12 +93,12 @@ def write_templates(client: BfrtClient, pipe: int, slots: Sequence[BufferSlot]) 
                             {names.BUFFER_DATA: slot.data}, pipe=pipe)
 
 
-def configure_app(client: BfrtClient, app: AppPlan, slot: BufferSlot, pipe: int) -> None:
-    """Timer, burst and template of an application in one pipe, left disabled."""
+def _app_config(app: AppPlan, slot: BufferSlot) -> dict[str, int | bool]:
+    """Every configuration field of a timer application (what a modify with its action
+    rewrites): timer, burst and template."""
     schedule = app.schedule
-    client.modify_entry(names.PKTGEN_APP_CFG, {names.PKTGEN_APP_KEY: app.app_id}, {
+    return {
         names.APP_TIMER_NS: schedule.period_ns,
-        names.APP_ENABLE: False,
         names.APP_PKT_LEN: len(slot.data),
         names.APP_BUFFER_OFFSET: slot.offset,
         names.APP_SOURCE_PORT: PKTGEN_PORT_IN_PIPE,
@@ -87,10 +110,26 @@ def configure_app(client: BfrtClient, app: AppPlan, slot: BufferSlot, pipe: int)
         names.APP_IBG_JITTER: 0,
         names.APP_IPG: 0,
         names.APP_IPG_JITTER: 0,
+    }
+
+
+def configure_app(client: BfrtClient, app: AppPlan, slot: BufferSlot, pipe: int) -> None:
+    """Timer, burst and template of an application in one pipe, left disabled."""
+    client.modify_entry(names.PKTGEN_APP_CFG, {names.PKTGEN_APP_KEY: app.app_id}, {
+        **_app_config(app, slot),
+        names.APP_ENABLE: False,
         names.APP_BATCH_COUNTER: 0,
         names.APP_PKT_COUNTER: 0,
         names.APP_TRIGGER_COUNTER: 0,
     }, action=names.TRIGGER_TIMER_PERIODIC, pipe=pipe)
+
+
+def retime_app(client: BfrtClient, app: AppPlan, slot: BufferSlot, pipe: int) -> None:
+    """A running application's new timer and burst (app.schedule) in one pipe: its
+    whole configuration again (the module's docstring says why), neither its enable
+    bit nor its counters."""
+    client.modify_entry(names.PKTGEN_APP_CFG, {names.PKTGEN_APP_KEY: app.app_id},
+                        _app_config(app, slot), action=names.TRIGGER_TIMER_PERIODIC, pipe=pipe)
 
 
 def set_app_enabled(client: BfrtClient, app_id: int, enabled: bool,
@@ -105,11 +144,21 @@ def disable_all_apps(client: BfrtClient) -> None:
         set_app_enabled(client, app_id, False)
 
 
-def program_apps(client: BfrtClient, apps: Sequence[AppPlan]) -> None:
-    """Templates into each pipe's buffer, then the applications (disabled)."""
+def buffer_slots(apps: Sequence[AppPlan]) -> dict[int, dict[int, BufferSlot]]:
+    """pipe -> app id -> its template's slot: each pipe's buffer holds the templates of
+    the applications that run there, in their order."""
+    slots = {}
     for pipe in sorted({p for a in apps for p in a.pipes}):
         in_pipe = [a for a in apps if pipe in a.pipes]
-        slots = layout_buffer([a.template for a in in_pipe])
-        write_templates(client, pipe, slots)
-        for app, slot in zip(in_pipe, slots, strict=True):
-            configure_app(client, app, slot, pipe)
+        laid = layout_buffer([a.template for a in in_pipe])
+        slots[pipe] = {app.app_id: slot for app, slot in zip(in_pipe, laid, strict=True)}
+    return slots
+
+
+def program_apps(client: BfrtClient, apps: Sequence[AppPlan]) -> None:
+    """Templates into each pipe's buffer, then the applications (disabled)."""
+    by_id = {a.app_id: a for a in apps}
+    for pipe, slots in buffer_slots(apps).items():
+        write_templates(client, pipe, list(slots.values()))
+        for app_id, slot in slots.items():
+            configure_app(client, by_id[app_id], slot, pipe)

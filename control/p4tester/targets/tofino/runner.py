@@ -4,6 +4,10 @@ Rates are not rounded to whole frames per second as on BMv2: the generator's tim
 makes fractional rates, and each application reports the rate it really makes
 (AppPlan.schedule), which is what TrialResult.offered_pps sums.
 
+A shaped trial (issue 24, item 5) runs its shaped streams in steps: arm plans the
+schedule as the other targets do, each step's rate the one its generator timer makes
+(shaping.py), and retune changes the timers of their applications while they run.
+
 A trial runs through the one trial loop (tester.trial_loop), as on BMv2: it checks
 itself (issue 10), the ports' MAC counters ($PORT_STAT, port_stats.MacPortCounters)
 against the program's rx_port / tx_port, read on both sides of the program's at each
@@ -31,6 +35,7 @@ from p4tester.targets.tofino import names
 from p4tester.targets.tofino.bfrt import BfrtClient
 from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
 from p4tester.targets.tofino.port_stats import MacPortCounters
+from p4tester.targets.tofino.shaping import ShapedTrial, plan_shaped
 from p4tester.tester.port_counters import InterfaceCounters, PortCounterSource
 from p4tester.tester.receive_slots import plan_receive_slots
 from p4tester.tester.selfcheck import ProgramPortCounts
@@ -100,6 +105,7 @@ class TofinoTrials:
         self.run_value = run_value
         self._clock = clock
         self._budgets: dict[int, int] = {}
+        self._shaped: ShapedTrial | None = None
         self._last_lost_poll = 0.0
 
     @property
@@ -119,41 +125,45 @@ class TofinoTrials:
         return self.target.snapshot(), self.target.port_counts()
 
     def arm(self, spec: TrialSpec) -> ArmedTrial:
-        if spec.shapes:
-            # An application's timer would have to change while it runs, for all the
-            # streams it serves at once; not written yet (issue 24, item 5).
-            raise ConfigError("traffic shapes are not supported on Tofino yet (BMv2 and "
-                              "eBPF run them); run the streams at a constant rate")
-        rates: dict[int, float] = {}
-        templates: dict[int, bytes] = {}
-        self._budgets = {}
-        for stream, pps in trial_streams(self.profile, self.topology, spec):
-            size = stream.size_in(spec.frame_size)
-            rates[stream.id] = pps
-            self._budgets[stream.id] = spec.frame_count or max(
-                1, round(rates[stream.id] * spec.duration_s))
-            templates[stream.id] = stream_template(stream, size, spec.trial_index % EPOCHS,
-                                                   self.run_value)
+        chosen = trial_streams(self.profile, self.topology, spec)
+        sizes = {stream.id: stream.size_in(spec.frame_size) for stream, _ in chosen}
         # The driver writes each stream's expectation from its template: before the
         # opening edge, so only this trial's frames count from then on.
-        self.target.set_templates(templates)
-        self.target.set_stream_rates(rates)
-        apps = self.target.apps
+        self.target.set_templates({
+            stream.id: stream_template(stream, sizes[stream.id], spec.trial_index % EPOCHS,
+                                       self.run_value) for stream, _ in chosen})
+        shaped = plan_shaped(spec, self.topology, chosen, sizes,
+                             len(self.target.generator_pipes(sizes)), self.target.pipe_timer)
+        self._shaped = shaped
+        rates = {stream.id: pps for stream, pps in chosen}
+        self._budgets = {sid: spec.frame_count or max(1, round(pps * spec.duration_s))
+                         for sid, pps in rates.items()}
+        means: dict[int, float] = {}
+        if shaped is not None:
+            for sender in shaped.schedule.senders:
+                self._budgets[sender.key] = sender.budget
+                means[sender.key] = sender.budget / spec.duration_s
+        self.target.set_stream_rates(rates, shaped.steps if shaped else None)
+        # One sender per stream (its application's packets are each of its streams'
+        # frames): a shaped stream's rate is its mean, the others' what their timers make.
+        senders = tuple(Sender(s, self._budgets[s], means.get(s, app.achieved_pps))
+                        for app in self.target.apps for s in app.stream_ids)
         return ArmedTrial(
-            tuple(Sender(a.app_id, self._budgets[a.stream_ids[0]], a.schedule.achieved_pps)
-                  for a in apps),
-            # Each application reports the rate its timer really makes.
-            sum(a.schedule.achieved_pps * len(a.stream_ids) for a in apps),
-            what="generator applications",
-            slow_hint="is the program loaded and the pktgen port enabled?")
+            senders, sum(s.rate_pps for s in senders),
+            what="streams",
+            slow_hint="is the program loaded and the pktgen port enabled?",
+            schedule=shaped.schedule if shaped else None)
 
     def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
         self._last_lost_poll = self._clock()
         self.target.start_trial(self._budgets)
 
-    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, int]) -> None:
-        """Never called: arm refuses shaped trials."""
-        raise ConfigError("traffic shapes are not supported on Tofino yet")
+    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, float]) -> None:
+        """A shaped trial's next step: the timers of the shaped streams' applications,
+        changed while they run (pktgen.retime_app says what the hardware does)."""
+        if self._shaped is None:
+            raise RuntimeError("retune() of a trial without shapes: arm() planned none")
+        self.target.retime_streams(self._shaped.timers_at(rates_pps))
 
     def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
         made = self.target.generated()
@@ -161,8 +171,10 @@ class TofinoTrials:
         if now - self._last_lost_poll >= LOST_POLL_S:
             self.target.poll_lost()
             self._last_lost_poll = now
-        # The pktgen port sends what an application makes: made is sent.
-        return {s.key: SentReading(made.get(s.key, 0)) for s in senders}
+        # The pktgen port sends what an application makes, and each of its packets is
+        # one frame of each of its streams: made is sent.
+        app_of = {s: a.app_id for a in self.target.apps for s in a.stream_ids}
+        return {s.key: SentReading(made.get(app_of[s.key], 0)) for s in senders}
 
     def stop(self, trial: ArmedTrial) -> None:
         self.target.stop_trial()

@@ -1,0 +1,245 @@
+"""Traffic shapes on Tofino (issue 24, item 5), against the fake switch: the timers a
+shaped trial writes at each step, the rates the schedule records, the exact budget,
+and what is refused. No Tofino hardware or model here: what the generator does while
+its timer changes is not tested (targets.tofino.pktgen says what is known of it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_targets_tofino_runner import GEN_APPS, PROFILE, TOPOLOGY, Switch
+from tofino_fake import FakeBfrt
+
+from p4tester.config.profile import profile_from_dict
+from p4tester.config.topology import topology_from_dict
+from p4tester.experiments.runner import TrialSpec
+from p4tester.streams.shapes import TrafficShape
+from p4tester.targets.tofino.apps import AppPlan, pipe_timer, plan_apps, retimed_apps
+from p4tester.targets.tofino.bfrt import BfrtError, Data, Key
+from p4tester.targets.tofino.rates import TimerSchedule
+from p4tester.targets.tofino.runner import TofinoTrialRunner, target_from_config
+from p4tester.targets.tofino.shaping import plan_shaped
+
+APP_CFG = "tf1.pktgen.app_cfg"
+SQUARE = TrafficShape.parse("square,period=2,amplitude=0.5")
+# 2 s at 0.2 of 100G line rate (29,761,904.76 frames/s of 64 B), steps of 0.5 s: the
+# square wave is 1.5 x the load for 1 s, then 0.5 x.
+SPEC = TrialSpec("shape", 0, 64, 0.2, 2.0, shapes=((0, SQUARE),), shape_step_s=0.5)
+HIGH_PPS = 5 / 112e-9  # 1.5 x the load: 5 packets every 112 ns (140 cycles)
+LOW_PPS = 5 / 336e-9  # 0.5 x: 5 packets every 336 ns
+# The shaped stream's frames per step, cumulatively rounded from those rates.
+STEP_FRAMES = (22_321_429, 22_321_428, 7_440_476, 7_440_477)
+
+
+class ClockedSwitch(Switch):
+    """The generators make their budgets only when the trial's 2 s are over, so the
+    trial loop steps through the schedule; each app_cfg write is logged with the time."""
+
+    def __init__(self, topology: dict[str, Any] = TOPOLOGY,
+                 profile: dict[str, Any] = PROFILE) -> None:
+        super().__init__()
+        self.topology, self.profile = topology, profile
+        self.app_writes: list[tuple[float, int | None, Data, str | None]] = []
+        modify = self.fake.modify_entry
+
+        def logged(table: str, key: Key, data: Data, *, action: str | None = None,
+                   pipe: int | None = None) -> None:
+            modify(table, key, data, action=action, pipe=pipe)
+            if table == APP_CFG and key["app_id"] == 0:
+                self.app_writes.append((round(self.now, 9), pipe, dict(data), action))
+
+        self.fake.modify_entry = logged  # type: ignore[method-assign]
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        self.slept.append(seconds)
+        if self.now >= 2.0 - 1e-9:
+            super().sleep(0.0)
+            self.slept.pop()
+
+    def runner(self) -> TofinoTrialRunner:
+        topology = topology_from_dict(self.topology, "t.yaml")
+        profile = profile_from_dict(self.profile, "p.yaml")
+        runner = TofinoTrialRunner(target_from_config(self.fake, topology, profile), topology,
+                                   profile, sleep=self.sleep, clock=lambda: self.now,
+                                   run_value=0xC4)
+        runner.open()
+        return runner
+
+
+def _timers(writes: list[tuple[float, int | None, Data, str | None]],
+            ) -> list[tuple[float, int | None, object, object]]:
+    """(time, pipe, timer_nanosec, packets_per_batch_cfg) of the configuring writes."""
+    return [(at, pipe, data["timer_nanosec"], data["packets_per_batch_cfg"])
+            for at, pipe, data, action in writes if action is not None]
+
+
+def test_a_shaped_stream_moves_its_application_to_each_steps_timer() -> None:
+    switch = ClockedSwitch()
+    result = switch.runner().run_trial(SPEC)
+    # Stream 0 (shaped) and stream 1 (constant) have different courses: applications 0
+    # and 1. Application 0 starts at 5 packets / 112 ns and moves to 5 / 336 ns when
+    # step 2 falls due at 1.0 s; steps 1 and 3 keep their step's timer: no write.
+    assert _timers(switch.app_writes) == [(0.0, 0, 112, 4), (1.0, 0, 336, 4)]
+    retime = [data for _, _, data, action in switch.app_writes if action is not None][1]
+    # The whole configuration again (a modify with the action zeroes what it leaves
+    # out), neither the enable bit nor the counters: the application keeps running.
+    assert retime == {"timer_nanosec": 336, "pkt_len": 60, "pkt_buffer_offset": 0,
+                      "pipe_local_source_port": 68, "increment_source_port": False,
+                      "batch_count_cfg": 0, "packets_per_batch_cfg": 4, "ibg": 0,
+                      "ibg_jitter": 0, "ipg": 0, "ipg_jitter": 0}
+    app = switch.fake.entries(APP_CFG, pipe=0)[0].data
+    assert (app["pkt_len"], app["timer_nanosec"], app["app_enable"]) == (60, 336, False)
+    constant = switch.fake.entries(APP_CFG, pipe=0)[1].data
+    assert (constant["timer_nanosec"], constant["packets_per_batch_cfg"]) == (168, 4)
+    # The schedule's intended rates are what the timers make.
+    shaped, steady = result.streams
+    assert [s.intended_pps for s in shaped.rate_course] == [HIGH_PPS, HIGH_PPS, LOW_PPS,
+                                                            LOW_PPS]
+    assert [s.start_s for s in shaped.rate_course] == [0.0, 0.5, 1.0, 1.5]
+    # No switch-clock samples on Tofino: the steps have no measured figures.
+    assert {s.sent_pps for s in shaped.rate_course} == {None}
+    assert steady.rate_course == ()
+    # Budgets: the shaped stream's frames are its steps' frames, to the frame.
+    armed = {w.key["app_id"]: w.data["packet_budget"] for w in switch.fake.writes_to(GEN_APPS)
+             if w.action == "TesterIngress.generator.run"}
+    assert armed == {0: sum(STEP_FRAMES), 1: 59_523_810}
+    assert sum(STEP_FRAMES) == 59_523_810
+    # Offered: the shaped stream's mean (its budget over 2 s) and the constant one's rate.
+    assert result.offered_pps == pytest.approx(59_523_810 / 2 + 5 / 168e-9, rel=1e-12)
+    assert (result.valid, result.error) == (True, None)
+
+
+TWO_PIPES: dict[str, Any] = {
+    **TOPOLOGY, "ports": {n: {"line_rate": "100Gbps", "front_panel": f"{n}/0"} for n in (1, 9)}}
+ALIKE: dict[str, Any] = {
+    **PROFILE, "streams": [{"id": 0, "tx_port": 1, "rx_port": 9},
+                           {"id": 1, "tx_port": 9, "rx_port": 1}]}
+
+
+def test_streams_shaped_alike_share_an_application_that_moves_in_every_pipe() -> None:
+    """TX ports in pipes 0 and 1 (1/0 and 9/0): the application runs in both, each
+    making half of every step's rate, and each pipe's copy is moved."""
+    switch = ClockedSwitch(TWO_PIPES, ALIKE)
+    spec = TrialSpec("shape", 0, 64, 0.2, 2.0, shapes=((0, SQUARE), (1, SQUARE)),
+                     shape_step_s=0.5)
+    result = switch.runner().run_trial(spec)
+    # Half of 1.5 x the load per pipe: 5 packets every 224 ns; of 0.5 x: every 672 ns.
+    assert _timers(switch.app_writes) == [(0.0, 0, 224, 4), (0.0, 1, 224, 4),
+                                          (1.0, 0, 672, 4), (1.0, 1, 672, 4)]
+    assert [s.intended_pps for s in result.streams[0].rate_course] == [
+        2 * 5 / 224e-9, 2 * 5 / 224e-9, 2 * 5 / 672e-9, 2 * 5 / 672e-9]
+    assert result.streams[1].rate_course == result.streams[0].rate_course
+    # One application, one budget split over its pipes.
+    armed = [(w.key, w.data) for w in switch.fake.writes_to(GEN_APPS)
+             if w.action == "TesterIngress.generator.run"]
+    assert armed == [({"pipe_id": 0, "app_id": 0}, {"mcast_group": 1, "packet_budget": 29_761_905}),
+                     ({"pipe_id": 1, "app_id": 0}, {"mcast_group": 1, "packet_budget": 29_761_905})]
+    # Both streams' rates, all pipes together (each stream is the application's packets).
+    assert result.offered_pps == pytest.approx(2 * 59_523_810 / 2, rel=1e-12)
+
+
+def test_a_constant_trial_over_two_pipes_offers_every_pipes_share() -> None:
+    """The offered load is each stream's whole rate (both generators), not one pipe's."""
+    switch = Switch()
+    topology = topology_from_dict(TWO_PIPES, "t.yaml")
+    profile = profile_from_dict(ALIKE, "p.yaml")
+    runner = TofinoTrialRunner(target_from_config(switch.fake, topology, profile), topology,
+                               profile, sleep=switch.sleep, clock=lambda: switch.now)
+    runner.open()
+    result = runner.run_trial(TrialSpec("throughput", 0, 64, 0.5, 1.0))
+    # Half of 74.4 Mpps per pipe: 25 packets every 672 ns in each of 2 pipes, 2 streams.
+    assert result.offered_pps == pytest.approx(2 * 2 * 25 / 672e-9, rel=1e-12)
+
+
+def test_a_step_that_overloads_the_generator_is_refused_before_the_trial() -> None:
+    """Stream 0's sawtooth starts at 0.625 x its load and ends at 1.375 x: its first
+    step fits pipe 0's generator beside stream 1, its last (1.069 x line rate) does not."""
+    switch = ClockedSwitch()
+    spec = TrialSpec("shape", 0, 64, 0.45, 2.0,
+                     shapes=((0, TrafficShape.parse("sawtooth,period=2,amplitude=0.5")),),
+                     shape_step_s=0.5)
+    with pytest.raises(ValueError, match=r"^step 3 of the shaped trial: pipe 0's packet "
+                       r"generator would make 106.875 Gbit/s "
+                       r"\(L1\) for its applications, above its 100 Gbit/s: lower the rates "
+                       r"or use TX ports in more pipes$"):
+        switch.runner().run_trial(spec)
+    assert _timers(switch.app_writes) == []  # nothing was configured
+
+
+def test_a_trough_of_no_traffic_is_sent_at_one_frame_per_second() -> None:
+    """A square wave of amplitude 1 asks for nothing in its second half: as on BMv2
+    and eBPF the step runs at 1 frame/s, one packet a second from the one pipe."""
+    topology = topology_from_dict(TOPOLOGY, "t.yaml")
+    profile = profile_from_dict(PROFILE, "p.yaml")
+    stream = profile.streams[0]
+    spec = TrialSpec("shape", 0, 64, 0.2, 2.0,
+                     shapes=((0, TrafficShape.parse("square,period=2,amplitude=1")),),
+                     shape_step_s=1.0)
+    shaped = plan_shaped(spec, topology, [(stream, 29_761_904.76)], {0: 64}, 1,
+                         lambda pps, size, pipes: pipe_timer(pps, size, pipes))
+    assert shaped is not None
+    low = TimerSchedule(1_000_000_000, 1, 1, 1.0, 0.0)
+    assert shaped.steps[0][1] == low
+    assert shaped.schedule.senders[0].rates_pps[1] == 1.0
+    assert shaped.timers_at({0: 1.0}) == {0: low}
+    with pytest.raises(ValueError, match=r"^stream 0: 2 frames/s is none of its steps' rates "
+                       r"in this trial's schedule$"):
+        shaped.timers_at({0: 2.0})
+
+
+def _timer(period_ns: int) -> TimerSchedule:
+    return TimerSchedule(period_ns, 1, 1, 1e9 / period_ns, 0.0)
+
+
+def _plan(steps: dict[int, tuple[TimerSchedule, ...]], streams: int = 2) -> tuple[AppPlan, ...]:
+    template = bytes(60)
+    return plan_apps({s: 1000.0 for s in range(streams)}, {s: template for s in range(streams)},
+                     {s: 0 for s in range(streams)}, steps=steps)
+
+
+def test_streams_share_an_application_only_with_the_same_step_timers() -> None:
+    course = (_timer(1_000_000), _timer(500_000))
+    apps = _plan({0: course, 1: course}, streams=3)
+    # Streams 0 and 1 step alike; stream 2 (constant at the same first rate) does not.
+    assert [(a.stream_ids, a.steps, a.schedule) for a in apps] == [
+        ((0, 1), course, course[0]), ((2,), (), _timer(1_000_000))]
+    assert apps[0].rate_pps == 1000.0
+
+
+def test_more_distinct_courses_than_applications_are_refused_with_the_fix() -> None:
+    steps = {s: (_timer(1_000_000), _timer(400_000 + 4 * s)) for s in range(9)}
+    with pytest.raises(ValueError, match=r"^these streams need 9 generator applications \(one "
+                       r"per distinct rate and template; a shaped stream shares one only with "
+                       r"streams of the same shape, load and frame\) and Tofino 1 has 8: give "
+                       r"streams the same rate \(shape\) and frame, shape fewer streams, or run "
+                       r"fewer streams per trial$"):
+        _plan(steps, streams=9)
+
+
+def test_a_step_moves_every_stream_of_an_application_to_one_of_its_timers() -> None:
+    course = (_timer(1_000_000), _timer(500_000))
+    apps = _plan({0: course, 1: course})
+    assert retimed_apps(apps, {0: course[0], 1: course[0]}) == ()  # the timer it has
+    moved = retimed_apps(apps, {0: course[1], 1: course[1]})
+    assert [(a.app_id, a.schedule) for a in moved] == [(0, course[1])]
+    with pytest.raises(ValueError, match=r"^streams \[0, 1\] share generator application 0: "
+                       r"give all of them one timer \(only streams shaped alike share an "
+                       r"application\)$"):
+        retimed_apps(apps, {0: course[1]})
+    with pytest.raises(ValueError, match=r"^application 0 \(streams \[0, 1\]\) has no step "
+                       r"timed 4000 ns x 1 packets: a shaped stream's step timers are "
+                       r"planned with its rates \(plan_apps steps=...\)$"):
+        retimed_apps(apps, {0: _timer(4000), 1: _timer(4000)})
+    with pytest.raises(ValueError, match=r"^streams \[7\] are not generated in this trial"):
+        retimed_apps(apps, {7: course[1]})
+
+
+def test_the_fake_zeroes_what_a_configuring_modify_leaves_out_as_the_sde_does() -> None:
+    """What makes the timer tests above mean something: a retime that wrote only the
+    timer would zero the packet length, and pipe_mgr refuses that."""
+    fake = FakeBfrt()
+    with pytest.raises(BfrtError, match=r"packet length 0 is too small, must be at least 11"):
+        fake.modify_entry(APP_CFG, {"app_id": 0}, {"timer_nanosec": 336},
+                          action="trigger_timer_periodic", pipe=0)
