@@ -11,6 +11,7 @@ import pytest
 from test_targets_tofino_runner import GEN_APPS, PROFILE, TOPOLOGY, Switch
 from tofino_fake import FakeBfrt
 
+from p4tester.config.errors import ConfigError
 from p4tester.config.profile import profile_from_dict
 from p4tester.config.topology import topology_from_dict
 from p4tester.experiments.runner import TrialSpec
@@ -243,3 +244,15 @@ def test_the_fake_zeroes_what_a_configuring_modify_leaves_out_as_the_sde_does() 
     with pytest.raises(BfrtError, match=r"packet length 0 is too small, must be at least 11"):
         fake.modify_entry(APP_CFG, {"app_id": 0}, {"timer_nanosec": 336},
                           action="trigger_timer_periodic", pipe=0)
+
+
+def test_bursts_are_refused_with_the_targets_that_send_them() -> None:
+    switch = ClockedSwitch()
+    spec = TrialSpec("shape", 0, 64, 0.2, 2.0,
+                     shapes=((0, TrafficShape.parse("bursts,frames=32")),), shape_step_s=0.5)
+    with pytest.raises(ConfigError, match=r"^streams \[0\]: bursts shapes are not supported "
+                                          r"on Tofino yet \(BMv2 and eBPF send them\); send "
+                                          r"the load smoothly, or run the bursts on BMv2 or "
+                                          r"the eBPF tester$"):
+        switch.runner().run_trial(spec)
+    assert _timers(switch.app_writes) == []

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from p4tester.config.errors import ConfigError
 from p4tester.config.profile import StreamConfig
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialSpec
@@ -59,7 +60,13 @@ def plan_shaped(spec: TrialSpec, topology: Topology,
     """The shaped trial of `spec` (None without shapes) over the trial's streams
     (`chosen`: stream and frames/s) of these frame sizes (stream -> bytes), made by
     `pipes` generator pipes; `timer(pps, frame_size, pipes)` is the target's
-    (TofinoTarget.pipe_timer)."""
+    (TofinoTarget.pipe_timer). Raises ConfigError for a bursts shape: a burst would be
+    a batch of the application's timer at the port's line rate, not written yet."""
+    bursty = sorted(sid for sid, shape in spec.shapes if shape.frames_per_burst > 1)
+    if bursty:
+        raise ConfigError(f"streams {bursty}: bursts shapes are not supported on Tofino yet "
+                          "(BMv2 and eBPF send them); send the load smoothly, or run the "
+                          "bursts on BMv2 or the eBPF tester")
     planned: dict[tuple[int, float], TimerSchedule] = {}
 
     def send_rate(stream: int, pps: float, ceiling: float) -> float:
