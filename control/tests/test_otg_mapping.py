@@ -166,10 +166,6 @@ def test_durations(topology: Topology) -> None:
     assert map_config(config(duration=seconds), topology).flows[0].budget == 125
     continuous = {"choice": "continuous", "continuous": {"gap": 12}}
     assert map_config(config(duration=continuous), topology).flows[0].budget is None
-    burst = {"choice": "burst", "burst": {"packets": 10}}
-    assert errors_of(config(duration=burst), topology) == [
-        "flows[0].duration: 'burst' durations are not supported yet (use fixed_packets, "
-        "fixed_seconds or continuous)"]
     odd = {"choice": "fixed_seconds", "fixed_seconds": {"seconds": 0.01}}
     assert errors_of(config(duration=odd), topology) == [
         "flows[0].duration.fixed_seconds.seconds: 0.01 s at 50 frames/s is not a whole "
@@ -444,3 +440,45 @@ def test_gtpu_tunnel(topology: Topology) -> None:
         "flows[0].packet[2].udp.dst_port: 4789: the tester's gtpv1 frames carry 2152; leave "
         "it unset",
         "flows[0].packet[3].gtpv1.e_flag: the tester sets it; leave it unset"]
+
+
+def test_a_burst_duration_is_bursts_at_line_rate_paced_by_their_gap(topology: Topology) -> None:
+    # 128 B on a 5-Mbit/s port: 236.8 us a frame with its 12-B gap (19.2 us). Ten back
+    # to back and a gap of 7651.2 us instead of the last 19.2: a burst every 10 ms.
+    burst = {"choice": "burst", "burst": {"bursts": 3, "packets": 10, "gap": 12,
+             "inter_burst_gap": {"choice": "microseconds", "microseconds": 7651.2}}}
+    document = config(duration=burst)
+    del document["flows"][0]["rate"]
+    mapped = map_config(document, topology)
+    (flow,) = mapped.flows
+    assert (flow.burst_frames, flow.rate_pps, flow.budget) == (10, 1000, 30)
+    assert [w for w in mapped.warnings if w.startswith("flows")] == []  # nothing rounded
+    # OTG's defaults: continuous bursts, 12 bytes between them (back to back at line
+    # rate: 4222.97 frames/s, sent as 422 bursts of 10 a second), and the flow's rate,
+    # which does not apply, is said so.
+    mapped = map_config(config(duration={"choice": "burst", "burst": {"packets": 10}}),
+                        topology)
+    (flow,) = mapped.flows
+    assert (flow.burst_frames, flow.rate_pps, flow.budget) == (10, 4220, None)
+    assert mapped.warnings[-2:] == (
+        "flows[0].rate: not used by a burst duration: a burst's frames leave back to back "
+        "at line rate, and inter_burst_gap sets how often",
+        "flows[0].duration.burst: a burst every 2368.000 us is 422.297 bursts/s, sent as 422 "
+        "bursts/s (4220 frames/s: the tester paces whole bursts per second)")
+
+
+@pytest.mark.parametrize(("burst", "message"), [
+    ({"packets": 64}, "flows[0].duration.burst.packets: 64 must be a whole number from 1 to 63 "
+                      "(the most copies one generator pass or template makes)"),
+    ({"packets": 10, "gap": 20}, "flows[0].duration.burst.gap: 20 bytes: the tester sends a "
+                                 "burst's frames back to back at line rate (gap 12); give 12 or "
+                                 "leave it out"),
+    ({"packets": 10, "inter_burst_gap": {"choice": "nanoseconds", "nanoseconds": 100}},
+     "flows[0].duration.burst.inter_burst_gap: 100.000 ns is shorter than the standard "
+     "inter-frame gap (12 bytes, 19200.000 ns at this port's line rate); give at least that"),
+    ({"packets": 10, "bursts": -1}, "flows[0].duration.burst.bursts: -1 must be a whole number "
+                                    "from 1 to 429496729 (0 runs until stopped)"),
+])
+def test_a_burst_the_tester_cannot_send_is_refused_with_the_fix(
+        topology: Topology, burst: dict[str, Any], message: str) -> None:
+    assert errors_of(config(duration={"choice": "burst", "burst": burst}), topology) == [message]

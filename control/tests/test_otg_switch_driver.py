@@ -6,6 +6,7 @@ final figures only once a flow reads stopped, and a failure reported, not lost."
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -60,10 +61,15 @@ class FakeDataplane:
     def clear_stream(self, stream_id: int) -> None:
         self.sent[stream_id] = 0
 
-    def start_stream(self, stream_id: int, budget: int, epoch: int, run: int) -> None:
+    def configure_stream(self, stream_id: int, tx_port: int, frames_per_pass: int) -> None:
+        self.calls.append(f"configure {stream_id} tx {tx_port} {frames_per_pass} per pass")
+
+    def start_stream(self, stream_id: int, budget: int, epoch: int, run: int,
+                     frames_per_pass: int = 1) -> None:
         self.runs.append(("start", run))
         self.budget[stream_id] = budget
-        self.calls.append(f"start {stream_id} budget {budget}")
+        per_pass = f" {frames_per_pass} per pass" if frames_per_pass > 1 else ""
+        self.calls.append(f"start {stream_id} budget {budget}{per_pass}")
 
     def set_variation(self, stream_id: int, cycle: Any) -> None:
         self.calls.append(f"vary {stream_id} {len(cycle)} entries")
@@ -127,9 +133,13 @@ class FakePorts:
 class FakeTarget:
     def __init__(self) -> None:
         self.rates: dict[int, int] = {}
+        self.port_rates: dict[int, int] = {}
 
     def set_stream_rates(self, rates: dict[int, int]) -> None:
         self.rates.update(rates)
+
+    def shape_ports(self, rates: dict[int, int]) -> None:
+        self.port_rates.update(rates)
 
 
 class FakeSession:
@@ -229,6 +239,7 @@ def test_fixed_flow_stops_alone_then_stop_ends_the_rest(
                                    "start 0 budget 30", "start 1 budget 4294967295",
                                    "vary 0 3 entries", "vary 1 3 entries"]
     assert sessions[-1].target.rates == {0: 100, 1: 50}
+    assert sessions[-1].target.port_rates == {1: 0}  # frames spread: the port unshaped
 
 
 def test_failure_is_reported_and_flows_read_stopped(
@@ -336,3 +347,42 @@ def test_a_target_without_a_flow_engine_is_refused_when_the_config_is_posted() -
     assert refused.value.kind == "validation"
     assert str(refused.value) == (f"{tofino.source}: switch target 'tofino' runs no OTG "
                                   "flows yet; known: bmv2, ebpf")
+
+
+def test_a_burst_flow_makes_a_burst_per_loop_pass_out_of_a_port_at_line_rate(
+        setup: tuple[SwitchDriver, FakeDataplane, MappedConfig]) -> None:
+    driver, dataplane, _ = setup
+    config = two_flows(load_topology(LOOPBACK))
+    # Flow 0 as three bursts of 10 (128 B), one every 10 ms (otg.bursts).
+    bursts = {"choice": "burst", "burst": {"bursts": 3, "packets": 10, "inter_burst_gap": {
+        "choice": "microseconds", "microseconds": 7651.2}}}
+    fixed = replace(config.flows[0], burst_frames=10, rate_pps=1000, budget=30)
+    assert _burst_flow(bursts) == (10, 1000, 30)
+    config = replace(config, flows=(fixed, config.flows[1]))
+    driver.apply(config)
+    driver.start(config.flows)
+    wait_for(driver, "fixed")
+    driver.stop()
+    assert dataplane.calls[:5] == ["expect 0 rx 2 epoch 0", "expect 1 rx 2 epoch 0",
+                                   "configure 0 tx 1 10 per pass",
+                                   "start 0 budget 30 10 per pass",
+                                   "start 1 budget 4294967295"]
+    target = sessions[-1].target
+    # The loop paces bursts (100 a second); the port lets them out at its line rate
+    # (4222.97 frames/s of 128 B on 5 Mbit/s).
+    assert target.rates == {0: 100, 1: 50}
+    assert target.port_rates == {1: 4222}
+
+
+def _burst_flow(duration: dict[str, Any]) -> tuple[int, int, int | None]:
+    """What the OTG mapping makes of the duration, for flow 0 of two_flows."""
+    topology = load_topology(LOOPBACK)
+    flow = map_config({
+        "ports": [{"name": "p1", "location": "1"}, {"name": "p2", "location": "2"}],
+        "flows": [{"name": "b", "size": {"choice": "fixed", "fixed": 128},
+                   "tx_rx": {"choice": "port", "port": {"tx_name": "p1", "rx_names": ["p2"]}},
+                   "duration": duration, "packet": [{"choice": "ethernet", "ethernet": {}},
+                                                    {"choice": "ipv4", "ipv4": {}},
+                                                    {"choice": "udp", "udp": {}}]}],
+    }, topology).flows[0]
+    return flow.burst_frames, flow.rate_pps, flow.budget

@@ -1,9 +1,10 @@
-"""Micro-bursts on the eBPF tester (issue 24, item 5) against a DUT whose buffer is
-known: topologies/ebpf-bridge-bursts.yaml, a Linux bridge whose egress token bucket
-lets 25 frames of a burst through at once and queues 20 more. A burst of 60 frames
-therefore loses 15, and the same load sent smoothly loses none: what a micro-burst test
-is for. Checked against the token bucket's own drop count and an independent capture
-(tcpdump of what reached tester port 2, read by the e2e suite's pcap parser)."""
+"""Micro-bursts on the eBPF tester (issue 24, item 5), by the shape command, the trial
+loop and OTG's burst duration, against a DUT whose buffer is known:
+topologies/ebpf-bridge-bursts.yaml, a Linux bridge whose egress token bucket lets 25
+frames of a burst through at once and queues 20 more. A burst of 60 frames therefore
+loses 15, and the same load sent smoothly loses none: what a micro-burst test is for.
+Checked against the token bucket's own drop count and an independent capture (tcpdump
+of what reached tester port 2, read by the e2e suite's pcap parser)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from p4tester.targets.ebpf.trials import EbpfTrialRunner
 
 from .conftest import REPO, lab_up
 from .test_kernel_dut_labs import token_bucket_drops
+from .test_otg_on_ebpf import OtgServer, config, flow
 
 # The e2e suite's capture and pcap parser: the same independent count as on BMv2 labs.
 sys.path.insert(0, str(REPO / "control" / "tests_e2e"))
@@ -32,6 +34,7 @@ from capture import (  # type: ignore[import-not-found]
     capture_received,
     stream_frames_by_epoch,
 )
+from served import ServerProcess  # type: ignore[import-not-found]
 
 TOPOLOGY = REPO / "topologies" / "ebpf-bridge-bursts.yaml"
 LINE_RATE_64B_PPS = 25e6 / (84 * 8)  # the ports' nominal 25 Mbit/s
@@ -106,3 +109,45 @@ def test_the_shape_command_reports_the_bursts(bursts_lab: Path, tmp_path: Path) 
                                "every 16.13 ms (3720 frames/s); latency ")
                for line in report), report
     assert (tmp_path / "shape" / "shape.png").stat().st_size > 0
+
+
+class BurstsOtgServer(OtgServer):
+    """`p4tester otg` on the bursts lab."""
+
+    def __init__(self, log_path: Path) -> None:
+        ServerProcess.__init__(self, [sys.executable, "-m", "p4tester", "otg", "-t",
+                                      str(TOPOLOGY)], REPO, log_path)
+
+
+def test_an_otg_burst_duration_meets_the_same_buffer(bursts_lab: Path, tmp_path: Path) -> None:
+    """snappi's `duration.burst` (otg.bursts): 100 bursts of 60 frames, one every 20 ms
+    (60 frames of 26.88 us at 25 Mbit/s, then 18391.04 us instead of the last 12-B gap);
+    each loses the 15 the bucket and queue cannot hold."""
+    bursts, period_us = 100, 20_000
+    gap_us = period_us - BURST * 26.88 + 3.84
+    burst_flow = flow("bursts", pps=1000, duration={"choice": "burst", "burst": {
+        "bursts": bursts, "packets": BURST, "inter_burst_gap": {
+            "choice": "microseconds", "microseconds": gap_us}}}, mac="02:00:00:00:0d:04")
+    burst_flow["size"] = {"choice": "fixed", "fixed": 64}
+    server = BurstsOtgServer(tmp_path / "otg.log")
+    try:
+        server.wait_listening()
+        answer = server.post("/config", config(burst_flow))
+        assert answer["warnings"] == [
+            "flows[0].rate: not used by a burst duration: a burst's frames leave back to back "
+            "at line rate, and inter_burst_gap sets how often"], answer
+        dropped_before = token_bucket_drops()
+        pcap = tmp_path / "rx.pcap"
+        with capture_received(ifaces.tester_iface(2), pcap) as capture:
+            server.traffic("start")
+            flows = server.wait_stopped(["bursts"])
+        dropped = token_bucket_drops() - dropped_before
+    finally:
+        server.stop()
+    sent, received = int(flows["bursts"]["frames_tx"]), int(flows["bursts"]["frames_rx"])
+    assert sent == bursts * BURST
+    assert capture.dropped_by_capture == 0
+    assert received == stream_frames_by_epoch(pcap, 0)[0]
+    assert sent - received == dropped
+    per_burst = BURST - PASSED_AT_ONCE - QUEUED
+    assert bursts * (per_burst - 1) <= dropped <= bursts * per_burst, dropped

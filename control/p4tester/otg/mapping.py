@@ -2,8 +2,9 @@
 
 Ports are tester ports by number (`location` "1" is topology port 1); each flow
 becomes one stream (stream id = the flow's position) with its own rate, frame
-size and packet budget. What the tester cannot do is refused with a validation
-error naming the field: nothing is approximated.
+size and packet budget (a `burst` duration: bursts at line rate, otg.bursts). What the
+tester cannot do is refused with a validation error naming the field: nothing is
+approximated beyond whole frames (and bursts) per second, said in a warning.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from p4tester.streams.frame_sizes import FrameSizeError, check_frame_size
 from p4tester.streams.rates import l1_frame_bits, line_rate_pps
 from p4tester.streams.variation import VariationError
 
+from .bursts import burst_duration
 from .errors import OtgError, validation
 from .headers import packet_fields
 from .patterns import collect, field_choice, reject_extra
@@ -51,6 +53,7 @@ class MappedFlow:
     rate_pps: int
     budget: int | None
     latency: bool
+    burst_frames: int = 1  # duration.burst: frames back to back at line rate (otg.bursts)
 
     @property
     def stream_id(self) -> int:
@@ -223,8 +226,19 @@ def _flow(raw: object, index: int, ports: list[MappedPort], topology: Topology,
     except VariationError as exc:
         raise validation(f"{where}.packet: {exc}") from exc
     line_bps = topology.port(tx.number).line_rate_bps
+    duration = raw.get("duration")
+    if field_choice(duration, f"{where}.duration") == "burst":
+        assert isinstance(duration, Mapping)
+        if raw.get("rate") is not None:
+            warnings.append(f"{where}.rate: not used by a burst duration: a burst's frames "
+                            "leave back to back at line rate, and inter_burst_gap sets how "
+                            "often")
+        bursts = burst_duration(duration.get("burst"), f"{where}.duration.burst", size,
+                                line_bps, MAX_BUDGET, warnings)
+        return MappedFlow(raw["name"], tx.name, rx.name, stream, size, bursts.pps,
+                          bursts.budget, latency, bursts.frames), warnings
     pps = _rate(raw.get("rate"), f"{where}.rate", size, line_bps, warnings)
-    budget = _duration(raw.get("duration"), f"{where}.duration", pps)
+    budget = _duration(duration, f"{where}.duration", pps)
     return MappedFlow(raw["name"], tx.name, rx.name, stream, size, pps, budget, latency), warnings
 
 
@@ -373,8 +387,8 @@ def _duration(data: object, where: str, pps: int) -> int | None:
                              "is not a whole number of frames (the tester sends an exact "
                              "budget); choose seconds x rate whole")
         return frames
-    raise validation(f"{where}: {choice!r} durations are not supported yet (use fixed_packets, "
-                     "fixed_seconds or continuous)")
+    raise validation(f"{where}: {choice!r} durations are not supported (use fixed_packets, "
+                     "fixed_seconds, burst or continuous)")
 
 
 def _no_delay(body: object, where: str) -> None:

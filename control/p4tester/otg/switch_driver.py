@@ -169,7 +169,7 @@ class SwitchDriver:
                     flow.stream, flow.rate_pps, flow.budget or MAX_BUDGET,
                     ixia_layout(build_template(frame_spec(flow.stream, flow.frame_size, epoch,
                                                           run_value)),
-                                flow.stream.encapsulation)) for flow in flows)
+                                flow.stream.encapsulation), flow.burst_frames) for flow in flows)
                 engine.expect(plans, epoch, run_value)
                 checks = engine.self_check(run_value, self._dut)
                 edge = checks.opening_edge()

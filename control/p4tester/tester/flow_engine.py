@@ -31,6 +31,9 @@ class FlowPlan:
     rate_pps: int
     budget: int
     template: bytes
+    # Frames sent back to back at the port's line rate at a time (an OTG burst
+    # duration); 1: spread evenly at the rate.
+    burst_frames: int = 1
 
     @property
     def stream_id(self) -> int:

@@ -35,6 +35,7 @@ from p4tester.targets.ebpf.session import EbpfSession
 from p4tester.targets.ebpf.trials import (
     SENDER_SLACK_S,
     EbpfTrials,
+    check_burst_spacing,
     check_frame_fits,
     copies_per_template,
     port_cells,
@@ -116,6 +117,8 @@ class EbpfFlowEngine:
         self._stop_sender()
         for flow in flows:
             check_frame_fits(self.session, flow.stream, len(flow.template) + FCS_BYTES)
+        check_burst_spacing({f.stream_id: f.burst_frames for f in flows if f.burst_frames > 1},
+                            {f.stream_id: float(f.rate_pps) for f in flows})
         for flow in flows:
             sid = flow.stream_id
             tester.stop_stream(sid)
@@ -127,7 +130,9 @@ class EbpfFlowEngine:
             port = flow.stream.tx_port
             self._cleared_tagged[port] = self._cleared_tagged.get(port, 0) + generated
             tester.clear_stream(sid)
-            copies = copies_per_template(flow.rate_pps, len(flows), burst=False)
+            # A flow of bursts: each template is one burst (its copies back to back).
+            copies = (flow.burst_frames if flow.burst_frames > 1
+                      else copies_per_template(flow.rate_pps, len(flows), burst=False))
             self._copies[sid] = copies
             tester.set_replication(sid, self.session.pipeline.ifindex(
                 self.session.interface(port)), copies)
