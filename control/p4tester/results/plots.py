@@ -355,6 +355,47 @@ def plot_port_forwarding(bars: Sequence[tuple[str, float, float]], title: str,
     return _save(figure, path)
 
 
+@dataclass(frozen=True, slots=True)
+class ForwardingCurve:
+    """One frame size's forwarding rate over rising loads (RFC 2889 5.6): (intended load,
+    forwarding rate) points, both in % of line rate, the last the forward pressure
+    trial's (above 100 %: a gap shorter than 96 bit times); `mfr`: the highest's index."""
+
+    label: str
+    points: tuple[tuple[float, float], ...]
+    mfr: int
+
+
+def plot_forwarding_curves(curves: Sequence[ForwardingCurve], title: str,
+                           path: Path | str) -> Path:
+    """Forwarding rate against intended load, a line per frame size, against the legal
+    maximum (line rate with 96-bit gaps) and 'everything offered': a DUT whose line
+    crosses the legal maximum exerts forward pressure; the MFR is starred."""
+    if not curves or not all(c.points for c in curves):
+        raise PlotError("no forwarding rates: nothing to plot")
+    figure, (axes,) = _figure()
+    highest = max(x for c in curves for x, _ in c.points)
+    axes.plot([0.0, highest], [0.0, highest], color="grey", linestyle=":",
+              label="everything offered forwarded")
+    axes.axhline(100.0, color="black", linestyle="--",
+                 label="legal maximum (line rate, 96-bit gaps)")
+    for curve in curves:
+        (line,) = axes.plot([x for x, _ in curve.points], [y for _, y in curve.points],
+                            marker="o", label=curve.label)
+        x, y = curve.points[curve.mfr]
+        axes.plot([x], [y], marker="*", markersize=14, color=line.get_color(),
+                  linestyle="none")
+        x, y = curve.points[-1]
+        axes.plot([x], [y], marker="s", markersize=9, markerfacecolor="none",
+                  color=line.get_color(), linestyle="none")
+    axes.set_xlabel("intended load, % of line rate (last point, hollow: 88-bit gaps)")
+    axes.set_ylabel("forwarding rate, % of line rate (star: MFR)")
+    axes.set_title(title)
+    axes.grid(True, alpha=_GRID_ALPHA)
+    axes.legend(loc="best")
+    return _save(figure, path)
+
+
 def plot_receivers(trial: TrialResult, path: Path | str) -> Path:
     """Each stream received on several ports, a panel each: the frames each RX port
     received, against what each port was due (a replicated stream: every frame it sent)
