@@ -199,7 +199,7 @@ def test_the_request_asks_the_tester_to_carry_the_shorter_gaps_rate() -> None:
 
 def test_the_plot_draws_each_size_and_refuses_nothing(tmp_path: Path) -> None:
     curve = ForwardingCurve("64 B", ((50.0, 50.0), (100.0, 100.0), (101.2, 101.2)), 2)
-    path = plot_forwarding_curves([curve], "t", tmp_path / "rfc2889.png")
+    path = plot_forwarding_curves([curve], 0.005, "t", tmp_path / "rfc2889.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(PlotError, match="no forwarding rates"):
-        plot_forwarding_curves([], "t", tmp_path / "none.png")
+        plot_forwarding_curves([], 0.005, "t", tmp_path / "none.png")

@@ -25,7 +25,7 @@ def forward_pressure_body(config: Rfc2889Config, request: Rfc2889Request,
     result = run_forward_pressure(pressure, run.recorder)
     curves = [_curve(size) for size in result.sizes]
     plot(lambda: plot_forwarding_curves(
-        curves, f"RFC 2889 forward pressure, port {pressure.tx_port} into port "
+        curves, pressure.tolerance, f"RFC 2889 forward pressure, port {pressure.tx_port} into port "
         f"{pressure.rx_port}", run.output / "rfc2889.png"))
     return result, "\n".join(forward_pressure_report(result))
 
