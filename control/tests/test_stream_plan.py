@@ -143,3 +143,23 @@ def test_a_shape_above_the_streams_line_rate_is_refused() -> None:
                                          r"frames/s, above its 7440 frames/s of line rate; "
                                          r"lower the load to at most 4650 frames/s"):
         _shaped(6000, "square,period=4,amplitude=0.6", 1.0)
+
+
+def test_only_a_shorter_gap_lets_a_port_above_line_rate_by_exactly_that_gap() -> None:
+    # RFC 2889 forward pressure: 88-bit gaps on 5 Mbit/s at 64 B are 5e6 / 664 =
+    # 7530.12 frames/s, 84/83 of line rate; 4 x round(1882.53) = 7532 would exceed it.
+    over = 84 / 83
+    spec = TrialSpec("fp", 0, 64, over, 2.0, stream_loads=((2, over),), inter_frame_gap_bits=88)
+    (plan,) = plan_streams(PROFILE, TOPOLOGY, spec)
+    assert (plan.rate_pps, plan.frames_per_pass, plan.budget) == (7528, 4, 15056)
+    with pytest.raises(ValueError, match=r"offered load 1.0120 of line rate must be in \(0, 1\]"):
+        TrialSpec("fp", 1, 64, over, 2.0, stream_loads=((2, over),))
+    with pytest.raises(ValueError, match=r"in \(0, 1.01205\] with 88-bit gaps at 64 B"):
+        TrialSpec("fp", 2, 64, 1.02, 2.0, stream_loads=((2, 1.02),), inter_frame_gap_bits=88)
+    with pytest.raises(ValueError, match=r"inter-frame gap 80 bit times: the tester sends with 96"):
+        TrialSpec("fp", 3, 64, 1.0, 2.0, inter_frame_gap_bits=80)
+    # Two streams of port 1 may not share more than the gap's load either.
+    with pytest.raises(ValueError, match=r"asked for 1.0200 of line rate together, above 1.0120"):
+        plan_streams(PROFILE, TOPOLOGY, TrialSpec("fp", 4, 64, 0.51, 2.0,
+                                                  stream_loads=((0, 0.51), (1, 0.51)),
+                                                  inter_frame_gap_bits=88))

@@ -1,13 +1,16 @@
 """RFC 2889 on the eBPF tester, as a user runs it (`p4tester rfc2889`), against a Linux
-bridge whose behaviour is known (topologies/ebpf-bridge-mesh.yaml and
-ebpf-bridge-hol.yaml, profile topologies/profiles/mesh-4.yaml):
+bridge whose behaviour is known (topologies/ebpf-bridge-mesh.yaml,
+ebpf-bridge-hol.yaml and ebpf-bridge-pressure.yaml, profile
+topologies/profiles/mesh-4.yaml):
 
 - bridge port 3's egress forwards 60 % of the ports' line rate (tbf 4286 kbit/s:
   8929 frames/s of 64 B), so the fully meshed throughput is 60 % and port 3's
   forwarding rate at the maximum offered load is that rate;
 - queues are per output port, so the congestion control test's uncongested port
   loses nothing; with an input FIFO on port 1 (the hol lab) it does: head-of-line
-  blocking.
+  blocking;
+- forward pressure (the pressure lab): bridge port 2 keeps its output at line rate
+  (a token bucket counting each frame's L1 size), port 3 forwards all it receives.
 
 Checked against the DUT's own counters: every frame the trials lost is a drop of one
 of the DUT's token buckets (`tc -s qdisc`), and the other way round."""
@@ -29,8 +32,13 @@ from .conftest import REPO, lab_up
 
 MESH_LAB = REPO / "topologies" / "ebpf-bridge-mesh.yaml"
 HOL_LAB = REPO / "topologies" / "ebpf-bridge-hol.yaml"
+PRESSURE_LAB = REPO / "topologies" / "ebpf-bridge-pressure.yaml"
 PROFILE = "topologies/profiles/mesh-4.yaml"
 LINE_64B_PPS = 10e6 / (84 * 8)  # the ports' nominal 10 Mbit/s
+GAP_88_64B_PPS = 10e6 / (83 * 8)  # one byte less per frame: 15 060.24 frames/s
+# The verdict's tolerance (rfc2889_pressure.PRESSURE_TOLERANCE): the line-rate port's
+# forwarding rate must be the legal maximum within it.
+PRESSURE_TOLERANCE = 0.005
 PORT3_LIMIT_PPS = 4286e3 / (60 * 8)  # tbf counts a 64-B frame as 60 B
 INPUT_QUEUE_PPS = 3571e3 / (60 * 8)  # the hol lab's FIFO on port 1
 CLI_TIMEOUT_S = 900
@@ -69,6 +77,45 @@ def hol_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
     monkeypatch.chdir(REPO)
     with lab_up(HOL_LAB, tmp_path / "lab") as topology:
         yield topology
+
+
+@pytest.fixture
+def pressure_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(REPO)
+    with lab_up(PRESSURE_LAB, tmp_path / "lab") as topology:
+        yield topology
+
+
+def test_forward_pressure_only_where_the_dut_forwards_above_line_rate(
+        pressure_lab: Path, tmp_path: Path) -> None:
+    # 4-s trials: the token bucket's 100 frames of burst and queue are 0.17 % of one.
+    options = ("--test", "forward-pressure", "--mfr-steps", "2", "--duration", "4")
+    kept = rfc2889(pressure_lab, tmp_path / "kept", *options, "--ports", "1,2")
+    (size,) = kept["result"]["sizes"]
+    pressure = size["iterations"][-1]
+    assert pressure["ifg_bits"] == 88
+    assert pressure["load"] == pytest.approx(84 / 83)
+    # The tester proved it offered the 88-bit gaps' rate (its own clock, within 1 %).
+    assert abs(pressure["offered_pps"] - GAP_88_64B_PPS) / GAP_88_64B_PPS <= 0.01
+    assert size["legal_max_pps"] == pytest.approx(LINE_64B_PPS)
+    forwarded = pressure["forwarding"]["forwarding_rate_pps"]
+    assert abs(forwarded - LINE_64B_PPS) / LINE_64B_PPS <= PRESSURE_TOLERANCE, kept["report"]
+    assert size["forward_pressure"] is False, kept["report"]
+    # The MFR: the legal maximum, at 100 % or at the 88-bit gaps (the bucket's burst).
+    assert abs(size["mfr_pps"] - LINE_64B_PPS) / LINE_64B_PPS <= PRESSURE_TOLERANCE
+    assert lost_in_all_trials(tmp_path / "kept") == qdisc_drops("p4ld2")
+    assert pressure["forwarding"]["lost"] > 0  # the excess was dropped, not forwarded
+
+    passed = rfc2889(pressure_lab, tmp_path / "passed", *options, "--ports", "1,3")
+    (size,) = passed["result"]["sizes"]
+    pressure = size["iterations"][-1]
+    assert pressure["forwarding"]["lost"] == 0, passed["report"]
+    forwarded = pressure["forwarding"]["forwarding_rate_pps"]
+    assert forwarded == pytest.approx(pressure["forwarding"]["sent"] / 4.0)
+    assert forwarded > LINE_64B_PPS * (1 + PRESSURE_TOLERANCE)
+    assert size["forward_pressure"] is True, passed["report"]
+    assert size["mfr_pps"] == forwarded
+    assert size["mfr_load"] == pytest.approx(84 / 83)
 
 
 def test_fully_meshed_finds_the_slow_port(mesh_lab: Path, tmp_path: Path) -> None:

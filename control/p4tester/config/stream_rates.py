@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.topology import Topology
-from p4tester.streams.rates import line_rate_pps
+from p4tester.streams.rates import IFG_BITS, line_rate_pps
 
 
-def port_line_pps(topology: Topology, stream: StreamConfig, frame_size: int) -> float:
+def port_line_pps(topology: Topology, stream: StreamConfig, frame_size: int,
+                  ifg_bits: int = IFG_BITS) -> float:
     """The line rate of `stream`'s TX port in its frames/s at the trial's `frame_size`
-    (or the stream's own), whatever its share."""
+    (or the stream's own), whatever its share; with `ifg_bits`, the most frames/s the
+    port carries with that gap (RFC 2889 forward pressure: above line rate)."""
     port = topology.port(stream.tx_port)
-    return line_rate_pps(port.line_rate_bps, stream.size_in(frame_size))
+    return line_rate_pps(port.line_rate_bps, stream.size_in(frame_size), ifg_bits)
 
 
 def stream_pps(topology: Topology, stream: StreamConfig, frame_size: int,

@@ -31,6 +31,7 @@ from typing import Final
 from p4tester.results.jsonl import ResultLog
 from p4tester.results.model import TrialResult
 from p4tester.search.trials import TESTER_LIMITED_ATTEMPTS
+from p4tester.streams.rates import IFG_BITS
 from p4tester.streams.shapes import TrafficShape
 
 from .errors import InvalidTrialsError, ResumeMismatchError, UnvouchedTrialError
@@ -122,10 +123,12 @@ class Recorder:
         shapes: tuple[tuple[int, TrafficShape], ...] = (),
         shape_step_s: float = 0.5,
         variation_lengths: tuple[tuple[int, int], ...] = (),
+        inter_frame_gap_bits: int = IFG_BITS,
     ) -> TrialResult:
         """Run (or resume) the next trial of `experiment` with these parameters
         (`reference_loop`: a latency trial; `stream_loads`: only these streams, each at
-        its own load; `shapes`: these streams' rates shaped; TrialSpec)."""
+        its own load; `shapes`: these streams' rates shaped; `inter_frame_gap_bits`:
+        RFC 2889's forward pressure, above line rate; TrialSpec)."""
         spec = TrialSpec(
             experiment=experiment,
             trial_index=self.next_index(experiment),
@@ -139,6 +142,7 @@ class Recorder:
             shapes=shapes,
             shape_step_s=shape_step_s,
             variation_lengths=variation_lengths,
+            inter_frame_gap_bits=inter_frame_gap_bits,
         )
         return self.run_trial(spec)
 
@@ -158,6 +162,7 @@ class Recorder:
         shapes: tuple[tuple[int, TrafficShape], ...] = (),
         shape_step_s: float = 0.5,
         variation_lengths: tuple[tuple[int, int], ...] = (),
+        inter_frame_gap_bits: int = IFG_BITS,
     ) -> TrialResult:
         """`trial`, repeated (each attempt its own trial index) while invalid: up to
         `attempts` failed trials (InvalidTrialsError), and up to
@@ -184,6 +189,7 @@ class Recorder:
                 shapes=shapes,
                 shape_step_s=shape_step_s,
                 variation_lengths=variation_lengths,
+                inter_frame_gap_bits=inter_frame_gap_bits,
             )
             if result.valid:
                 return result

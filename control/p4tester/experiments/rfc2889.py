@@ -20,6 +20,9 @@ them apart (`rx_mismatched`), never in any stream's figures.
 
 Loss is judged per stream (TX - RX of each), so one stream's duplicates never hide
 another's loss; a port's loss is the sum of its streams' losses.
+
+Forward pressure and the maximum forwarding rate (5.6) take the same configuration
+and are run by experiments.rfc2889_pressure.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ class Rfc2889Test(Enum):
     FULLY_MESHED = "fully-meshed"
     PARTIALLY_MESHED = "partially-meshed"
     CONGESTION_CONTROL = "congestion-control"
+    FORWARD_PRESSURE = "forward-pressure"
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +213,7 @@ class Rfc2889Result:
     congestion: tuple[CongestionAtSize, ...] = ()
 
 
-def _learn(config: Rfc2889Config, recorder: Recorder, frame_size: int) -> TrialResult:
+def learn(config: Rfc2889Config, recorder: Recorder, frame_size: int) -> TrialResult:
     """The learning frames before a frame size's trials (not judged: see the module)."""
     loads = tuple(
         (sid, min(1.0, config.learning_pps / config.line_pps(port, frame_size)))
@@ -256,10 +260,13 @@ def run_rfc2889(config: Rfc2889Config, recorder: Recorder) -> Rfc2889Result:
     """Every frame size in order: learning frames, then the test's trials. Errors of the
     trials (InvalidTrialsError, UnvouchedTrialError) propagate; the finished trials are
     in the recorder's log."""
+    if config.test is Rfc2889Test.FORWARD_PRESSURE:
+        raise ValueError("run_rfc2889: forward pressure is run by "
+                         "rfc2889_pressure.run_forward_pressure")
     meshed: list[MeshAtSize] = []
     congestion: list[CongestionAtSize] = []
     for frame_size in config.frame_sizes:
-        _learn(config, recorder, frame_size)
+        learn(config, recorder, frame_size)
         if config.test is Rfc2889Test.CONGESTION_CONTROL:
             congestion.append(_congestion_at_size(config, recorder, frame_size))
         else:

@@ -8,7 +8,9 @@ its load, and the profile streams that carry them.
   ways, the destinations also send back to the sources;
 - congestion control (5.3's two-to-one with an uncongested port): port A sends half
   its load to the congested port C and half to the uncongested port D, port B all of
-  its load to C, so C is offered 150 % of its line rate at a 100 % load and D 50 %.
+  its load to C, so C is offered 150 % of its line rate at a 100 % load and D 50 %;
+- forward pressure (5.6): port A sends all its load to port B (A at more than line
+  rate in its last trial, experiments.rfc2889_pressure).
 
 A pattern is carried by the profile's streams, one per (TX port, RX port) pair (a
 `mesh` entry gives them all, config.stream_mesh); a missing pair is an error that
@@ -97,6 +99,16 @@ def congestion_control(ports: Sequence[int]) -> TrafficPattern:
     a, b, c, d = ports
     return TrafficPattern("congestion-control", (Flow(a, c, 0.5), Flow(a, d, 0.5),
                                                  Flow(b, c, 1.0)))
+
+
+def forward_pressure(ports: Sequence[int]) -> TrafficPattern:
+    """ports = (A sending, B receiving)."""
+    ports = _distinct(ports, "ports")
+    if len(ports) != 2:
+        raise ConfigError("RFC 2889 forward pressure: give two ports, A,B: A sends to B "
+                          f"(got {list(ports)})")
+    a, b = ports
+    return TrafficPattern("forward-pressure", (Flow(a, b, 1.0),))
 
 
 @dataclass(frozen=True, slots=True)

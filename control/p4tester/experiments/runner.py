@@ -13,7 +13,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from p4tester.results.model import TrialResult
+from p4tester.streams.rates import IFG_BITS, check_ifg_bits, gap_load
 from p4tester.streams.shapes import TrafficShape
+
+# Float conversions of a load to frames/s and back land a hair above its limit.
+_LOAD_SLACK = 1e-9
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +38,10 @@ class TrialSpec:
     variation_lengths: (stream id, n) pairs: the stream's frames cycle through only the
     first n entries of its per-frame variation (e.g. the first n of the addresses an
     RFC 2889 address test may use); a stream not named uses its whole cycle.
+    inter_frame_gap_bits: the gap the TX ports may send with. Loads are shares of line
+    rate (96 bit times), so they stop at 1 (100 %); RFC 2889's forward pressure trial
+    gives 88 and may go up to its gap's load (streams.rates.gap_load: 84/83 at 64 B),
+    the only way a trial offers more than line rate.
     """
 
     experiment: str
@@ -48,11 +56,15 @@ class TrialSpec:
     shapes: tuple[tuple[int, TrafficShape], ...] = ()
     shape_step_s: float = 0.5
     variation_lengths: tuple[tuple[int, int], ...] = ()
+    inter_frame_gap_bits: int = IFG_BITS
 
     def __post_init__(self) -> None:
-        if not 0.0 < self.offered_fraction <= 1.0:
+        check_ifg_bits(self.inter_frame_gap_bits)
+        most = self.most_load(self.frame_size)
+        if not 0.0 < self.offered_fraction <= most + _LOAD_SLACK:
             raise ValueError(
-                f"offered load {self.offered_fraction:.4f} of line rate must be in (0, 1]"
+                f"offered load {self.offered_fraction:.4f} of line rate must be in "
+                f"(0, {most:.6g}]{self._gap_note}"
             )
         if self.duration_s <= 0:
             raise ValueError(f"trial duration {self.duration_s} s must be positive")
@@ -62,9 +74,9 @@ class TrialSpec:
         if len(set(ids)) != len(ids):
             raise ValueError(f"stream loads name a stream twice: {self.stream_loads}")
         for stream_id, load in self.stream_loads:
-            if not 0.0 < load <= 1.0:
+            if not 0.0 < load <= most + _LOAD_SLACK:
                 raise ValueError(f"stream {stream_id}'s load {load:.4f} of line rate must be "
-                                 "in (0, 1]")
+                                 f"in (0, {most:.6g}]{self._gap_note}")
         for stream_id, length in self.variation_lengths:
             if length < 1:
                 raise ValueError(f"stream {stream_id}'s variation length {length} must be at "
@@ -77,6 +89,18 @@ class TrialSpec:
         if self.shapes and not 0 < self.shape_step_s <= self.duration_s:
             raise ValueError(f"shape step {self.shape_step_s:g} s must be above 0 and at most "
                              f"the trial's {self.duration_s:g} s")
+
+
+    def most_load(self, frame_size: float) -> float:
+        """The highest load a TX port may be given at `frame_size`, a share of its line
+        rate: 1, or above it with a gap shorter than 96 bit times."""
+        return gap_load(frame_size, self.inter_frame_gap_bits)
+
+    @property
+    def _gap_note(self) -> str:
+        if self.inter_frame_gap_bits == IFG_BITS:
+            return ""
+        return f" with {self.inter_frame_gap_bits}-bit gaps at {self.frame_size} B"
 
 
 class TrialRunner(Protocol):

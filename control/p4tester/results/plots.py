@@ -355,6 +355,57 @@ def plot_port_forwarding(bars: Sequence[tuple[str, float, float]], title: str,
     return _save(figure, path)
 
 
+@dataclass(frozen=True, slots=True)
+class ForwardingCurve:
+    """One frame size's forwarding rate over rising loads (RFC 2889 5.6): (intended load,
+    forwarding rate) points, both in % of line rate, the last the forward pressure
+    trial's (above 100 %: a gap shorter than 96 bit times); `mfr`: the highest's index."""
+
+    label: str
+    points: tuple[tuple[float, float], ...]
+    mfr: int
+
+
+def plot_forwarding_curves(curves: Sequence[ForwardingCurve], tolerance: float, title: str,
+                           path: Path | str) -> Path:
+    """Forwarding rate against intended load, a line per frame size, against the legal
+    maximum (line rate with 96-bit gaps) and 'everything offered'; the MFR is starred.
+    Below, the same near line rate, where the verdict is: a DUT whose last point is
+    above the band (the legal maximum + `tolerance`) exerts forward pressure."""
+    if not curves or not all(c.points for c in curves):
+        raise PlotError("no forwarding rates: nothing to plot")
+    figure, (whole, near) = _figure(rows=2)
+    highest = max(x for c in curves for x, _ in c.points)
+    near_from = min(x for c in curves for x, _ in c.points[-2:])
+    for axes in (whole, near):
+        axes.plot([0.0, highest], [0.0, highest], color="grey", linestyle=":",
+                  label="everything offered forwarded")
+        axes.axhline(100.0, color="black", linestyle="--",
+                     label="legal maximum (line rate, 96-bit gaps)")
+        for curve in curves:
+            (line,) = axes.plot([x for x, _ in curve.points], [y for _, y in curve.points],
+                                marker="o", label=curve.label)
+            x, y = curve.points[curve.mfr]
+            axes.plot([x], [y], marker="*", markersize=14, color=line.get_color(),
+                      linestyle="none")
+            x, y = curve.points[-1]
+            axes.plot([x], [y], marker="s", markersize=9, markerfacecolor="none",
+                      color=line.get_color(), linestyle="none")
+        axes.grid(True, alpha=_GRID_ALPHA)
+    near.axhspan(100.0, 100.0 * (1.0 + tolerance), color="grey", alpha=0.2,
+                 label=f"within {tolerance:.1%}: not judged above")
+    near_ys = [y for c in curves for x, y in c.points if x >= near_from]
+    near.set_xlim(near_from - 0.5, highest + 0.5)
+    near.set_ylim(min(99.0, *near_ys) - 0.5, max(100.0 * (1.0 + 2 * tolerance), *near_ys) + 0.5)
+    whole.set_title(title)
+    whole.set_ylabel("forwarding rate, % of line rate")
+    near.set_ylabel("near line rate")
+    near.set_xlabel("intended load, % of line rate (hollow: 88-bit gaps; star: MFR)")
+    whole.legend(loc="best")
+    near.legend(loc="best", fontsize="small")
+    return _save(figure, path)
+
+
 def plot_receivers(trial: TrialResult, path: Path | str) -> Path:
     """Each stream received on several ports, a panel each: the frames each RX port
     received, against what each port was due (a replicated stream: every frame it sent)

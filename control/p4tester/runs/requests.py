@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from p4tester.config.profile import Profile
+from p4tester.experiments.rfc2889_pressure import DEFAULT_MFR_STEPS
 from p4tester.experiments.throughput import SearchMethod
-from p4tester.streams.rates import Rate, RateUnit
+from p4tester.streams.rates import FORWARD_PRESSURE_IFG_BITS, Rate, RateUnit, gap_load
 from p4tester.streams.shapes import TrafficShape
 
 from .option_parsers import (
@@ -246,7 +247,7 @@ class ShapeRequest(ExperimentRequest):
         return [(self.frame_size, dataclasses.replace(self.load, value=self.load.value * highest))]
 
 
-RFC2889_TESTS = ("fully-meshed", "partially-meshed", "congestion-control")
+RFC2889_TESTS = ("fully-meshed", "partially-meshed", "congestion-control", "forward-pressure")
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,13 +258,17 @@ class Rfc2889Request(ExperimentRequest):
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("test", "which RFC 2889 test", str, required=True, choices=RFC2889_TESTS),
         Option("ports", "fully-meshed: the ports (1,2,3,4); congestion-control: A,B,C,D "
-               "(A and B into the congested C, A also into D)", port_list),
+               "(A and B into the congested C, A also into D); forward-pressure: A,B (A "
+               "into B)", port_list),
         Option("sources", "partially-meshed: the ports that send", port_list),
         Option("destinations", "partially-meshed: the ports they send to", port_list),
         Option("directions", "partially-meshed: one-way, or both-ways (the destinations "
                "send back)", str, choices=("one-way", "both-ways")),
         Option("frame-sizes", "e.g. 64,512,1518", size_list),
-        Option("max-load", "the maximum offered load per TX port: 100%, 0.5", load_fraction),
+        Option("max-load", "the maximum offered load per TX port: 100%, 0.5 (forward-"
+               "pressure: the MFR's highest load below its 88-bit-gap trial)", load_fraction),
+        Option("mfr-steps", "forward-pressure: the maximum forwarding rate's loads up to the "
+               "max-load (10: 10 %, 20 %, ... 100 %), then the 88-bit-gap trial", int),
         Option("method", "search method of the meshed tests' throughput (default: the "
                "profile's)", str, choices=tuple(m.value for m in SearchMethod)),
         _duration(),
@@ -275,11 +280,15 @@ class Rfc2889Request(ExperimentRequest):
     directions: str = "one-way"
     frame_sizes: tuple[int, ...] | None = None
     max_load: float = 1.0
+    mfr_steps: int = DEFAULT_MFR_STEPS
     method: str | None = None
     duration_s: float | None = None
 
     def fixed_loads(self, profile: Profile) -> list[tuple[int, Rate | float]]:
-        return [(size, self.max_load) for size in self.frame_sizes or profile.frame_sizes]
+        sizes = self.frame_sizes or profile.frame_sizes
+        if self.test == "forward-pressure":  # the tester must carry the 88-bit gap's rate
+            return [(size, gap_load(size, FORWARD_PRESSURE_IFG_BITS)) for size in sizes]
+        return [(size, self.max_load) for size in sizes]
 
 
 RFC2889_ADDRESS_TESTS = ("address-caching", "address-learning-rate")

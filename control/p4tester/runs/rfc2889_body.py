@@ -1,7 +1,8 @@
 """The RFC 2889 run: the request's pattern carried by the profile's streams, and its
 report as RFC 2889 asks: per frame size, the throughput and the forwarding rate at the
 maximum offered load per port (meshed tests), or the congested and uncongested ports'
-figures with the head-of-line blocking and back pressure verdicts."""
+figures with the head-of-line blocking and back pressure verdicts; forward pressure and
+the maximum forwarding rate in rfc2889_pressure_body."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from p4tester.experiments.rfc2889_patterns import (
     TrafficPattern,
     congestion_control,
     congestion_ports,
+    forward_pressure,
     fully_meshed,
     learning_streams,
     partially_meshed,
@@ -31,6 +33,7 @@ from p4tester.search.goals import SearchGoal
 
 from .bodies import Outcome, RunContext, plot
 from .requests import Rfc2889Request
+from .rfc2889_pressure_body import forward_pressure_body
 
 
 def rfc2889_pattern(request: Rfc2889Request) -> TrafficPattern:
@@ -43,20 +46,44 @@ def rfc2889_pattern(request: Rfc2889Request) -> TrafficPattern:
         return partially_meshed(request.sources, request.destinations,
                                 both_ways=request.directions == "both-ways")
     if not request.ports:
-        example = "1,2,3,4" if test is Rfc2889Test.CONGESTION_CONTROL else "1,2,3"
+        example = {Rfc2889Test.CONGESTION_CONTROL: "1,2,3,4",
+                   Rfc2889Test.FORWARD_PRESSURE: "1,2"}.get(test, "1,2,3")
         raise ConfigError(f"rfc2889 --test {test.value}: give --ports, e.g. --ports {example}")
     if test is Rfc2889Test.CONGESTION_CONTROL:
         return congestion_control(request.ports)
+    if test is Rfc2889Test.FORWARD_PRESSURE:
+        return forward_pressure(request.ports)
     return fully_meshed(request.ports)
 
 
 def rfc2889_body(request: Rfc2889Request, run: RunContext) -> Outcome:
+    config = rfc2889_config(request, run)
+    if config.test is Rfc2889Test.FORWARD_PRESSURE:
+        return forward_pressure_body(config, request, run)
+    result = run_rfc2889(config, run.recorder)
+    sizes: list[MeshAtSize | CongestionAtSize] = [*result.meshed, *result.congestion]
+    bars = [(f"{size.frame_size} B, {port.port}", port.intended_pps, port.forwarding_rate_pps)
+            for size in sizes for port in _ports_of(size)]
+    if bars:
+        plot(lambda: plot_port_forwarding(
+            bars,
+            f"RFC 2889 {config.test.value} at the MOL ({config.max_load:.0%} per TX port)",
+            run.output / "rfc2889.png"))
+    report = rfc2889_report(result)
+    if result.congestion:
+        report = [trials_table(run.recorder.trials), "", *report]
+    return result, "\n".join(report)
+
+
+def rfc2889_config(request: Rfc2889Request, run: RunContext) -> Rfc2889Config:
+    """The request's test on the run's profile and topology; ConfigError naming a
+    missing option, stream or port."""
     profile = run.profile
     pattern = rfc2889_pattern(request)
     final = request.trial_s(profile)
     width = profile.search.relative_width
     initial = profile.trial.initial_duration_s
-    config = Rfc2889Config(
+    return Rfc2889Config(
         test=Rfc2889Test(request.test),
         pattern=pattern,
         flow_streams=tuple((flow, stream.id)
@@ -73,19 +100,6 @@ def rfc2889_body(request: Rfc2889Request, run: RunContext) -> Outcome:
         pdr=SearchGoal("PDR", profile.search.pdr_loss_ratio, width, final,
                        initial_trial_duration_s=initial),
     )
-    result = run_rfc2889(config, run.recorder)
-    sizes: list[MeshAtSize | CongestionAtSize] = [*result.meshed, *result.congestion]
-    bars = [(f"{size.frame_size} B, {port.port}", port.intended_pps, port.forwarding_rate_pps)
-            for size in sizes for port in _ports_of(size)]
-    if bars:
-        plot(lambda: plot_port_forwarding(
-            bars,
-            f"RFC 2889 {config.test.value} at the MOL ({config.max_load:.0%} per TX port)",
-            run.output / "rfc2889.png"))
-    report = rfc2889_report(result)
-    if result.congestion:
-        report = [trials_table(run.recorder.trials), "", *report]
-    return result, "\n".join(report)
 
 
 def _ports_of(size: MeshAtSize | CongestionAtSize) -> tuple[PortForwarding, ...]:

@@ -7,7 +7,11 @@ Definitions (RFC 2544, design section 4):
 - L1 bits of a frame = (frame size + 20) x 8: every frame also costs the wire an 8-byte
   preamble/SFD and a 12-byte inter-frame gap;
 - a port's line rate (10, 25, 100 Gbit/s...) is an L1 figure, so
-  line-rate pps = line rate / ((frame size + 20) x 8); 100GbE at 64 B = 148.81 Mpps.
+  line-rate pps = line rate / ((frame size + 20) x 8); 100GbE at 64 B = 148.81 Mpps;
+- RFC 2889's forward pressure test (section 5.6) sends with an inter-frame gap of 88
+  bit times instead of IEEE 802.3's 96: one byte less per frame, so its frames/s are
+  line rate x (frame + 20) / (frame + 19), 1.2 % above line rate at 64 B. The same
+  formulas take the gap (`ifg_bits`); only that test asks for a shorter one.
 
 Bit rates given without a layer ("9.5Gbps") are L1: then a bit rate and a percentage
 of line rate mean the same load whatever the frame size. L2 rates must say so
@@ -36,6 +40,9 @@ PREAMBLE_BYTES: Final = 8  # 7 B preamble + 1 B start-of-frame delimiter
 IFG_BYTES: Final = 12  # minimum inter-frame gap (IEEE 802.3)
 L1_OVERHEAD_BYTES: Final = PREAMBLE_BYTES + IFG_BYTES
 BITS_PER_BYTE: Final = 8
+IFG_BITS: Final = IFG_BYTES * BITS_PER_BYTE  # 96 bit times: what line rate assumes
+# RFC 2889 5.6: the forward pressure test's gap, 8 bit times (one byte) short of 96.
+FORWARD_PRESSURE_IFG_BITS: Final = 88
 
 # Float conversions (e.g. 100% -> pps -> L1 bit/s) can land a hair above the line rate;
 # a rate is only "above line rate" beyond this relative margin.
@@ -82,9 +89,22 @@ def _validate_line_rate(line_rate_bps: float) -> None:
         )
 
 
-def l1_frame_bits(frame_size: float) -> float:
-    """Bits one frame occupies on the wire: frame incl. FCS + preamble + IFG."""
-    return (frame_size + L1_OVERHEAD_BYTES) * BITS_PER_BYTE
+def check_ifg_bits(ifg_bits: int) -> None:
+    """Raise RateError unless `ifg_bits` is a gap the tester sends with: 96 bit times
+    (IEEE 802.3's minimum), or down to RFC 2889's 88 for its forward pressure test."""
+    if (isinstance(ifg_bits, bool) or not isinstance(ifg_bits, int)
+            or not FORWARD_PRESSURE_IFG_BITS <= ifg_bits <= IFG_BITS):
+        raise RateError(
+            f"inter-frame gap {ifg_bits!r} bit times: the tester sends with {IFG_BITS} "
+            f"(line rate), or {FORWARD_PRESSURE_IFG_BITS} for RFC 2889's forward pressure "
+            "test, and nothing outside that range")
+
+
+def l1_frame_bits(frame_size: float, ifg_bits: int = IFG_BITS) -> float:
+    """Bits one frame occupies on the wire: frame incl. FCS + preamble + the gap
+    after it (IEEE 802.3's 96 bit times unless given)."""
+    check_ifg_bits(ifg_bits)
+    return (frame_size + PREAMBLE_BYTES) * BITS_PER_BYTE + ifg_bits
 
 
 def l2_frame_bits(frame_size: float) -> float:
@@ -92,11 +112,19 @@ def l2_frame_bits(frame_size: float) -> float:
     return frame_size * BITS_PER_BYTE
 
 
-def line_rate_pps(bitrate_bps: float, frame_size: float) -> float:
-    """Frames per second that fill an L1 bit rate: bitrate / ((frame + 20) x 8)."""
+def line_rate_pps(bitrate_bps: float, frame_size: float, ifg_bits: int = IFG_BITS) -> float:
+    """Frames per second that fill an L1 bit rate: bitrate / ((frame + 20) x 8), or
+    with a shorter gap between the frames (`ifg_bits`, RFC 2889 forward pressure)."""
     _validate_line_rate(bitrate_bps)
     validate_frame_size(frame_size)
-    return bitrate_bps / l1_frame_bits(frame_size)
+    return bitrate_bps / l1_frame_bits(frame_size, ifg_bits)
+
+
+def gap_load(frame_size: float, ifg_bits: int) -> float:
+    """The load of frames sent back to back with `ifg_bits` gaps, a share of line
+    rate: 1.0 at 96 bit times, 84/83 (1.012) for 64-B frames at 88."""
+    validate_frame_size(frame_size)
+    return l1_frame_bits(frame_size) / l1_frame_bits(frame_size, ifg_bits)
 
 
 def format_bitrate(bps: float) -> str:

@@ -77,7 +77,8 @@ def trial_streams(profile: Profile, topology: Topology,
     """The streams a trial runs and each one's frames/s: every stream at the spec's
     load x its share, or only the spec's `stream_loads`, each at its own load. Raises
     ValueError for a stream the profile does not have, or TX ports asked for more than
-    their line rate together."""
+    their line rate together (more than the rate of the spec's gap, for RFC 2889's
+    forward pressure: TrialSpec.inter_frame_gap_bits)."""
     if not spec.stream_loads:
         return tuple((stream, stream_pps(topology, stream, spec.frame_size,
                                          spec.offered_fraction))
@@ -88,16 +89,21 @@ def trial_streams(profile: Profile, topology: Topology,
         raise ValueError(f"trial {spec.experiment}#{spec.trial_index} asks for streams "
                          f"{unknown}; the profile has {sorted(by_id)}")
     port_loads: dict[int, float] = defaultdict(float)
+    port_most: dict[int, float] = {}
     chosen = []
     for sid, load in spec.stream_loads:
         stream = by_id[sid]
         port_loads[stream.tx_port] += load
+        size = stream.size_in(spec.frame_size)
+        port_most[stream.tx_port] = min(port_most.get(stream.tx_port, math.inf),
+                                        spec.most_load(size))
         chosen.append((stream, load * port_line_pps(topology, stream, spec.frame_size)))
-    over = {port: load for port, load in port_loads.items() if load > 1.0 + 1e-9}
+    over = {port: load for port, load in port_loads.items() if load > port_most[port] + 1e-9}
     if over:
+        worst = max(over, key=lambda port: over[port] - port_most[port])
         raise ValueError(f"trial {spec.experiment}#{spec.trial_index}: TX ports "
-                         f"{sorted(over)} asked for {max(over.values()):.4f} of line rate "
-                         "together; lower the streams' loads")
+                         f"{sorted(over)} asked for {over[worst]:.4f} of line rate "
+                         f"together, above {port_most[worst]:.4f}; lower the streams' loads")
     return tuple(chosen)
 
 
@@ -184,9 +190,10 @@ def seed_queue_leads(schedule: RateSchedule, plans: Iterable[StreamPlan]) -> tup
 
 def stream_ceiling_pps(stream: StreamConfig, topology: Topology, spec: TrialSpec) -> float:
     """A stream's highest rate: its share of its port's line rate, or, with a load of
-    its own, the port's."""
-    return (port_line_pps(topology, stream, spec.frame_size) if spec.stream_loads
-            else stream_pps(topology, stream, spec.frame_size))
+    its own, the port's (with the spec's gap: above line rate for RFC 2889's forward
+    pressure, TrialSpec.inter_frame_gap_bits)."""
+    return (port_line_pps(topology, stream, spec.frame_size, spec.inter_frame_gap_bits)
+            if spec.stream_loads else stream_pps(topology, stream, spec.frame_size))
 
 
 def port_shaping(plans: Iterable[StreamPlan], headroom: float = SHAPING_HEADROOM) -> dict[int, int]:
