@@ -228,6 +228,38 @@ class BurstsAreOnePassEach(GeneratorTest):
         self.assertEqual(self.tester.read_counter(names.TX_PORT)[port].packets, budget)
 
 
+class PoissonArrivalsAreThinnedPasses(GeneratorTest):
+    """A Poisson shape (streams.shapes): the loop runs 4 times faster than the frames
+    and each pass sends with probability 1/4 (a random draw in ingress). The budget is
+    exact; the gaps are geometric on the loop's 625-us grid: mean 2500 us, a quarter of
+    them one grid step, coefficient of variation sqrt(3/4) = 0.87 (a constant stream's
+    is about 0)."""
+
+    def runTest(self) -> None:
+        stream, port, budget, rate, grid = 13, PORT_B, 400, 400, 4
+        self.tester.configure_stream(stream, port)
+        self.set_queue_rate(pacer_port(stream), rate * grid)
+        self.set_queue_rate(port, 0)
+        self.tester.clear_stream(stream)
+        self.tester.start_stream(stream, budget, passes_per_emit=grid)
+        self.tester.seed_stream(stream, build_template(FrameSpec(stream_id=stream,
+                                                                 frame_size=64)), SEEDS)
+        frames = self.receive_frames(port, budget + 1, timeout_s=5.0)
+        self.assertEqual([self.header_of(f).seq for f in frames], list(range(budget)))
+        state = self.tester.read_stream_registers(stream)
+        self.assertEqual((state.generated, state.tx_next_seq), (budget, budget))
+        stamps = [self.header_of(f).tx_ts for f in frames]
+        gaps = [b - a for a, b in pairwise(stamps)]
+        step_us = 1e6 / (rate * grid)
+        mean_us = sum(gaps) / len(gaps)
+        spread = (sum((g - mean_us) ** 2 for g in gaps) / (len(gaps) - 1)) ** 0.5 / mean_us
+        # 399 gaps: the mean's standard error is 4.3 %, the coefficient's about 0.05.
+        self.assertAlmostEqual(mean_us, 1e6 / rate, delta=0.15 * 1e6 / rate)
+        self.assertTrue(0.7 <= spread <= 1.05, (spread, gaps))
+        one_step = sum(0.5 * step_us <= g < 1.5 * step_us for g in gaps) / len(gaps)
+        self.assertTrue(0.15 <= one_step <= 0.35, (one_step, gaps))
+
+
 class FramesPerPassOutOfRangeIsRefused(GeneratorTest):
     def runTest(self) -> None:
         with self.assertRaisesRegex(ValueError, r"frames per pass 65 is out of range: a "

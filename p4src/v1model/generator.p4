@@ -26,14 +26,16 @@ control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
     bit<8> run_value = 0;
     bit<8> epoch = 0;
     bit<32> per_pass = 1;
+    bit<16> emit_below = 0;
     bool running = false;
 
     action run(bit<32> packet_budget, bit<8> trial_run, bit<8> trial_epoch,
-               bit<8> frames_per_pass) {
+               bit<8> frames_per_pass, bit<16> emit_threshold) {
         budget = packet_budget;
         run_value = trial_run;
         epoch = trial_epoch;
         per_pass = (bit<32>) frames_per_pass;
+        emit_below = emit_threshold;
         running = true;
     }
 
@@ -41,11 +43,14 @@ control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
         running = false;
     }
 
-    /* Controller writes: stream -> run(budget, run value, epoch, frames per pass)
-     * to start (the run byte and the TESTER_FLAG_EPOCH_MASK bits of this trial's
-     * template; frames per pass 1..MAX_FRAMES_PER_PASS, as many TX replicas as the
-     * stream's multicast group has); modify to stopped()
-     * (or delete) to stop: the stream's seeds die at their next pass. */
+    /* Controller writes: stream -> run(budget, run value, epoch, frames per pass,
+     * emit threshold) to start (the run byte and the TESTER_FLAG_EPOCH_MASK bits of
+     * this trial's template; frames per pass 1..MAX_FRAMES_PER_PASS, as many TX
+     * replicas as the stream's multicast group has; emit threshold 0: every pass
+     * makes its frames, else a pass makes them only when a 16-bit random draw is below
+     * it: Poisson arrivals by thinning a loop that runs 65536 / threshold times faster
+     * than the frames); modify to stopped() (or delete) to stop: the stream's seeds
+     * die at their next pass. */
     table gen_streams {
         key = { hdr.tester.stream_id : exact @name("stream"); }
         actions = { run; stopped; }
@@ -73,7 +78,16 @@ control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
                                   && (hdr.tester.flags & TESTER_FLAG_EPOCH_MASK) == epoch;
                 if (running && this_trial && done < budget) {
                     bit<32> copies = per_pass;
-                    if (budget - done < per_pass) {
+                    if (emit_below != 0) {
+                        /* A skipped pass makes no frame and counts none: the budget
+                         * stays exact, the loop goes on. */
+                        bit<16> draw;
+                        random(draw, 0, 0xFFFF);
+                        if (draw >= emit_below) {
+                            copies = 0;
+                        }
+                    }
+                    if (budget - done < copies) {
                         copies = budget - done;
                     }
                     generated.write((bit<32>) hdr.tester.stream_id, done + copies);

@@ -47,6 +47,10 @@ MCAST_GROUP_BASE: Final = 1
 REPLICA_TX: Final = 1  # TX replica i of a loop pass: REPLICA_TX + i
 REPLICA_TOKEN: Final = 0xFFFF
 MAX_FRAMES_PER_PASS: Final = 64  # also the largest burst (streams.shapes)
+# A Poisson stream's pass makes its frames when a 16-bit draw is below a threshold
+# (v1model/generator.p4): 1 / k of the passes, k up to MAX_PASSES_PER_EMIT.
+EMIT_DRAWS: Final = 1 << 16
+MAX_PASSES_PER_EMIT: Final = 64
 
 # BMv2 (v1model) platform
 CPU_PORT: Final = 510

@@ -24,11 +24,13 @@ from p4tester.dataplane.constants import (
     CTRL_OP_READ,
     CTRL_OP_SEED,
     CTRL_OP_SEND,
+    EMIT_DRAWS,
     HIST_CELLS_PER_STREAM,
     IP_VERSION_4,
     IP_VERSION_6,
     MAX_FRAMES_PER_PASS,
     MAX_HIST_BINS,
+    MAX_PASSES_PER_EMIT,
     MAX_STREAMS,
     MCAST_GROUP_BASE,
     PACER_PORT_BASE,
@@ -129,6 +131,12 @@ def check_frames_per_pass(frames_per_pass: int) -> None:
             f"makes 1..{MAX_FRAMES_PER_PASS} TX frames (MAX_FRAMES_PER_PASS)")
 
 
+def emit_threshold(passes_per_emit: int) -> int:
+    """The generator's emit threshold for a pass to make its frames with probability
+    1 / passes_per_emit: a 16-bit draw below it (0: every pass, no draw)."""
+    return 0 if passes_per_emit == 1 else EMIT_DRAWS // passes_per_emit
+
+
 def check_stream_id(stream_id: int) -> None:
     if not 0 <= stream_id < MAX_STREAMS:
         raise ValueError(
@@ -190,19 +198,26 @@ class TesterDataplane:
         self.client.delete(build_multicast_group(MCAST_GROUP_BASE + stream_id, []))
 
     def start_stream(self, stream_id: int, packet_budget: int, epoch: int = 0,
-                     run: int = 0, frames_per_pass: int = 1) -> None:
+                     run: int = 0, frames_per_pass: int = 1, passes_per_emit: int = 1) -> None:
         """Arm the stream: seeds of this run value and epoch (FrameSpec.run, .epoch)
         generate up to packet_budget TX frames, `frames_per_pass` from each pass of a
-        seed (as configure_stream wired); seeds of any other run or epoch die."""
+        seed (as configure_stream wired); seeds of any other run or epoch die. With
+        `passes_per_emit` k > 1, each pass makes its frames with probability 1/k (a
+        random draw in the data plane): a loop paced k times faster than the frames
+        gives Poisson-like arrivals (streams.shapes, poisson)."""
         check_stream_id(stream_id)
         check_frames_per_pass(frames_per_pass)
         if not 0 < packet_budget < 2**32:
             raise ValueError(f"packet budget {packet_budget} must be in 1..{2**32 - 1}")
+        if not 1 <= passes_per_emit <= MAX_PASSES_PER_EMIT:
+            raise ValueError(f"passes per emitted frame {passes_per_emit} must be in "
+                             f"1..{MAX_PASSES_PER_EMIT}")
         entry = build_table_entry(
             self.schema, names.GEN_STREAMS, {"stream": Exact(stream_id)},
             names.GEN_RUN, {"packet_budget": packet_budget, "trial_run": check_run_value(run),
                             "trial_epoch": epoch_flags(epoch),
-                            "frames_per_pass": frames_per_pass},
+                            "frames_per_pass": frames_per_pass,
+                            "emit_threshold": emit_threshold(passes_per_emit)},
         )
         self._upsert(entry)
 

@@ -13,6 +13,13 @@ A shape multiplies a stream's load (its base rate) by m(t):
   rate, one burst every frames / load seconds (micro-bursts: the mean is the load, the
   DUT must buffer each burst). The gap between bursts follows from the load, so a
   search or a soak over the load keeps the bursts and moves the gap.
+- poisson: 1, offered as random arrivals: the generator's loop runs `grid` times
+  faster than the load and each pass sends a frame with probability 1 / grid (a
+  random draw in the data plane, as hardware testers thin a fast generator). Gaps are
+  then geometric on the loop's grid: their mean is 1 / load and their coefficient of
+  variation sqrt(1 - 1/grid) (0.87 at the default 4, 0.99 at 64; exponential gaps, a
+  true Poisson process, have 1). The budget stays exact: a trial sends its frames,
+  and its length varies by chance, as a Poisson process's count would.
 
 The periodic shapes average exactly 1 over whole periods, so the load is their mean
 rate; a flash crowd's load is its base. The amplitude a is a share of the load, 0..1
@@ -34,7 +41,7 @@ from enum import StrEnum
 from itertools import pairwise
 from typing import Final
 
-from p4tester.dataplane.constants import MAX_FRAMES_PER_PASS
+from p4tester.dataplane.constants import MAX_FRAMES_PER_PASS, MAX_PASSES_PER_EMIT
 
 
 class ShapeError(ValueError):
@@ -49,6 +56,7 @@ class ShapeKind(StrEnum):
     SQUARE = "square"
     FLASH_CROWD = "flash-crowd"
     BURSTS = "bursts"
+    POISSON = "poisson"
 
 
 # The largest burst: the most copies of one template the eBPF program makes (its
@@ -65,7 +73,11 @@ _PARAMETERS: Final = {
     ShapeKind.FLASH_CROWD: {"start": "start_s", "rise": "rise_s", "peak": "peak",
                             "decay": "decay_s"},
     ShapeKind.BURSTS: {"frames": "burst_frames"},
+    ShapeKind.POISSON: {"grid": "poisson_grid"},
 }
+# A Poisson stream's loop passes per frame: the most the generator's draw takes
+# (dataplane.constants.MAX_PASSES_PER_EMIT).
+MAX_POISSON_GRID: Final = MAX_PASSES_PER_EMIT
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +93,7 @@ class TrafficShape:
     peak: float = 2.0  # flash crowd: the rate at its peak, a multiple of the base
     decay_s: float = 1.0  # flash crowd: time constant of the return to the base
     burst_frames: float = 1  # bursts: frames per burst, a whole number 2..MAX_BURST_FRAMES
+    poisson_grid: float = 4  # poisson: loop passes per frame, a whole number 2..64
 
     def __post_init__(self) -> None:
         where = f"{self.kind} shape"
@@ -102,6 +115,25 @@ class TrafficShape:
             raise ShapeError(f"{where}: frames={self.burst_frames:g} must be a whole number "
                              f"from 2 to {MAX_BURST_FRAMES} (the frames one generator pass "
                              "makes back to back); for single frames use constant")
+        if self.kind is ShapeKind.POISSON and (
+                self.poisson_grid != int(self.poisson_grid)
+                or not 2 <= self.poisson_grid <= MAX_POISSON_GRID):
+            raise ShapeError(f"{where}: grid={self.poisson_grid:g} must be a whole number from "
+                             f"2 to {MAX_POISSON_GRID} (loop passes per frame: the larger, the "
+                             "closer to exponential gaps, and the more the generator works)")
+
+    @property
+    def passes_per_emit(self) -> int:
+        """Generator loop passes per frame sent: a Poisson shape's grid (each pass
+        sends with probability 1 / grid), 1 for every other kind."""
+        return int(self.poisson_grid) if self.kind is ShapeKind.POISSON else 1
+
+    @property
+    def count_variance(self) -> float:
+        """The variance of the count of frames sent where n are due, over n: 1 - 1/grid
+        for a Poisson shape (binomial thinning), 0 for the others (the count is the
+        schedule's). A trial allows chance its standard deviations (tester.rate_course)."""
+        return 1.0 - 1.0 / self.passes_per_emit
 
     @property
     def frames_per_burst(self) -> int:

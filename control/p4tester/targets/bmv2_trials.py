@@ -183,7 +183,7 @@ class Bmv2Trials:
         self._shape(self._port_rates())
         for plan in every:
             dataplane.start_stream(plan.stream.id, plan.budget, epoch, self.run_value,
-                                   plan.frames_per_pass)
+                                   plan.frames_per_pass, plan.passes_per_emit)
         lengths = dict(spec.variation_lengths)
         for plan in self._plans:
             cycle = plan.stream.field_cycle
@@ -199,7 +199,8 @@ class Bmv2Trials:
         """The fastest its loop runs this trial: a shaped stream's seeds must keep its
         pacing queue busy at its highest step."""
         shaped = self._schedule.sender(plan.stream.id) if self._schedule else None
-        return plan.loop_pps if shaped is None else int(shaped.peak_pps) // plan.frames_per_pass
+        return plan.loop_pps if shaped is None else replace(
+            plan, rate_pps=int(shaped.peak_pps)).loop_pps
 
     def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, float]) -> None:
         """A shaped trial's next step: the streams' loops and their TX ports' queues

@@ -16,9 +16,11 @@ step's rate; a step that did not is the tester's limit, never the DUT's result.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Final
 
 from p4tester.results.model import RateStep
 from p4tester.streams.shapes import ShapeStep
@@ -32,6 +34,9 @@ from p4tester.tester.trial_course import (
     switch_seconds,
 )
 
+# A random count (Poisson arrivals) is off its mean by more than 4 standard deviations
+# once in 16 000 reads: a trial of a few hundred reads almost never calls chance a stall.
+CHANCE_SDS: Final = 4.0
 
 @dataclass(frozen=True, slots=True)
 class TimedSample:
@@ -74,12 +79,18 @@ def _step(start: float, duration: float, rate: float,
 
 
 def course_not_offered(stream_id: int, course: Sequence[RateStep], poll_s: float,
-                       burst_frames: int = 1) -> str:
+                       burst_frames: int = 1, count_variance: float = 0.0) -> str:
     """Why a shaped stream did not offer its steps ('' when it did): the first step
     whose measured rate missed its rate, or that burst beyond it, over the tolerances
     of a constant trial. A stream sending bursts of `burst_frames` may be a burst ahead
-    of (or behind) its rate at any sample, by design: that much more is allowed."""
+    of (or behind) its rate at any sample, by design: that much more is allowed. A
+    stream whose count is random (`count_variance` per frame due: Poisson arrivals)
+    may be off by chance: CHANCE_SDS standard deviations of the count more."""
     designed = burst_frames if burst_frames > 1 else 0
+
+    def chance(frames: float) -> float:
+        return CHANCE_SDS * math.sqrt(max(frames, 0.0) * count_variance)
+
     for index, step in enumerate(course):
         if step.sent_pps is None:
             continue
@@ -87,12 +98,14 @@ def course_not_offered(stream_id: int, course: Sequence[RateStep], poll_s: float
         asked = step.intended_pps * span
         # Samples fall anywhere in a burst: the frames between two are off by up to one.
         if abs(asked - step.sent_pps * span) > max(RATE_TOLERANCE * asked,
-                                                   RATE_TOLERANCE_FRAMES) + designed:
+                                                   RATE_TOLERANCE_FRAMES) + designed \
+                + chance(asked):
             return (f"stream {stream_id} offered {step.sent_pps:.0f} frames/s in step {index} "
                     f"(from {step.start_s:g} s), not its {step.intended_pps:g} (measured on "
                     f"the switch's clock over {span:.2f} s)")
         allowed = max(BURST_TOLERANCE * step.intended_pps * poll_s,
-                      BURST_TOLERANCE_FRAMES) + designed
+                      BURST_TOLERANCE_FRAMES) + designed \
+            + chance(step.intended_pps * poll_s)
         if step.max_burst_frames > allowed:
             return (f"stream {stream_id} sent {step.max_burst_frames} frames beyond its "
                     f"{step.intended_pps:g} frames/s in one {poll_s:g}-s interval of step "

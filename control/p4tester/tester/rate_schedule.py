@@ -27,6 +27,9 @@ class ScheduledSender:
     rates_pps: tuple[float, ...]
     frames: tuple[int, ...]
     burst_frames: int = 1  # frames it sends back to back at a time (a bursts shape's)
+    # The variance of its count where n frames are due, over n (a Poisson shape's
+    # thinning: 1 - 1/grid); 0: the count is the schedule's.
+    count_variance: float = 0.0
 
     @property
     def budget(self) -> int:
@@ -91,5 +94,6 @@ def build_schedule(shapes: Mapping[int, TrafficShape], base_pps: Mapping[int, fl
             frames.append(round(cumulative) - before)
         if sum(frames) < 1:
             frames[-1] = 1
-        senders.append(ScheduledSender(key, rates, tuple(frames), shape.frames_per_burst))
+        senders.append(ScheduledSender(key, rates, tuple(frames), shape.frames_per_burst,
+                                       shape.count_variance))
     return RateSchedule(steps, tuple(senders))

@@ -22,6 +22,11 @@ pass: its frames per pass are the burst's frames, its loop runs at rate / burst,
 its TX port's queue is shaped to the port's line rate, so each burst leaves back to
 back at line rate and the queue stays empty between bursts. The port's other streams
 then leave their passes' frames at line rate too (still at their own rates).
+
+A stream with a Poisson shape makes one frame per pass, and its loop runs `grid` times
+faster than its rate: each pass sends with probability 1 / grid (a draw in the data
+plane), its port unshaped, so its frames leave when their pass draws them. Its loop
+costs the switch `grid` passes per frame: size its rate to the tester's capacity.
 """
 
 from __future__ import annotations
@@ -60,11 +65,14 @@ class StreamPlan:
     # A bursts shape's stream: its port's line rate (whole frames/s), at which its
     # passes' frames leave back to back; 0 for every other stream.
     burst_line_pps: int = 0
+    # A Poisson shape's stream: loop passes per frame (each pass sends with probability
+    # 1 / this); 1 for every other stream.
+    passes_per_emit: int = 1
 
     @property
     def loop_pps(self) -> int:
         """The pacing rate of its loop: passes per second."""
-        return self.rate_pps // self.frames_per_pass
+        return self.rate_pps * self.passes_per_emit // self.frames_per_pass
 
 
 def frames_per_pass(pps: float, configured: int = FRAMES_PER_PASS) -> int:
@@ -113,14 +121,16 @@ def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple
     for stream, pps in trial_streams(profile, topology, spec):
         configured = 1 if spec.frame_count else profile.trial.frames_per_pass
         burst = shapes[stream.id].frames_per_burst if stream.id in shapes else 1
-        per_pass = burst if burst > 1 else frames_per_pass(pps, configured)
+        passes = shapes[stream.id].passes_per_emit if stream.id in shapes else 1
+        # A Poisson stream's frames are single draws: one frame per pass.
+        per_pass = burst if burst > 1 else 1 if passes > 1 else frames_per_pass(pps, configured)
         ceiling = stream_ceiling_pps(stream, topology, spec)
         rate = per_pass * max(1, round(pps / per_pass))
         if rate > ceiling and per_pass > 1:
             rate = per_pass * max(1, math.floor(ceiling / per_pass))
         budget = spec.frame_count or max(1, round(rate * spec.duration_s))
         line = math.floor(port_line_pps(topology, stream, spec.frame_size)) if burst > 1 else 0
-        plans.append(StreamPlan(stream, rate, budget, per_pass, line))
+        plans.append(StreamPlan(stream, rate, budget, per_pass, line, passes))
     return tuple(plans)
 
 

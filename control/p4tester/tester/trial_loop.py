@@ -371,7 +371,7 @@ class TrialLoop:
             behind = "; ".join(
                 reason for sender, load in zip(trial.waited, offered, strict=True)
                 if (reason := course_not_offered(sender.key, courses[sender.key], target.poll_s,
-                                                 _burst_frames(course, sender.key))
+                                                 *_designed_variation(course, sender.key))
                     if sender.key in courses
                     else not_offered(sender.key, load, sender.rate_pps, target.poll_s)))
         streams = _with_intervals(
@@ -451,10 +451,11 @@ def verdict(check: SelfCheck | None, dut_check: SelfCheck | None) -> str | None:
     return None
 
 
-def _burst_frames(course: _Course | None, key: int) -> int:
-    """The frames a shaped sender sends back to back at a time (1: spread evenly)."""
+def _designed_variation(course: _Course | None, key: int) -> tuple[int, float]:
+    """How far a shaped sender strays from its rate by design: the frames it sends back
+    to back at a time (1: spread evenly), and its count's variance per frame (0: exact)."""
     sender = course.schedule.sender(key) if course is not None else None
-    return sender.burst_frames if sender is not None else 1
+    return (sender.burst_frames, sender.count_variance) if sender is not None else (1, 0.0)
 
 
 def _courses(course: _Course | None) -> dict[int, tuple[RateStep, ...]]:

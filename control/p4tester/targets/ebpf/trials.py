@@ -262,6 +262,12 @@ class EbpfTrials:
     # ---- sending ---------------------------------------------------------
     def arm(self, spec: TrialSpec) -> ArmedTrial:
         chosen = trial_streams(self.session.profile, self.session.topology, spec)
+        poisson = sorted(sid for sid, shape in spec.shapes if shape.passes_per_emit > 1)
+        if poisson:
+            raise ConfigError(f"streams {poisson}: Poisson arrivals are drawn frame by frame "
+                              "in the generator, and the eBPF sender paces templates in "
+                              f"{SLOT_S * 1000:g}-ms slots; run them on BMv2, or send the load "
+                              "smoothly or in bursts here")
         bursts = {sid: shape.frames_per_burst for sid, shape in spec.shapes
                   if shape.frames_per_burst > 1}
         check_burst_spacing(bursts, dict((s.id, pps) for s, pps in chosen))

@@ -125,6 +125,12 @@ class TofinoTrials:
         return self.target.snapshot(), self.target.port_counts()
 
     def arm(self, spec: TrialSpec) -> ArmedTrial:
+        poisson = sorted(sid for sid, shape in spec.shapes if shape.passes_per_emit > 1)
+        if poisson:
+            # The generator would draw per frame (a random extern beside the budget).
+            raise ConfigError(f"streams {poisson}: Poisson arrivals are not supported on "
+                              "Tofino yet (BMv2 draws them frame by frame); send the load "
+                              "smoothly or run it on BMv2")
         chosen = trial_streams(self.profile, self.topology, spec)
         sizes = {stream.id: stream.size_in(spec.frame_size) for stream, _ in chosen}
         # The driver writes each stream's expectation from its template: before the
