@@ -7,10 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from test_stream_plan import PROFILE, TOPOLOGY  # 5-Mbit/s ports: 7440 frames/s at 64 B
 
 from p4tester.config.errors import ConfigError
-from p4tester.config.profile import profile_from_dict
-from p4tester.config.topology import topology_from_dict
 from p4tester.dataplane.constants import MAX_FRAMES_PER_PASS
 from p4tester.experiments.recording import Recorder
 from p4tester.experiments.runner import TrialSpec
@@ -31,15 +30,6 @@ from p4tester.targets.ebpf.trials import EbpfStreamPlan, check_burst_spacing, me
 from p4tester.tester.rate_course import course_not_offered
 from p4tester.tester.stream_plan import plan_streams, port_shaping, shaped_plans
 
-# 5 Mbit/s ports: 7440 frames/s at 64 B.
-TOPOLOGY = topology_from_dict({
-    "name": "t", "switch": {"grpc": "127.0.0.1:9559", "thrift_port": 9090},
-    "ports": {1: {"line_rate": "5Mbps"}, 2: {"line_rate": "5Mbps"}},
-    "dut": {"kind": "loopback"}}, "t.yaml")
-PROFILE = profile_from_dict({"name": "p", "streams": [
-    {"id": 0, "tx_port": 1, "rx_port": 2, "share": 0.5},
-    {"id": 1, "tx_port": 1, "rx_port": 2, "share": 0.5},
-    {"id": 2, "tx_port": 2, "rx_port": 1}]}, "p.yaml")
 BURSTS_32 = TrafficShape(ShapeKind.BURSTS, burst_frames=32)
 
 

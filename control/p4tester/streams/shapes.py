@@ -109,15 +109,13 @@ class TrafficShape:
             if not self.peak >= 1:
                 raise ShapeError(f"{where}: peak {self.peak:g} must be at least 1 (a multiple "
                                  "of the base rate)")
-        if self.kind is ShapeKind.BURSTS and (
-                self.burst_frames != int(self.burst_frames)
-                or not 2 <= self.burst_frames <= MAX_BURST_FRAMES):
+        if self.kind is ShapeKind.BURSTS and not _whole_in(self.burst_frames, 2,
+                                                            MAX_BURST_FRAMES):
             raise ShapeError(f"{where}: frames={self.burst_frames:g} must be a whole number "
                              f"from 2 to {MAX_BURST_FRAMES} (the frames one generator pass "
                              "makes back to back); for single frames use constant")
-        if self.kind is ShapeKind.POISSON and (
-                self.poisson_grid != int(self.poisson_grid)
-                or not 2 <= self.poisson_grid <= MAX_POISSON_GRID):
+        if self.kind is ShapeKind.POISSON and not _whole_in(self.poisson_grid, 2,
+                                                             MAX_POISSON_GRID):
             raise ShapeError(f"{where}: grid={self.poisson_grid:g} must be a whole number from "
                              f"2 to {MAX_POISSON_GRID} (loop passes per frame: the larger, the "
                              "closer to exponential gaps, and the more the generator works)")
@@ -209,6 +207,10 @@ class TrafficShape:
             except ValueError:
                 raise ShapeError(f"shape {text!r}: {name}={value!r} is not a number") from None
         return cls(kind, **values)
+
+
+def _whole_in(value: float, low: int, high: int) -> bool:
+    return value == int(value) and low <= value <= high
 
 
 def _wave_integral(kind: ShapeKind, u: float) -> float:
