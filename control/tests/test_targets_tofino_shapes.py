@@ -5,24 +5,33 @@ its timer changes is not tested (targets.tofino.pktgen says what is known of it)
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from test_targets_tofino_runner import GEN_APPS, PROFILE, TOPOLOGY, Switch
-from tofino_fake import FakeBfrt
+from tofino_fake import GENERATED, MADE, FakeBfrt
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import profile_from_dict
 from p4tester.config.topology import topology_from_dict
 from p4tester.experiments.runner import TrialSpec
+from p4tester.p4rt import CounterValue
 from p4tester.streams.shapes import TrafficShape
 from p4tester.targets.tofino.apps import AppPlan, pipe_timer, plan_apps, retimed_apps
 from p4tester.targets.tofino.bfrt import BfrtError, Data, Key
+from p4tester.targets.tofino.driver import TofinoTarget
+from p4tester.targets.tofino.hardware import pipe_of
 from p4tester.targets.tofino.rates import TimerSchedule
 from p4tester.targets.tofino.runner import TofinoTrialRunner, target_from_config
 from p4tester.targets.tofino.shaping import plan_shaped
 
 APP_CFG = "tf1.pktgen.app_cfg"
+RX_STREAM = "pipe.TesterIngress.checker.rx_stream"
+LATENCY_SUM = "pipe.TesterIngress.checker.latency_sum.cells"
+LATENCY_SUM_LO = "TesterIngress.checker.latency_sum.cells.lo"
+LATENCY_SUM_HI = "TesterIngress.checker.latency_sum.cells.hi"
+LATENCY_NS = 1500
 SQUARE = TrafficShape.parse("square,period=2,amplitude=0.5")
 # 2 s at 0.2 of 100G line rate (29,761,904.76 frames/s of 64 B), steps of 0.5 s: the
 # square wave is 1.5 x the load for 1 s, then 0.5 x.
@@ -42,6 +51,7 @@ class ClockedSwitch(Switch):
         super().__init__()
         self.topology, self.profile = topology, profile
         self.app_writes: list[tuple[float, int | None, Data, str | None]] = []
+        self.target: TofinoTarget | None = None
         modify = self.fake.modify_entry
 
         def logged(table: str, key: Key, data: Data, *, action: str | None = None,
@@ -53,18 +63,33 @@ class ClockedSwitch(Switch):
         self.fake.modify_entry = logged  # type: ignore[method-assign]
 
     def sleep(self, seconds: float) -> None:
+        """The generators run (the fake's timer model) and the DUT hands every frame
+        back at once, each after LATENCY_NS: a stream's RX is its application's packets."""
         self.now += seconds
         self.slept.append(seconds)
-        if self.now >= 2.0 - 1e-9:
-            super().sleep(0.0)
-            self.slept.pop()
+        self.fake.advance_to(round(self.now * 1e9))
+        if self.target is None:
+            return
+        made = self.fake.registers[GENERATED]
+        rx_ports = {s["id"]: s["rx_port"] for s in self.profile["streams"]}
+        for app in self.target.apps:
+            frames = sum(made.get(app.app_id, {}).get(MADE, [0]))
+            for stream in app.stream_ids:
+                pipe = pipe_of(self.target.dev_ports[rx_ports[stream]])
+                cells = self.fake.counters[RX_STREAM].setdefault(stream,
+                                                                 [CounterValue(0, 0)] * 4)
+                cells[pipe] = CounterValue(frames, 0)
+                for name, value in ((LATENCY_SUM_LO, frames * LATENCY_NS % (1 << 32)),
+                                    (LATENCY_SUM_HI, frames * LATENCY_NS >> 32)):
+                    self.fake.set_register(LATENCY_SUM, stream, name,
+                                           [value if p == pipe else 0 for p in range(4)])
 
     def runner(self) -> TofinoTrialRunner:
         topology = topology_from_dict(self.topology, "t.yaml")
         profile = profile_from_dict(self.profile, "p.yaml")
-        runner = TofinoTrialRunner(target_from_config(self.fake, topology, profile), topology,
-                                   profile, sleep=self.sleep, clock=lambda: self.now,
-                                   run_value=0xC4)
+        self.target = target_from_config(self.fake, topology, profile)
+        runner = TofinoTrialRunner(self.target, topology, profile, sleep=self.sleep,
+                                   clock=lambda: self.now, run_value=0xC4)
         runner.open()
         return runner
 
@@ -99,8 +124,26 @@ def test_a_shaped_stream_moves_its_application_to_each_steps_timer() -> None:
     assert [s.intended_pps for s in shaped.rate_course] == [HIGH_PPS, HIGH_PPS, LOW_PPS,
                                                             LOW_PPS]
     assert [s.start_s for s in shaped.rate_course] == [0.0, 0.5, 1.0, 1.5]
-    # No switch-clock samples on Tofino: the steps have no measured figures.
-    assert {s.sent_pps for s in shaped.rate_course} == {None}
+    # Measured on the switch's clock: each poll's count and the tick of its last packet.
+    # Step 0: the polls at 0.2 and 0.4 s, 1,785,714 and 3,571,428 triggers of 5 packets,
+    # the last at 199,999,968 and 399,999,936 ns: 199,999 and 399,999 us (ticks of 256
+    # ns, truncated), 8,928,570 frames in 0.2 s. Step 1 (polls at 0.7 and 0.9 s):
+    # 700,000 us and 899,999 us, the same frames in 0.199999 s, 43 frames ahead of the
+    # rate (the clock's microsecond). Step 2: the retime at 1.0 s keeps the trigger due
+    # at 1,000,000,064 ns, then every 336 ns: the polls at 1.2 and 1.4 s see 595,238 and
+    # 1,190,477 triggers since, the last at 1,199,999,696 and 1,400,000,000 ns: 2,976,195
+    # frames in 0.200001 s; step 3 (1.7, 1.9 s): 2,976,190 in 0.2 s. The DUT hands
+    # every frame back: received = sent.
+    assert [(s.sent_pps, s.received_pps, s.measured_s, s.max_burst_frames)
+            for s in shaped.rate_course] == [
+        (44_642_850.0, 44_642_850.0, 0.2, 0),
+        (8_928_570 / 0.199999, 8_928_570 / 0.199999, 0.199999, 43),
+        (2_976_195 / 0.200001, 2_976_195 / 0.200001, 0.200001, 0),
+        (14_880_950.0, 14_880_950.0, 0.2, 0)]
+    # The trial proves its load on the switch's clock, as on BMv2 and eBPF.
+    assert result.max_burst_frames == 43
+    assert result.late_frames == 0
+    assert result.offered_pps_measured is not None
     assert steady.rate_course == ()
     # Budgets: the shaped stream's frames are its steps' frames, to the frame.
     armed = {w.key["app_id"]: w.data["packet_budget"] for w in switch.fake.writes_to(GEN_APPS)
@@ -256,3 +299,30 @@ def test_bursts_are_refused_with_the_targets_that_send_them() -> None:
                                           r"the eBPF tester$"):
         switch.runner().run_trial(spec)
     assert _timers(switch.app_writes) == []
+
+
+def test_a_generator_slower_than_its_timer_is_caught_on_the_switchs_clock() -> None:
+    """The offered-load proof runs on Tofino: a constant trial whose application
+    really fires half as often as planned (its timer doubled behind the driver's
+    back) offers half its rate, measured from the generator's ticks: tester-limited."""
+    switch = ClockedSwitch()
+    runner = switch.runner()
+    original = switch.fake.advance_to
+
+    def doubled(clock_ns: int) -> None:
+        for (pipe, app), _ in list(switch.fake.next_trigger.items()):
+            rows = switch.fake.tables[(APP_CFG, pipe)]
+            for key, entry in rows.items():
+                if entry.key["app_id"] == app and entry.data["timer_nanosec"] == 168:
+                    rows[key] = replace(entry, data={**entry.data, "timer_nanosec": 336})
+        original(clock_ns)
+
+    switch.fake.advance_to = doubled  # type: ignore[method-assign]
+    result = runner.run_trial(TrialSpec("throughput", 0, 64, 0.2, 1.0))
+    assert result.valid is False
+    # 5 packets every 336 ns instead of 168: about 14,880,952 frames/s over the polls
+    # that saw the budget short (0.2 to 1.8 s; the clock's microseconds truncated).
+    assert result.error == (
+        "tester-limited: stream 0 offered 14880953 frames/s, not its 2.97619e+07 (measured "
+        "on the switch's clock over 1.60 s); stream 1 offered 14880953 frames/s, not its "
+        "2.97619e+07 (measured on the switch's clock over 1.60 s)")

@@ -42,6 +42,7 @@ from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.stream_plan import trial_streams
+from p4tester.tester.trial_course import StreamSample
 from p4tester.tester.trial_loop import (
     QDEPTH_EDGES,
     ArmedTrial,
@@ -167,14 +168,25 @@ class TofinoTrials:
 
     def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
         made = self.target.generated()
+        received = self.target.received(s.key for s in senders)
         now = self._clock()
         if now - self._last_lost_poll >= LOST_POLL_S:
             self.target.poll_lost()
             self._last_lost_poll = now
         # The pktgen port sends what an application makes, and each of its packets is
-        # one frame of each of its streams: made is sent.
+        # one frame of each of its streams: made is sent. Each count comes with the
+        # switch clock it held (driver.generated): the sample that proves the load.
         app_of = {s: a.app_id for a in self.target.apps for s in a.stream_ids}
-        return {s.key: SentReading(made.get(app_of[s.key], 0)) for s in senders}
+        readings = {}
+        for sender in senders:
+            count = made.get(app_of[sender.key])
+            if count is None or count.switch_time is None:
+                readings[sender.key] = SentReading(0)  # nothing counted yet: no time
+                continue
+            rx = received[sender.key]
+            readings[sender.key] = SentReading(count.made, sample=StreamSample(
+                count.switch_time, count.made, rx.frames, rx.latency_sum_us))
+        return readings
 
     def stop(self, trial: ArmedTrial) -> None:
         self.target.stop_trial()
