@@ -42,7 +42,7 @@ from p4tester.targets.tofino.expectation import template_expectation, write_expe
 from p4tester.targets.tofino.hardware import CORE_CLOCK_HZ, pipe_of
 from p4tester.targets.tofino.port_stats import program_port_counts
 from p4tester.targets.tofino.ports import PortSettings, bring_up_ports, check_front_panel_name
-from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE, TimerSchedule
+from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE, TimerSchedule, burst_schedule
 from p4tester.targets.tofino.readout import several_port_stats, stream_stats, take_snapshot
 from p4tester.targets.tofino.switch_clock import TickWidener, ticks_to_switch_time
 from p4tester.tester.receive_slots import ReceiveSlots, checker_cells
@@ -165,14 +165,17 @@ class TofinoTarget:
         self._apps = ()
 
     def set_stream_rates(self, rates_pps: Mapping[int, float],
-                         steps: Mapping[int, Sequence[TimerSchedule]] | None = None) -> None:
+                         steps: Mapping[int, Sequence[TimerSchedule]] | None = None,
+                         bursts: Mapping[int, int] | None = None) -> None:
         """The trial's streams at these rates. `steps`: a shaped trial's timers (each
         pipe's, from pipe_timer) of each shaped stream in every step: it starts at the
-        first, retime_streams moves it on (apps.plan_apps)."""
+        first, retime_streams moves it on (apps.plan_apps). `bursts`: the frames per
+        burst of its bursts streams, whose timers are burst_timer's."""
         if not self._dev_ports:
             raise RuntimeError("prepare() the target before setting rates: ports come first")
         apps = plan_apps(rates_pps, self._templates, self._pipes("tx"),
-                         tolerance=self._tolerance, clock_hz=self._clock_hz, steps=steps)
+                         tolerance=self._tolerance, clock_hz=self._clock_hz, steps=steps,
+                         bursts=bursts)
         self.stop_trial()
         pktgen.program_apps(self.client, apps)
         tx_dev = {s: self._dev_ports[self._streams[s].tx_port] for s in rates_pps}
@@ -188,6 +191,13 @@ class TofinoTarget:
         this target's clock and tolerance: the stream gets achieved_pps x pipes."""
         return pipe_timer(rate_pps, frame_size, pipes, tolerance=self._tolerance,
                           clock_hz=self._clock_hz)
+
+    def burst_timer(self, rate_pps: float, frame_size: int, frames: int,
+                    ceiling_pps: float) -> TimerSchedule:
+        """One generator's timer for bursts of `frames` at rate_pps (rates.burst_schedule),
+        with this target's clock, at most ceiling_pps."""
+        return burst_schedule(rate_pps, frame_size, frames, ceiling_pps=ceiling_pps,
+                              clock_hz=self._clock_hz)
 
     def retime_streams(self, timers: Mapping[int, TimerSchedule]) -> None:
         """A shaped trial's next step while its applications run: each shaped stream's
