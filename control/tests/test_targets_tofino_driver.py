@@ -11,7 +11,12 @@ from p4tester.streams.frame_sizes import Encapsulation
 from p4tester.streams.template import FrameSpec, build_template
 from p4tester.targets.base import TargetDriver
 from p4tester.targets.tofino.bfrt import BfrtError
-from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
+from p4tester.targets.tofino.driver import (
+    GeneratorCount,
+    ReceivedSoFar,
+    StreamPorts,
+    TofinoTarget,
+)
 
 # Topology port n is front panel "n/0"; the fake puts 1-8 in pipe 0, 9-16 in pipe 1...
 FRONT = {n: f"{n}/0" for n in range(1, 33)}
@@ -164,7 +169,8 @@ def test_start_trial_zeroes_registers_and_arms_budgets() -> None:
         *plain("last_latency", 0), *plain("tx_next_seq", 7, "TesterEgress.generator"),
         *wide("latency_sum"), *wide("jitter_sum"),
         *[Write("register", "pipe.TesterIngress.generator.generated", {"$REGISTER_INDEX": a},
-                {"TesterIngress.generator.generated.f1": 0}) for a in (0, 1)],
+                {"TesterIngress.generator.generated.made": 0,
+                 "TesterIngress.generator.generated.last_tick": 0}) for a in (0, 1)],
         # Each pipe's share of the budget: 500 + 500 for app 0; 250 + 250 for app 1.
         *[Write("add", GEN_APPS, {"pipe_id": pipe, "app_id": 0},
                 {"mcast_group": 1, "packet_budget": 500}, "TesterIngress.generator.run")
@@ -205,13 +211,65 @@ def test_stop_and_restart_modify_the_application_entries() -> None:
     assert [w.data["packet_budget"] for w in runs] == [11, 10, 10, 10]
 
 
-def test_generated_sums_the_pipes() -> None:
+GENERATED = "pipe.TesterIngress.generator.generated"
+MADE = "TesterIngress.generator.generated.made"
+LAST_TICK = "TesterIngress.generator.generated.last_tick"
+
+
+def test_generated_sums_the_pipes_at_the_latest_tick_in_microseconds() -> None:
     fake = FakeBfrt()
     target = running(fake)
-    field = "TesterIngress.generator.generated.f1"
-    fake.set_register("pipe.TesterIngress.generator.generated", 0, field, [1000, 0, 0, 0])
-    fake.set_register("pipe.TesterIngress.generator.generated", 1, field, [0, 250, 0, 0])
-    assert target.generated() == {0: 1000, 1: 250}
+    target.start_trial({0: 1000, 1: 1000, 5: 500})
+    assert target.generated() == {0: GeneratorCount(0, None), 1: GeneratorCount(0, None)}
+    # App 0 (streams 0 and 1) runs in pipes 0 and 1; app 1 (stream 5) too. Pipe 2's
+    # tick of app 0 is a leftover with no packet counted: no time of its own.
+    fake.set_register(GENERATED, 0, MADE, [600, 400, 0, 0])
+    fake.set_register(GENERATED, 0, LAST_TICK, [781_249, 781_245, 900_000, 0])
+    fake.set_register(GENERATED, 1, MADE, [250, 0, 0, 0])
+    fake.set_register(GENERATED, 1, LAST_TICK, [1003, 0, 0, 0])
+    # 781,249 ticks of 256 ns = 199,999,744 ns: 199,999 us; 1003 ticks = 256.768 us.
+    assert target.generated() == {0: GeneratorCount(1000, 199_999),
+                                  1: GeneratorCount(250, 256)}
+
+
+def test_generated_times_are_widened_across_the_ticks_wrap() -> None:
+    fake = FakeBfrt()
+    target = running(fake)
+    target.start_trial({0: 10**9, 1: 10**9, 5: 10**9})
+    fake.set_register(GENERATED, 0, MADE, [10, 0, 0, 0])
+    fake.set_register(GENERATED, 0, LAST_TICK, [U32 - 256, 0, 0, 0])
+    # (2^32 - 256) x 256 ns = 1,099,511,562,240 ns.
+    assert target.generated()[0] == GeneratorCount(10, 1_099_511_562)
+    # The 32-bit tick wrapped (2^40 ns): 272 ticks later, not 2^32 - 240 ticks before.
+    fake.set_register(GENERATED, 0, LAST_TICK, [16, 0, 0, 0])
+    fake.set_register(GENERATED, 0, MADE, [20, 0, 0, 0])
+    assert target.generated()[0] == GeneratorCount(20, (U32 + 16) * 256 // 1000)
+    # App 1's first read, after the wrap: on the same clock (not 2^40 ns behind).
+    fake.set_register(GENERATED, 1, MADE, [5, 0, 0, 0])
+    fake.set_register(GENERATED, 1, LAST_TICK, [8, 0, 0, 0])
+    assert target.generated()[1] == GeneratorCount(5, (U32 + 8) * 256 // 1000)
+    # A new trial starts its clock afresh.
+    target.start_trial({0: 10**9, 1: 10**9, 5: 10**9})
+    fake.set_register(GENERATED, 0, MADE, [1, 0, 0, 0])
+    fake.set_register(GENERATED, 0, LAST_TICK, [16, 0, 0, 0])
+    assert target.generated()[0] == GeneratorCount(1, 16 * 256 // 1000)
+
+
+def test_received_counts_from_the_trials_start_with_latency_in_microseconds() -> None:
+    fake = FakeBfrt()
+    target = running(fake)
+    fake.count(CHK + "rx_stream", 0, 1, 70)  # an earlier trial's frames
+    target.start_trial({0: 1000, 1: 1000, 5: 500})
+    assert target.received([0, 5]) == {0: ReceivedSoFar(0, 0), 5: ReceivedSoFar(0, 0)}
+    # Stream 0 comes back on 9/0 (pipe 1), stream 5 on 1/0 (pipe 0).
+    fake.count(CHK + "rx_stream", 0, 1, 300)
+    fake.set_register(CHK + "latency_sum.cells", 0, "TesterIngress.checker.latency_sum.cells.lo",
+                      [77, 450_999, 88, 99])
+    fake.set_register(CHK + "latency_sum.cells", 5, "TesterIngress.checker.latency_sum.cells.hi",
+                      [1, 0, 0, 0])
+    fake.count(CHK + "rx_stream", 5, 0, 2)
+    assert target.received([5, 0]) == {0: ReceivedSoFar(300, 450),
+                                       5: ReceivedSoFar(2, U32 // 1000)}
 
 
 def test_readout_takes_rx_state_from_the_rx_pipe_and_sums_counters() -> None:

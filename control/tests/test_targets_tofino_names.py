@@ -118,8 +118,14 @@ def test_stream_registers(register: str, size: int, fields: list[tuple[str, int]
 def test_generated_register_has_a_cell_per_application() -> None:
     found = TOFINO.table(names.GENERATED)
     assert (found.table_type, found.size) == ("Register", names.PKTGEN_APPS)
+    # The count and, beside it, the tick of the last packet counted: read together.
     assert [(d.name, d.width) for d in found.data] == [
-        ("TesterIngress.generator.generated.f1", 32)]
+        ("TesterIngress.generator.generated.made", 32),
+        ("TesterIngress.generator.generated.last_tick", 32)]
+    assert names.register_field(names.GENERATED, names.GENERATED_MADE) == (
+        "TesterIngress.generator.generated.made")
+    assert names.register_field(names.GENERATED, names.GENERATED_LAST_TICK) == (
+        "TesterIngress.generator.generated.last_tick")
 
 
 @pytest.mark.parametrize(("counter", "size", "fields"), COUNTERS)

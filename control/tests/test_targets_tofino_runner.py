@@ -52,9 +52,12 @@ class Switch:
             if self.generating and isinstance(pipe, int) and isinstance(app, int) \
                     and isinstance(budget, int):
                 made.setdefault(app, [0, 0, 0, 0])[pipe] = budget  # each pipe its share
+        tick = round(self.now * 1e9) >> 8  # global_tstamp bits 39..8, in a short trial
         for app, per_pipe in made.items():
-            self.fake.set_register(GENERATED, app, "TesterIngress.generator.generated.f1",
+            self.fake.set_register(GENERATED, app, "TesterIngress.generator.generated.made",
                                    per_pipe)
+            self.fake.set_register(GENERATED, app, "TesterIngress.generator.generated.last_tick",
+                                   [tick if n else 0 for n in per_pipe])
 
     def runner(self) -> TofinoTrialRunner:
         topology = topology_from_dict(TOPOLOGY, "t.yaml")

@@ -5,24 +5,34 @@ its timer changes is not tested (targets.tofino.pktgen says what is known of it)
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from test_targets_tofino_runner import GEN_APPS, PROFILE, TOPOLOGY, Switch
-from tofino_fake import FakeBfrt
+from tofino_fake import GENERATED, LAST_TICK, MADE, FakeBfrt
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import profile_from_dict
 from p4tester.config.topology import topology_from_dict
 from p4tester.experiments.runner import TrialSpec
+from p4tester.p4rt import CounterValue
+from p4tester.streams.rates import RateError
 from p4tester.streams.shapes import TrafficShape
 from p4tester.targets.tofino.apps import AppPlan, pipe_timer, plan_apps, retimed_apps
 from p4tester.targets.tofino.bfrt import BfrtError, Data, Key
-from p4tester.targets.tofino.rates import TimerSchedule
+from p4tester.targets.tofino.driver import TofinoTarget
+from p4tester.targets.tofino.hardware import pipe_of
+from p4tester.targets.tofino.rates import TimerSchedule, burst_schedule
 from p4tester.targets.tofino.runner import TofinoTrialRunner, target_from_config
 from p4tester.targets.tofino.shaping import plan_shaped
 
 APP_CFG = "tf1.pktgen.app_cfg"
+RX_STREAM = "pipe.TesterIngress.checker.rx_stream"
+LATENCY_SUM = "pipe.TesterIngress.checker.latency_sum.cells"
+LATENCY_SUM_LO = "TesterIngress.checker.latency_sum.cells.lo"
+LATENCY_SUM_HI = "TesterIngress.checker.latency_sum.cells.hi"
+LATENCY_NS = 1500
 SQUARE = TrafficShape.parse("square,period=2,amplitude=0.5")
 # 2 s at 0.2 of 100G line rate (29,761,904.76 frames/s of 64 B), steps of 0.5 s: the
 # square wave is 1.5 x the load for 1 s, then 0.5 x.
@@ -42,6 +52,7 @@ class ClockedSwitch(Switch):
         super().__init__()
         self.topology, self.profile = topology, profile
         self.app_writes: list[tuple[float, int | None, Data, str | None]] = []
+        self.target: TofinoTarget | None = None
         modify = self.fake.modify_entry
 
         def logged(table: str, key: Key, data: Data, *, action: str | None = None,
@@ -53,18 +64,33 @@ class ClockedSwitch(Switch):
         self.fake.modify_entry = logged  # type: ignore[method-assign]
 
     def sleep(self, seconds: float) -> None:
+        """The generators run (the fake's timer model) and the DUT hands every frame
+        back at once, each after LATENCY_NS: a stream's RX is its application's packets."""
         self.now += seconds
         self.slept.append(seconds)
-        if self.now >= 2.0 - 1e-9:
-            super().sleep(0.0)
-            self.slept.pop()
+        self.fake.advance_to(round(self.now * 1e9))
+        if self.target is None:
+            return
+        made = self.fake.registers[GENERATED]
+        rx_ports = {s["id"]: s["rx_port"] for s in self.profile["streams"]}
+        for app in self.target.apps:
+            frames = sum(made.get(app.app_id, {}).get(MADE, [0]))
+            for stream in app.stream_ids:
+                pipe = pipe_of(self.target.dev_ports[rx_ports[stream]])
+                cells = self.fake.counters[RX_STREAM].setdefault(stream,
+                                                                 [CounterValue(0, 0)] * 4)
+                cells[pipe] = CounterValue(frames, 0)
+                for name, value in ((LATENCY_SUM_LO, frames * LATENCY_NS % (1 << 32)),
+                                    (LATENCY_SUM_HI, frames * LATENCY_NS >> 32)):
+                    self.fake.set_register(LATENCY_SUM, stream, name,
+                                           [value if p == pipe else 0 for p in range(4)])
 
     def runner(self) -> TofinoTrialRunner:
         topology = topology_from_dict(self.topology, "t.yaml")
         profile = profile_from_dict(self.profile, "p.yaml")
-        runner = TofinoTrialRunner(target_from_config(self.fake, topology, profile), topology,
-                                   profile, sleep=self.sleep, clock=lambda: self.now,
-                                   run_value=0xC4)
+        self.target = target_from_config(self.fake, topology, profile)
+        runner = TofinoTrialRunner(self.target, topology, profile, sleep=self.sleep,
+                                   clock=lambda: self.now, run_value=0xC4)
         runner.open()
         return runner
 
@@ -99,8 +125,26 @@ def test_a_shaped_stream_moves_its_application_to_each_steps_timer() -> None:
     assert [s.intended_pps for s in shaped.rate_course] == [HIGH_PPS, HIGH_PPS, LOW_PPS,
                                                             LOW_PPS]
     assert [s.start_s for s in shaped.rate_course] == [0.0, 0.5, 1.0, 1.5]
-    # No switch-clock samples on Tofino: the steps have no measured figures.
-    assert {s.sent_pps for s in shaped.rate_course} == {None}
+    # Measured on the switch's clock: each poll's count and the tick of its last packet.
+    # Step 0: the polls at 0.2 and 0.4 s, 1,785,714 and 3,571,428 triggers of 5 packets,
+    # the last at 199,999,968 and 399,999,936 ns: 199,999 and 399,999 us (ticks of 256
+    # ns, truncated), 8,928,570 frames in 0.2 s. Step 1 (polls at 0.7 and 0.9 s):
+    # 700,000 us and 899,999 us, the same frames in 0.199999 s, 43 frames ahead of the
+    # rate (the clock's microsecond). Step 2: the retime at 1.0 s keeps the trigger due
+    # at 1,000,000,064 ns, then every 336 ns: the polls at 1.2 and 1.4 s see 595,238 and
+    # 1,190,477 triggers since, the last at 1,199,999,696 and 1,400,000,000 ns: 2,976,195
+    # frames in 0.200001 s; step 3 (1.7, 1.9 s): 2,976,190 in 0.2 s. The DUT hands
+    # every frame back: received = sent.
+    assert [(s.sent_pps, s.received_pps, s.measured_s, s.max_burst_frames)
+            for s in shaped.rate_course] == [
+        (44_642_850.0, 44_642_850.0, 0.2, 0),
+        (8_928_570 / 0.199999, 8_928_570 / 0.199999, 0.199999, 43),
+        (2_976_195 / 0.200001, 2_976_195 / 0.200001, 0.200001, 0),
+        (14_880_950.0, 14_880_950.0, 0.2, 0)]
+    # The trial proves its load on the switch's clock, as on BMv2 and eBPF.
+    assert result.max_burst_frames == 43
+    assert result.late_frames == 0
+    assert result.offered_pps_measured is not None
     assert steady.rate_course == ()
     # Budgets: the shaped stream's frames are its steps' frames, to the frame.
     armed = {w.key["app_id"]: w.data["packet_budget"] for w in switch.fake.writes_to(GEN_APPS)
@@ -179,7 +223,8 @@ def test_a_trough_of_no_traffic_is_sent_at_one_frame_per_second() -> None:
                      shapes=((0, TrafficShape.parse("square,period=2,amplitude=1")),),
                      shape_step_s=1.0)
     shaped = plan_shaped(spec, topology, [(stream, 29_761_904.76)], {0: 64}, 1,
-                         lambda pps, size, pipes: pipe_timer(pps, size, pipes))
+                         lambda pps, size, pipes: pipe_timer(pps, size, pipes),
+                         lambda pps, size, frames, ceiling: burst_schedule(pps, size, frames))
     assert shaped is not None
     low = TimerSchedule(1_000_000_000, 1, 1, 1.0, 0.0)
     assert shaped.steps[0][1] == low
@@ -246,13 +291,160 @@ def test_the_fake_zeroes_what_a_configuring_modify_leaves_out_as_the_sde_does() 
                           action="trigger_timer_periodic", pipe=0)
 
 
-def test_bursts_are_refused_with_the_targets_that_send_them() -> None:
+def test_a_generator_slower_than_its_timer_is_caught_on_the_switchs_clock() -> None:
+    """The offered-load proof runs on Tofino: a constant trial whose application
+    really fires half as often as planned (its timer doubled behind the driver's
+    back) offers half its rate, measured from the generator's ticks: tester-limited."""
     switch = ClockedSwitch()
-    spec = TrialSpec("shape", 0, 64, 0.2, 2.0,
-                     shapes=((0, TrafficShape.parse("bursts,frames=32")),), shape_step_s=0.5)
-    with pytest.raises(ConfigError, match=r"^streams \[0\]: bursts shapes are not supported "
-                                          r"on Tofino yet \(BMv2 and eBPF send them\); send "
-                                          r"the load smoothly, or run the bursts on BMv2 or "
-                                          r"the eBPF tester$"):
-        switch.runner().run_trial(spec)
-    assert _timers(switch.app_writes) == []
+    runner = switch.runner()
+    original = switch.fake.advance_to
+
+    def doubled(clock_ns: int) -> None:
+        for (pipe, app), _ in list(switch.fake.next_trigger.items()):
+            rows = switch.fake.tables[(APP_CFG, pipe)]
+            for key, entry in rows.items():
+                if entry.key["app_id"] == app and entry.data["timer_nanosec"] == 168:
+                    rows[key] = replace(entry, data={**entry.data, "timer_nanosec": 336})
+        original(clock_ns)
+
+    switch.fake.advance_to = doubled  # type: ignore[method-assign]
+    result = runner.run_trial(TrialSpec("throughput", 0, 64, 0.2, 1.0))
+    assert result.valid is False
+    # 5 packets every 336 ns instead of 168: about 14,880,952 frames/s over the polls
+    # that saw the budget short (0.2 to 1.8 s; the clock's microseconds truncated).
+    assert result.error == (
+        "tester-limited: stream 0 offered 14880953 frames/s, not its 2.97619e+07 (measured "
+        "on the switch's clock over 1.60 s); stream 1 offered 14880953 frames/s, not its "
+        "2.97619e+07 (measured on the switch's clock over 1.60 s)")
+
+
+BURSTS_32 = TrafficShape.parse("bursts,frames=32")
+# 0.2 of 100G at 64 B is 29,761,904.76 frames/s: bursts of 32 every 1075.2 ns; the
+# timer takes whole cycles (4 ns): 1076 ns, 29,739,776.95 frames/s (1072 would be
+# 29,850,746.27, further off).
+BURST_PPS = 32e9 / 1076
+
+
+def test_a_bursts_stream_is_one_generators_batch_of_n_packets_back_to_back() -> None:
+    """Stream 0 (TX 1/0, pipe 0) sends bursts of 32; stream 1 (TX 9/0, pipe 1) is smooth.
+    The burst is one trigger's one batch of 32 packets, no gap, from pipe 0's generator
+    only; the smooth stream's application runs in both pipes as before."""
+    switch = ClockedSwitch(TWO_PIPES, ALIKE)
+    spec = TrialSpec("shape", 0, 64, 0.2, 2.0, shapes=((0, BURSTS_32),), shape_step_s=0.5)
+    result = switch.runner().run_trial(spec)
+    configured = [(pipe, data) for _, pipe, data, action in switch.app_writes if action]
+    assert configured == [(0, {
+        "timer_nanosec": 1076, "pkt_len": 60, "pkt_buffer_offset": 0,
+        "pipe_local_source_port": 68, "increment_source_port": False,
+        "batch_count_cfg": 0, "packets_per_batch_cfg": 31, "ibg": 0, "ibg_jitter": 0,
+        "ipg": 0, "ipg_jitter": 0, "app_enable": False, "batch_counter": 0,
+        "pkt_counter": 0, "trigger_counter": 0})]
+    # Enabled in pipe 0 only, and never retimed: the bursts' rate is the same each step.
+    assert [(at, pipe, data) for at, pipe, data, action in switch.app_writes
+            if not action and pipe is not None] == [(0.0, 0, {"app_enable": True}),
+                                                    (2.1, 0, {"app_enable": False})]
+    # The budget: the steps' frames at the timer's rate, cumulatively rounded, all in
+    # pipe 0: round(2 s x 32e9 / 1076) = 59,479,554 = 1,858,736 bursts and 2 frames (a
+    # short last burst, as on BMv2 and eBPF: ingress counts the budget per frame).
+    armed = [(w.key, w.data) for w in switch.fake.writes_to(GEN_APPS)
+             if w.action == "TesterIngress.generator.run"]
+    assert armed == [
+        ({"pipe_id": 0, "app_id": 0}, {"mcast_group": 1, "packet_budget": 59_479_554}),
+        ({"pipe_id": 0, "app_id": 1}, {"mcast_group": 2, "packet_budget": 29_761_905}),
+        ({"pipe_id": 1, "app_id": 1}, {"mcast_group": 2, "packet_budget": 29_761_905})]
+    made = switch.fake.registers[GENERATED][0][MADE]
+    assert made == [59_479_554, 0, 0, 0]
+    # Each step measured on the switch's clock: the polls at 0.2 and 0.4 s (and so on)
+    # see 185,873 and 371,747 bursts, the last at 199,999,348 and 399,999,772 ns
+    # (199,999 and 399,999 us): 185,874 x 32 = 5,947,968 frames in 0.2 s, 12 frames
+    # ahead of the rate at a read (a read falls after a whole burst).
+    bursty = result.streams[0]
+    assert [(s.intended_pps, s.sent_pps, s.received_pps, s.measured_s, s.max_burst_frames)
+            for s in bursty.rate_course] == [(BURST_PPS, 29_739_840.0, 29_739_840.0, 0.2, 12)] * 4
+    assert (result.valid, result.error, result.max_burst_frames) == (True, None, 12)
+
+
+def test_the_fake_makes_each_trigger_one_batch_at_its_gap() -> None:
+    """The fake's generator model: triggers every timer_nanosec from enabling, batches
+    of packets at ipg / ibg, the count capped by the budget, the tick of the last."""
+    fake = FakeBfrt()
+    fake.add_entry(GEN_APPS, {"pipe_id": 0, "app_id": 2}, {"mcast_group": 3,
+                                                           "packet_budget": 10},
+                   action="TesterIngress.generator.run")
+    fake.modify_entry(APP_CFG, {"app_id": 2}, {
+        "timer_nanosec": 10_000, "pkt_len": 60, "pkt_buffer_offset": 0,
+        "pipe_local_source_port": 68, "increment_source_port": False, "batch_count_cfg": 1,
+        "packets_per_batch_cfg": 2, "ibg": 1024, "ibg_jitter": 0, "ipg": 256,
+        "ipg_jitter": 0}, action="trigger_timer_periodic", pipe=0)
+    fake.modify_entry(APP_CFG, {"app_id": 2}, {"app_enable": True}, pipe=0)
+    fake.advance_to(9_999)
+    assert fake.registers[GENERATED].get(2, {}).get(MADE) is None  # no trigger yet
+    # The first trigger at 10,000 ns: 2 batches of 3, the last at 10,000 + 1024 + 512.
+    fake.advance_to(10_000)
+    assert fake.registers[GENERATED][2][MADE] == [6, 0, 0, 0]
+    assert fake.registers[GENERATED][2][LAST_TICK] == [11_536 >> 8, 0, 0, 0]
+    # The second trigger's first 4 fit the budget of 10: the 4th, batch 1's first, at
+    # 20,000 + 1024 ns.
+    fake.advance_to(35_000)
+    assert fake.registers[GENERATED][2][MADE] == [10, 0, 0, 0]
+    assert fake.registers[GENERATED][2][LAST_TICK] == [21_024 >> 8, 0, 0, 0]
+
+
+def test_bursts_faster_than_the_shortest_timer_are_refused_with_the_fix() -> None:
+    with pytest.raises(RateError, match=r"^bursts of 2 frames at 29761904.76 frames/s come "
+                       r"every 67.2 ns, more often than the generator's shortest timer period "
+                       r"\(100 ns\): use bursts of at least 3 frames, or at most 20000000 "
+                       r"frames/s$"):
+        burst_schedule(29_761_904.76, 64, 2)
+
+
+def test_bursts_slower_than_the_slowest_timer_are_refused_with_the_fix() -> None:
+    with pytest.raises(RateError, match=r"^bursts of 63 frames at 10 frames/s come one every "
+                       r"6.300 s, slower than the generator's slowest timer \(4.295 s\): "
+                       r"raise the load to at least 14.6684 frames/s or use smaller bursts$"):
+        burst_schedule(10.0, 64, 63)
+
+
+def test_a_burst_timer_never_exceeds_the_streams_share_of_line_rate() -> None:
+    """At line rate (148,809,523.8 frames/s of 64 B) bursts of 63 come every 423.36 ns:
+    424 ns is the whole-cycle period that does not go above it (420 would)."""
+    line = 100e9 / (84 * 8)
+    timer = burst_schedule(line, 64, 63, ceiling_pps=line)
+    assert (timer.period_ns, timer.batches, timer.packets_per_batch) == (424, 1, 63)
+    assert timer.achieved_pps == 63e9 / 424
+
+
+def test_bursts_on_a_port_faster_than_a_generator_are_refused_with_the_fix() -> None:
+    topology = topology_from_dict({**TOPOLOGY, "ports": {
+        1: {"line_rate": "400Gbps", "front_panel": "1/0"},
+        2: {"line_rate": "100Gbps", "front_panel": "2/0"}}}, "t.yaml")
+    stream = profile_from_dict(PROFILE, "p.yaml").streams[0]
+    spec = TrialSpec("shape", 0, 64, 0.2, 2.0, shapes=((0, BURSTS_32),), shape_step_s=0.5)
+    with pytest.raises(ConfigError, match=r"^stream 0: bursts on TX port 1 \(595238095 "
+                       r"frames/s of 64 B at line rate\) would leave at one packet generator's "
+                       r"148809524 frames/s, not back to back: send the bursts from a port "
+                       r"of 100 Gbit/s or less, or send this stream smoothly$"):
+        plan_shaped(spec, topology, [(stream, 119_047_619.0)], {0: 64}, 1,
+                    lambda pps, size, pipes: pipe_timer(pps, size, pipes),
+                    lambda pps, size, frames, ceiling: burst_schedule(pps, size, frames))
+
+
+def test_a_bursts_streams_timers_must_make_its_burst_in_one_batch() -> None:
+    smooth = pipe_timer(1000.0, 64, 1)
+    with pytest.raises(ValueError, match=r"^stream 0 sends bursts of 32 frames, each one "
+                       r"batch; its step timer makes 1 x 1 packets: time it with "
+                       r"rates.burst_schedule$"):
+        plan_apps({0: 1000.0}, {0: bytes(60)}, {0: 0}, steps={0: (smooth,)}, bursts={0: 32})
+    with pytest.raises(ValueError, match=r"^streams \[0\] send bursts but have no step "
+                       r"timers"):
+        plan_apps({0: 1000.0}, {0: bytes(60)}, {0: 0}, bursts={0: 32})
+
+
+def test_a_bursts_stream_shares_no_application_with_a_smooth_one_of_the_same_timer() -> None:
+    """The same timer (a burst of 32 every 1076 ns) smooth over two pipes and as bursts
+    from one generator are two applications: only the bursts' runs in one pipe."""
+    timer = burst_schedule(BURST_PPS, 64, 32)
+    apps = plan_apps({0: BURST_PPS, 1: BURST_PPS}, {0: bytes(60), 1: bytes(60)},
+                     {0: 1, 1: 0}, steps={0: (timer,), 1: (timer,)}, bursts={0: 32})
+    assert [(a.stream_ids, a.pipes, a.achieved_pps) for a in apps] == [
+        ((0,), (1,), BURST_PPS), ((1,), (0, 1), 2 * BURST_PPS)]

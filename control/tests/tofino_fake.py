@@ -8,13 +8,22 @@ imported from the driver, so a misspelt name in names.py fails like it would on 
 switch. It answers as a server does: unknown tables, fields and actions are refused,
 adds of existing entries and changes of missing ones fail, the packet generator's
 tables are modify-only and check buffer alignment. Every write is logged in order.
+
+The packet generator can run (advance_to): each enabled timer application fires every
+timer_nanosec from its enabling, each trigger making batch_count_cfg + 1 batches of
+packets_per_batch_cfg + 1 packets (packet j of batch b at trigger + b x ibg + j x ipg
+ns), and ingress counts each against its gen_apps budget as generator.p4 does: the
+generated cell's count and, beside it, the tick (global_tstamp bits 39..8) of the last
+packet counted. A retimed application keeps the trigger already due and fires at its
+new period after it. This is the model's choice: what the hardware does then is
+unknown (targets.tofino.pktgen).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from p4tester.dataplane.ternary import Ternary
 from p4tester.p4rt import CounterValue
@@ -39,6 +48,13 @@ APP_FIELDS = ("app_enable", *APP_CONFIG_FIELDS[1:], "batch_counter", "pkt_counte
               "trigger_counter")
 # pipe_mgr_tof_pktgen_cfg_app_conf_check: pkt_len + 6 (header) + 4 (CRC) >= 21.
 APP_MIN_PKT_LEN = 11
+APP_CFG: Final = "tf1.pktgen.app_cfg"
+GEN_APPS: Final = "pipe.TesterIngress.generator.gen_apps"
+GEN_RUN: Final = "TesterIngress.generator.run"
+GENERATED: Final = "pipe.TesterIngress.generator.generated"
+MADE: Final = "TesterIngress.generator.generated.made"
+LAST_TICK: Final = "TesterIngress.generator.generated.last_tick"
+TSTAMP_BITS: Final = 48
 
 
 @dataclass(frozen=True)
@@ -131,6 +147,9 @@ class FakeBfrt:
         self.registers: dict[str, dict[int, dict[str, list[int]]]] = {r: {} for r in REGISTERS}
         self.counters: dict[str, dict[int, list[CounterValue]]] = {c: {} for c in COUNTERS}
         self.port_stat_reads: list[tuple[int, bool]] = []  # ($DEV_PORT, from_hw)
+        self.clock_ns = 0  # global_tstamp (wraps at 2^48)
+        # (pipe, app id) -> when its next trigger fires, while it is enabled.
+        self.next_trigger: dict[tuple[int, int], int] = {}
         for n in connectors:
             dev = front_panel_dev_port(n)
             self._rows("$PORT_STR_INFO", None)[_frozen({"$PORT_NAME": f"{n}/0"})] = TableEntry(
@@ -166,6 +185,43 @@ class FakeBfrt:
     def writes_to(self, table: str) -> list[Write]:
         return [w for w in self.writes if w.table == table]
 
+    def advance_to(self, clock_ns: int) -> None:
+        """Run every enabled application's timer up to `clock_ns` (not back)."""
+        if clock_ns < self.clock_ns:
+            raise ValueError(f"the clock runs forward: {clock_ns} ns is before {self.clock_ns}")
+        for (pipe, app), due in sorted(self.next_trigger.items()):
+            config = self._rows(APP_CFG, pipe)[_frozen({"app_id": app})].data
+            period = int(str(config["timer_nanosec"]))
+            if due > clock_ns or period <= 0:
+                continue
+            triggers = (clock_ns - due) // period + 1
+            self.next_trigger[pipe, app] = due + triggers * period
+            self._count_made(pipe, app, due, triggers, period, config)
+        self.clock_ns = clock_ns
+
+    def _count_made(self, pipe: int, app: int, first: int, triggers: int, period: int,
+                    config: Mapping[str, Any]) -> None:
+        """What ingress counts of these triggers' packets against the budget."""
+        entry = self._rows(GEN_APPS, None).get(_frozen({"pipe_id": pipe, "app_id": app}))
+        if entry is None or entry.action != GEN_RUN:
+            return  # stopped, or no entry: ingress drops them uncounted
+        budget = int(str(entry.data["packet_budget"]))
+        batch = int(config["packets_per_batch_cfg"]) + 1
+        per_trigger = (int(config["batch_count_cfg"]) + 1) * batch
+        cell = self.registers[GENERATED].setdefault(app, {})
+        made = cell.setdefault(MADE, [0] * PIPES)
+        ticks = cell.setdefault(LAST_TICK, [0] * PIPES)
+        granted = min(budget - made[pipe], triggers * per_trigger)
+        if granted <= 0:
+            return
+        last = granted - 1  # the last packet counted, from the first trigger's first
+        trigger, within = divmod(last, per_trigger)
+        batch_index, packet = divmod(within, batch)
+        at = (first + trigger * period + batch_index * int(config["ibg"])
+              + packet * int(config["ipg"]))
+        made[pipe] += granted
+        ticks[pipe] = (at % (1 << TSTAMP_BITS)) >> 8 & 0xFFFFFFFF
+
     # ---- BfrtClient ----------------------------------------------------------------
     def add_entry(self, table: str, key: Key, data: Data, *, action: str | None = None,
                   pipe: int | None = None) -> None:
@@ -193,7 +249,16 @@ class FakeBfrt:
                 merged = {**merged, **{f: data.get(f, 0) for f in APP_CONFIG_FIELDS}}
             rows[_frozen(key)] = TableEntry(dict(key), merged,
                                              action or (old.action if old else None))
+            if table == APP_CFG and p is not None and "app_enable" in data:
+                self._enable(p, int(str(key["app_id"])), bool(data["app_enable"]), merged)
         self.writes.append(Write("modify", table, dict(key), dict(data), action, pipe))
+
+    def _enable(self, pipe: int, app: int, enabled: bool, config: Mapping[str, Any]) -> None:
+        """An application's timer starts when it is enabled and stops when it is not."""
+        if not enabled:
+            self.next_trigger.pop((pipe, app), None)
+        elif (pipe, app) not in self.next_trigger:
+            self.next_trigger[pipe, app] = self.clock_ns + int(config.get("timer_nanosec", 0))
 
     def delete_entry(self, table: str, key: Key, *, pipe: int | None = None) -> None:
         self._check_key(table, key)

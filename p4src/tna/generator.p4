@@ -6,26 +6,36 @@
  * its share of the trial's budget and multicasts them (group MCAST_GROUP_BASE + app)
  * to the TX ports of all pipes: one replica per stream, whose replication id is the
  * stream id. Egress stamps the stream id, sequence number and TX timestamp into
- * each copy as it leaves, so copies made in different pipes share one sequence. */
+ * each copy as it leaves, so copies made in different pipes share one sequence.
+ *
+ * Beside each count, the switch's clock when it last moved: the controller reads
+ * the two at once, so every read is a count and the moment it held (what the trial
+ * loop times its samples by, as BMv2's READ replies are timed). */
 #ifndef TESTER_TNA_GENERATOR_P4
 #define TESTER_TNA_GENERATOR_P4
 
 #include "platform.p4"
 
-control GeneratorIngress(inout tna_headers_t hdr, inout ingress_intrinsic_metadata_for_deparser_t
-                         ig_dprsr_md, inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+control GeneratorIngress(inout tna_headers_t hdr, in generator_tick_t now,
+                         inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                         inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     bit<32> budget = 0;
+    /* The tick copied to a container of its own by run(): the stateful ALU takes
+     * whole containers, and the slice spans two of global_tstamp's. */
+    generator_tick_t tick = 0;
     bool running = false;
 
     /* Packets made this trial per application, in each pipe (the register is per
-     * pipe); the controller zeroes it. */
-    Register<bit<32>, bit<32>>(PKTGEN_APPS, 0) generated;
-    /* One access decides and counts: 1 while the budget lasts, 0 after. */
-    RegisterAction<bit<32>, bit<32>, bit<8>>(generated) take_from_budget = {
-        void apply(inout bit<32> made, out bit<8> granted) {
+     * pipe), and the tick of the last one; the controller zeroes both. */
+    Register<generated_t, bit<32>>(PKTGEN_APPS, {0, 0}) generated;
+    /* One access decides, counts and times: 1 while the budget lasts, 0 after (a
+     * packet refused leaves the tick of the last one counted). */
+    RegisterAction<generated_t, bit<32>, bit<8>>(generated) take_from_budget = {
+        void apply(inout generated_t cell, out bit<8> granted) {
             granted = 0;
-            if (made < budget) {
-                made = made + 1;
+            if (cell.made < budget) {
+                cell.made = cell.made + 1;
+                cell.last_tick = tick;
                 granted = 1;
             }
         }
@@ -34,6 +44,7 @@ control GeneratorIngress(inout tna_headers_t hdr, inout ingress_intrinsic_metada
     action run(MulticastGroupId_t mcast_group, bit<32> packet_budget) {
         ig_tm_md.mcast_grp_a = mcast_group;
         budget = packet_budget;
+        tick = now;
         running = true;
     }
 

@@ -71,6 +71,19 @@ header bridge_h {
     bit<16> ingress_port;
 }
 
+/* The generator's clock: global_tstamp (48-bit ns) bits 39..8, ticks of 256 ns in
+ * 32 bits, wrapping every 2^40 ns (~1100 s). A byte-aligned slice, so the stateful
+ * ALU takes it straight from the PHV; a tick is finer than a microsecond, the trial
+ * loop's clock unit. The driver widens and converts it (targets/tofino/switch_clock.py). */
+typedef bit<32> generator_tick_t;
+
+/* A generator application's cell: packets counted against its budget and the tick
+ * of the last (a paired register: one access reads and updates both). */
+struct generated_t {
+    bit<32> made;
+    bit<32> last_tick;
+}
+
 /* 64-bit sums as two 32-bit halves: a Tofino stateful ALU adds 32 bits. */
 struct sum64_t {
     bit<32> lo;

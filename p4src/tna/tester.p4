@@ -49,7 +49,8 @@ control TesterIngress(inout tna_headers_t hdr, inout tna_metadata_t meta,
 
     apply {
         if (hdr.pktgen.isValid()) {
-            generator.apply(hdr, ig_dprsr_md, ig_tm_md);
+            /* generator_tick_t: global_tstamp in 256-ns ticks (platform.p4). */
+            generator.apply(hdr, ig_prsr_md.global_tstamp[39:8], ig_dprsr_md, ig_tm_md);
         } else {
             if (IS_FRONT_PANEL(ig_intr_md.ingress_port)) {
                 rx_port.count(ig_intr_md.ingress_port);

@@ -15,6 +15,11 @@ A shaped trial (issue 24, item 5) gives a shaped stream one timer per step (`ste
 its application starts at the first and the driver moves it on while it runs. Streams
 share an application only if every step's timer is the same (the same shape, load and
 frame), so one retune never moves a stream that is not due to move.
+
+A bursts shape's stream (micro-bursts) is the exception to running in every pipe: its
+burst is one trigger's batch of N packets back to back, made by one generator (its TX
+pipe's), so it leaves its TX port as one burst at the port's line rate. Split over k
+generators it would be k bursts of N / k, at timers no one keeps in phase.
 """
 
 from __future__ import annotations
@@ -78,12 +83,17 @@ def plan_apps(
     tolerance: float = DEFAULT_TOLERANCE,
     clock_hz: int = CORE_CLOCK_HZ,
     steps: Mapping[int, Sequence[TimerSchedule]] | None = None,
+    bursts: Mapping[int, int] | None = None,
 ) -> tuple[AppPlan, ...]:
     """Group streams (id -> rate) into applications; tx_pipes: stream -> its TX pipe.
     `steps`: each shaped stream's timer (each pipe's, as pipe_timer gave it for the
     pipes generator_pipes names) in every step; it starts at the first, and its rate
-    in rates_pps is ignored."""
+    in rates_pps is ignored. `bursts`: the frames per burst of each bursts shape's
+    stream (shaped, so in `steps`), whose timers are one generator's
+    (rates.burst_schedule): its application runs in one pipe."""
     courses = {s: tuple(timers) for s, timers in (steps or {}).items()}
+    burst_of = dict(bursts or {})
+    _check_bursts(burst_of, courses)
     stray = sorted(set(courses) - set(rates_pps))
     if stray:
         raise ValueError(f"streams {stray} have step timers but no rate: give every shaped "
@@ -92,7 +102,7 @@ def plan_apps(
     if 0 in lengths or len(lengths) > 1:
         raise ValueError("shaped streams step together: give each the same number of step "
                          "timers, at least one")
-    groups: dict[tuple[bytes, float | tuple[TimerSchedule, ...]], list[int]] = {}
+    groups: dict[tuple[bytes, float | tuple[TimerSchedule, ...], int], list[int]] = {}
     for stream in sorted(rates_pps):
         if stream not in templates:
             raise ValueError(f"stream {stream} has a rate but no template: set_templates() "
@@ -105,7 +115,8 @@ def plan_apps(
             raise ValueError(f"stream {stream}: template of {len(templates[stream])} B (no "
                              f"FCS): {exc}") from exc
         course = courses.get(stream, float(rates_pps[stream]))
-        groups.setdefault((templates[stream], course), []).append(stream)
+        groups.setdefault((templates[stream], course, burst_of.get(stream, 1)),
+                          []).append(stream)
     if len(groups) > names.PKTGEN_APPS:
         raise ValueError(
             f"these streams need {len(groups)} generator applications (one per distinct rate "
@@ -114,10 +125,12 @@ def plan_apps(
             "rate (shape) and frame, shape fewer streams, or run fewer streams per trial")
     pipes = generator_pipes(tx_pipes, rates_pps)
     plans = []
-    for app_id, ((template, course), streams) in enumerate(groups.items()):
+    for app_id, ((template, course, burst), streams) in enumerate(groups.items()):
         if isinstance(course, tuple):
-            plans.append(AppPlan(app_id, pipes, tuple(streams), template,
-                                 course[0].achieved_pps * len(pipes), course[0], course))
+            # A burst is one generator's batch: the first TX pipe of its streams'.
+            runs_in = (min(tx_pipes[s] for s in streams),) if burst > 1 else pipes
+            plans.append(AppPlan(app_id, runs_in, tuple(streams), template,
+                                 course[0].achieved_pps * len(runs_in), course[0], course))
             continue
         schedule = pipe_timer(course, len(template) + FCS_BYTES, len(pipes),
                               tolerance=tolerance, clock_hz=clock_hz)
@@ -133,6 +146,23 @@ def plan_apps(
                 raise
             raise ValueError(f"step {step} of the shaped trial: {overloaded}") from None
     return tuple(plans)
+
+
+def _check_bursts(bursts: Mapping[int, int],
+                  courses: Mapping[int, tuple[TimerSchedule, ...]]) -> None:
+    """A bursts stream comes with its step timers, each its whole burst in one batch."""
+    untimed = sorted(set(bursts) - set(courses))
+    if untimed:
+        raise ValueError(f"streams {untimed} send bursts but have no step timers: a bursts "
+                         "stream's timers come with its shape (steps=..., from "
+                         "rates.burst_schedule)")
+    for stream, frames in sorted(bursts.items()):
+        for timer in courses[stream]:
+            if (timer.batches, timer.packets_per_batch) != (1, frames):
+                raise ValueError(
+                    f"stream {stream} sends bursts of {frames} frames, each one batch; its "
+                    f"step timer makes {timer.batches} x {timer.packets_per_batch} packets: "
+                    "time it with rates.burst_schedule")
 
 
 def retimed_apps(apps: Sequence[AppPlan], timers: Mapping[int, TimerSchedule],

@@ -10,8 +10,9 @@ A trial (runner.py does this):
                                        timers, from target.pipe_timer)
     before = target.snapshot()
     target.start_trial({id: budget})   registers zeroed, budgets armed, apps enabled
-    ... target.generated() until each app made its budget; target.poll_lost() now and then;
-        a shaped trial's target.retime_streams({id: timer}) at each step
+    ... target.generated() until each app made its budget (each count with the switch
+        clock it held), target.received(ids) beside it; target.poll_lost() now and
+        then; a shaped trial's target.retime_streams({id: timer}) at each step
     target.stop_trial(); drain; after = target.snapshot(); target.stream_stats(before, after)
 Around the snapshots target.port_counts() (the program's rx_port / tx_port) and the
 ports' MAC counters (port_stats.MacPortCounters) give the trial's self-check.
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from p4tester.results.model import StreamStats
 from p4tester.targets.base import TargetDriver
@@ -41,11 +42,33 @@ from p4tester.targets.tofino.expectation import template_expectation, write_expe
 from p4tester.targets.tofino.hardware import CORE_CLOCK_HZ, pipe_of
 from p4tester.targets.tofino.port_stats import program_port_counts
 from p4tester.targets.tofino.ports import PortSettings, bring_up_ports, check_front_panel_name
-from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE, TimerSchedule
+from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE, TimerSchedule, burst_schedule
 from p4tester.targets.tofino.readout import several_port_stats, stream_stats, take_snapshot
+from p4tester.targets.tofino.switch_clock import TickWidener, ticks_to_switch_time
 from p4tester.tester.receive_slots import ReceiveSlots, checker_cells
 from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.snapshot import CounterSnapshot
+
+NS_PER_US: Final = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratorCount:
+    """An application's packets this trial, all its pipes, and the switch clock (the
+    trial loop's: tester.trial_course) when the last of them was counted; None before
+    the first."""
+
+    made: int
+    switch_time: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedSoFar:
+    """A stream's frames received this trial (all its figure slots) and their
+    latencies' sum in microseconds (truncated), as read after its generator's count."""
+
+    frames: int
+    latency_sum_us: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +119,8 @@ class TofinoTarget:
         self._latency_edges_us: tuple[int, ...] | None = None
         self._qdepth_edges: tuple[int, ...] | None = None
         self._lost = state.LostTotals()
+        self._ticks = TickWidener()
+        self._rx_at_start: dict[int, int] = {}  # figure slot -> rx_stream at the start
 
     @property
     def name(self) -> str:
@@ -140,14 +165,17 @@ class TofinoTarget:
         self._apps = ()
 
     def set_stream_rates(self, rates_pps: Mapping[int, float],
-                         steps: Mapping[int, Sequence[TimerSchedule]] | None = None) -> None:
+                         steps: Mapping[int, Sequence[TimerSchedule]] | None = None,
+                         bursts: Mapping[int, int] | None = None) -> None:
         """The trial's streams at these rates. `steps`: a shaped trial's timers (each
         pipe's, from pipe_timer) of each shaped stream in every step: it starts at the
-        first, retime_streams moves it on (apps.plan_apps)."""
+        first, retime_streams moves it on (apps.plan_apps). `bursts`: the frames per
+        burst of its bursts streams, whose timers are burst_timer's."""
         if not self._dev_ports:
             raise RuntimeError("prepare() the target before setting rates: ports come first")
         apps = plan_apps(rates_pps, self._templates, self._pipes("tx"),
-                         tolerance=self._tolerance, clock_hz=self._clock_hz, steps=steps)
+                         tolerance=self._tolerance, clock_hz=self._clock_hz, steps=steps,
+                         bursts=bursts)
         self.stop_trial()
         pktgen.program_apps(self.client, apps)
         tx_dev = {s: self._dev_ports[self._streams[s].tx_port] for s in rates_pps}
@@ -163,6 +191,13 @@ class TofinoTarget:
         this target's clock and tolerance: the stream gets achieved_pps x pipes."""
         return pipe_timer(rate_pps, frame_size, pipes, tolerance=self._tolerance,
                           clock_hz=self._clock_hz)
+
+    def burst_timer(self, rate_pps: float, frame_size: int, frames: int,
+                    ceiling_pps: float) -> TimerSchedule:
+        """One generator's timer for bursts of `frames` at rate_pps (rates.burst_schedule),
+        with this target's clock, at most ceiling_pps."""
+        return burst_schedule(rate_pps, frame_size, frames, ceiling_pps=ceiling_pps,
+                              clock_hz=self._clock_hz)
 
     def retime_streams(self, timers: Mapping[int, TimerSchedule]) -> None:
         """A shaped trial's next step while its applications run: each shaped stream's
@@ -225,6 +260,11 @@ class TofinoTarget:
         state.zero_streams(self.client, sorted({*streams, *cells}), initial_seq)
         state.zero_generated(self.client, app_budgets)
         self._lost.reset(cells)
+        self._ticks.reset()
+        # rx_stream is a counter, never cleared: received() counts from here (no frame
+        # of this trial exists yet; an earlier trial's count as stale, not here).
+        self._rx_at_start = {slot: frames for slot, (frames, _) in state.read_received(
+            self.client, self._figure_pipes(streams)).items()}
         for app in self._apps:
             for pipe, share in pipe_budgets(app, app_budgets[app.app_id]).items():
                 data = {names.GEN_RUN_GROUP: app.mcast_group, names.GEN_RUN_BUDGET: share}
@@ -233,9 +273,34 @@ class TofinoTarget:
             for pipe in app.pipes:
                 pktgen.set_app_enabled(self.client, app.app_id, True, pipe)
 
-    def generated(self) -> dict[int, int]:
-        """Packets each application made this trial, all its pipes (app id -> packets)."""
-        return state.read_generated(self.client, [a.app_id for a in self._apps])
+    def generated(self) -> dict[int, GeneratorCount]:
+        """Packets each application made this trial, all its pipes, and when (app id ->
+        count). Each pipe's cell holds its count and the tick of its last packet: after
+        that tick, up to the read, the pipe counted nothing, so the sum of the pipes'
+        counts is what they held at the latest of their ticks (exactly, if the switch
+        reads the pipes at one moment; a pipe read earlier may have counted a few more
+        packets by then)."""
+        counts = {}
+        for app, cells in state.read_generated(self.client,
+                                               [a.app_id for a in self._apps]).items():
+            ticks = [self._ticks.widen((app, pipe), cell.last_tick)
+                     for pipe, cell in enumerate(cells) if cell.made]
+            counts[app] = GeneratorCount(sum(cell.made for cell in cells),
+                                         ticks_to_switch_time(max(ticks)) if ticks else None)
+        return counts
+
+    def received(self, stream_ids: Iterable[int]) -> dict[int, ReceivedSoFar]:
+        """Frames of each stream received this trial, over its figure slots (a
+        several-port stream's ports together, as its latency samples are counted),
+        and their latency sum. Read after generated(): a frame counted here may have
+        been sent after that count's time, never the other way round."""
+        streams = sorted(set(stream_ids))
+        slots = {s: self._figure_pipes([s]) for s in streams}
+        read = state.read_received(self.client, {c: p for cells in slots.values()
+                                                 for c, p in cells.items()})
+        return {s: ReceivedSoFar(
+            sum(read[c][0] - self._rx_at_start.get(c, 0) for c in slots[s]),
+            sum(read[c][1] for c in slots[s]) // NS_PER_US) for s in streams}
 
     def stop_trial(self) -> None:
         self._stop(self._apps)
@@ -300,6 +365,19 @@ class TofinoTarget:
         if slots is None:
             return (self._streams[stream_id].rx_port,)
         return tuple(port.port for port in slots.ports)
+
+    def _figure_pipes(self, stream_ids: Iterable[int]) -> dict[int, int]:
+        """Figure slot -> the pipe that keeps it, for these streams: a stream's own id
+        in its RX port's pipe, a several-port stream's ports' figure slots in theirs."""
+        cells = {}
+        for s in stream_ids:
+            slots = self._receive.get(s)
+            if slots is None:
+                cells[s] = pipe_of(self._dev_ports[self._streams[s].rx_port])
+                continue
+            for port in slots.ports:
+                cells[port.figure_slot] = pipe_of(self._dev_ports[port.port])
+        return cells
 
     def _rx_cells(self, stream_ids: Iterable[int]) -> dict[int, int]:
         """Checker cell -> the pipe that keeps it, for these streams: a stream's own id

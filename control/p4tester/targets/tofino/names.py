@@ -36,7 +36,11 @@ GEN_RUN: Final = "TesterIngress.generator.run"
 GEN_RUN_GROUP: Final = "mcast_group"
 GEN_RUN_BUDGET: Final = "packet_budget"
 GEN_STOPPED: Final = "TesterIngress.generator.stopped"
+# Per application (and pipe): packets counted against its budget ("made") and the
+# generator tick of the last one ("last_tick": global_tstamp bits 39..8).
 GENERATED: Final = "pipe.TesterIngress.generator.generated"
+GENERATED_MADE: Final = "made"
+GENERATED_LAST_TICK: Final = "last_tick"
 
 # Generator (egress).
 TX_NEXT_SEQ: Final = "pipe.TesterEgress.generator.tx_next_seq"

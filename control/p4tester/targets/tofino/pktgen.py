@@ -105,7 +105,10 @@ def _app_config(app: AppPlan, slot: BufferSlot) -> dict[str, int | bool]:
         names.APP_INCREMENT_SOURCE_PORT: False,
         names.APP_BATCH_COUNT: schedule.batches - 1,
         names.APP_PACKETS_PER_BATCH: schedule.packets_per_batch - 1,
-        # Packets and batches back to back: the timer alone sets the rate.
+        # Packets and batches back to back: the timer alone sets the rate. A bursts
+        # stream's burst is its one batch: back to back at the generator's 100 Gbit/s,
+        # and its TX port's queue lets it out at the port's line rate (no faster port
+        # takes bursts: shaping.py), so no gap is wanted there either.
         names.APP_IBG: 0,
         names.APP_IBG_JITTER: 0,
         names.APP_IPG: 0,

@@ -111,3 +111,52 @@ def timer_schedule(
             f"per period makes {rate_pps:.10g} pps; raise max_burst or the rate"
         )
     return best
+
+
+def burst_schedule(
+    rate_pps: float,
+    frame_size: int,
+    frames: int,
+    *,
+    ceiling_pps: float = math.inf,
+    clock_hz: int = CORE_CLOCK_HZ,
+    min_period_ns: int = MIN_TIMER_PERIOD_NS,
+) -> TimerSchedule:
+    """A bursts shape's timer (micro-bursts): `frames` packets in one batch per trigger,
+    back to back, every frames / rate_pps, the period a whole number of cycles. The
+    period nearest the request whose rate stays within the generator's capacity and
+    `ceiling_pps` (the stream's share of its port's line rate)."""
+    if isinstance(rate_pps, bool) or not math.isfinite(rate_pps) or rate_pps <= 0:
+        raise RateError(f"generator rate must be positive and finite, got {rate_pps!r} pps")
+    if not 1 <= frames <= PKTGEN_MAX_PACKETS_PER_BATCH:
+        raise ValueError(f"a burst of {frames} frames: must be 1..{PKTGEN_MAX_PACKETS_PER_BATCH}")
+    most = min(pktgen_capacity_pps(frame_size), ceiling_pps)
+    step = cycle_exact_step_ns(clock_hz)
+    longest = PKTGEN_MAX_TIMER_NS - PKTGEN_MAX_TIMER_NS % step
+    shortest = math.ceil(min_period_ns / step) * step
+    ideal_ns = frames * NS_PER_S / rate_pps
+    if ideal_ns > longest:
+        raise RateError(
+            f"bursts of {frames} frames at {rate_pps:.10g} frames/s come one every "
+            f"{ideal_ns / NS_PER_S:.3f} s, slower than the generator's slowest timer "
+            f"({longest / NS_PER_S:.3f} s): raise the load to at least "
+            f"{math.ceil(frames * NS_PER_S / longest * 1e4) / 1e4:.4f} frames/s or use "
+            "smaller bursts")
+    lower = math.floor(ideal_ns / step) * step
+    fitting = [p for p in (lower, lower + step) if shortest <= p <= longest
+               and frames * NS_PER_S / p <= most * (1 + _CAPACITY_SLACK)]
+    if not fitting:
+        if lower + step < shortest:
+            fewest = math.ceil(rate_pps * shortest / NS_PER_S)
+            raise RateError(
+                f"bursts of {frames} frames at {rate_pps:.10g} frames/s come every "
+                f"{ideal_ns:.1f} ns, more often than the generator's shortest timer period "
+                f"({shortest} ns): use bursts of at least {fewest} frames, or at most "
+                f"{math.floor(frames * NS_PER_S / shortest):d} frames/s")
+        raise RateError(
+            f"bursts of {frames} frames at {rate_pps:.10g} frames/s of {frame_size} B are "
+            f"above {most:.10g} frames/s, the most the generator and the stream's share "
+            "of its port make: lower the load")
+    period = min(fitting, key=lambda p: abs(frames * NS_PER_S / p - rate_pps))
+    achieved = frames * NS_PER_S / period
+    return TimerSchedule(period, 1, frames, achieved, (achieved - rate_pps) / rate_pps)

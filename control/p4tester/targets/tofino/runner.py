@@ -6,7 +6,10 @@ makes fractional rates, and each application reports the rate it really makes
 
 A shaped trial (issue 24, item 5) runs its shaped streams in steps: arm plans the
 schedule as the other targets do, each step's rate the one its generator timer makes
-(shaping.py), and retune changes the timers of their applications while they run.
+(shaping.py), and retune changes the timers of their applications while they run. A
+bursts stream's burst is one trigger's batch from one generator (shaping.py, apps.py).
+Each read of the generators is a sample on the switch's clock (driver.generated), so
+a trial proves its offered load and a shaped one's steps are measured, as on BMv2.
 
 A trial runs through the one trial loop (tester.trial_loop), as on BMv2: it checks
 itself (issue 10), the ports' MAC counters ($PORT_STAT, port_stats.MacPortCounters)
@@ -42,6 +45,7 @@ from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.stream_plan import trial_streams
+from p4tester.tester.trial_course import StreamSample
 from p4tester.tester.trial_loop import (
     QDEPTH_EDGES,
     ArmedTrial,
@@ -139,7 +143,8 @@ class TofinoTrials:
             stream.id: stream_template(stream, sizes[stream.id], spec.trial_index % EPOCHS,
                                        self.run_value) for stream, _ in chosen})
         shaped = plan_shaped(spec, self.topology, chosen, sizes,
-                             len(self.target.generator_pipes(sizes)), self.target.pipe_timer)
+                             len(self.target.generator_pipes(sizes)), self.target.pipe_timer,
+                             self.target.burst_timer)
         self._shaped = shaped
         rates = {stream.id: pps for stream, pps in chosen}
         self._budgets = {sid: spec.frame_count or max(1, round(pps * spec.duration_s))
@@ -149,7 +154,8 @@ class TofinoTrials:
             for sender in shaped.schedule.senders:
                 self._budgets[sender.key] = sender.budget
                 means[sender.key] = sender.budget / spec.duration_s
-        self.target.set_stream_rates(rates, shaped.steps if shaped else None)
+        self.target.set_stream_rates(rates, shaped.steps if shaped else None,
+                                     shaped.bursts if shaped else None)
         # One sender per stream (its application's packets are each of its streams'
         # frames): a shaped stream's rate is its mean, the others' what their timers make.
         senders = tuple(Sender(s, self._budgets[s], means.get(s, app.achieved_pps))
@@ -173,14 +179,25 @@ class TofinoTrials:
 
     def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
         made = self.target.generated()
+        received = self.target.received(s.key for s in senders)
         now = self._clock()
         if now - self._last_lost_poll >= LOST_POLL_S:
             self.target.poll_lost()
             self._last_lost_poll = now
         # The pktgen port sends what an application makes, and each of its packets is
-        # one frame of each of its streams: made is sent.
+        # one frame of each of its streams: made is sent. Each count comes with the
+        # switch clock it held (driver.generated): the sample that proves the load.
         app_of = {s: a.app_id for a in self.target.apps for s in a.stream_ids}
-        return {s.key: SentReading(made.get(app_of[s.key], 0)) for s in senders}
+        readings = {}
+        for sender in senders:
+            count = made.get(app_of[sender.key])
+            if count is None or count.switch_time is None:
+                readings[sender.key] = SentReading(0)  # nothing counted yet: no time
+                continue
+            rx = received[sender.key]
+            readings[sender.key] = SentReading(count.made, sample=StreamSample(
+                count.switch_time, count.made, rx.frames, rx.latency_sum_us))
+        return readings
 
     def stop(self, trial: ArmedTrial) -> None:
         self.target.stop_trial()

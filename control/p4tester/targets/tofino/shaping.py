@@ -11,6 +11,16 @@ writes the very timer whose rate the schedule recorded.
 
 A step's rate is at least MIN_STEP_PPS (a shape's trough may ask for none), as on
 BMv2 and eBPF: an application keeps running between steps.
+
+A bursts shape (micro-bursts) is one generator's timer (apps.py says why one): each
+trigger one batch of N packets, back to back (no inter-packet gap: the generator makes
+them at its port's 100 Gbit/s, and the TX port's queue lets them out at its line rate,
+at most that), every N / load (rates.burst_schedule), so the rate is N per period:
+whole bursts per period, fractional per second, as every Tofino rate is. Ingress
+counts the budget per frame, so a budget that is not whole bursts ends with a short
+one, as on BMv2 and eBPF. The largest burst is the shape's MAX_BURST_FRAMES (63, the
+eBPF tester's limit, checked where the shape is parsed); Tofino's own bounds are far
+above it: 65,536 packets per batch, and a burst must fit the TX port's queue.
 """
 
 from __future__ import annotations
@@ -21,9 +31,10 @@ from typing import Final
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import StreamConfig
+from p4tester.config.stream_rates import port_line_pps
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialSpec
-from p4tester.targets.tofino.rates import TimerSchedule
+from p4tester.targets.tofino.rates import TimerSchedule, pktgen_capacity_pps
 from p4tester.tester.rate_schedule import RateSchedule
 from p4tester.tester.stream_plan import trial_schedule
 
@@ -32,20 +43,24 @@ MIN_STEP_PPS: Final = 1.0
 
 @dataclass(frozen=True, slots=True)
 class ShapedTrial:
-    """A shaped trial's schedule and each shaped stream's timer (each pipe's) in every
-    step, for `pipes` generator pipes."""
+    """A shaped trial's schedule and each shaped stream's timer (each pipe's, for
+    `pipes` generator pipes; a bursts stream's: its one generator's) in every step;
+    `bursts`: each bursts stream's frames per burst."""
 
     schedule: RateSchedule
     steps: Mapping[int, tuple[TimerSchedule, ...]]
     pipes: int
+    bursts: Mapping[int, int]
 
     def timers_at(self, rates_pps: Mapping[int, float]) -> dict[int, TimerSchedule]:
         """Each shaped stream's timer for its rate in a step (what the trial loop's
         retune gets: RateSchedule.rates_at)."""
         timers = {}
         for stream, rate in rates_pps.items():
-            timer = next((t for t in self.steps.get(stream, ())
-                          if t.achieved_pps * self.pipes == rate), None)
+            sender = self.schedule.sender(stream)
+            rates = sender.rates_pps if sender is not None else ()
+            timer = next((t for r, t in zip(rates, self.steps.get(stream, ()), strict=False)
+                          if r == rate), None)
             if timer is None:
                 raise ValueError(f"stream {stream}: {rate:.10g} frames/s is none of its steps' "
                                  "rates in this trial's schedule")
@@ -56,28 +71,50 @@ class ShapedTrial:
 def plan_shaped(spec: TrialSpec, topology: Topology,
                 chosen: Iterable[tuple[StreamConfig, float]], frame_sizes: Mapping[int, int],
                 pipes: int, timer: Callable[[float, int, int], TimerSchedule],
+                burst_timer: Callable[[float, int, int, float], TimerSchedule],
                 ) -> ShapedTrial | None:
     """The shaped trial of `spec` (None without shapes) over the trial's streams
     (`chosen`: stream and frames/s) of these frame sizes (stream -> bytes), made by
     `pipes` generator pipes; `timer(pps, frame_size, pipes)` is the target's
-    (TofinoTarget.pipe_timer). Raises ConfigError for a bursts shape: a burst would be
-    a batch of the application's timer at the port's line rate, not written yet."""
-    bursty = sorted(sid for sid, shape in spec.shapes if shape.frames_per_burst > 1)
-    if bursty:
-        raise ConfigError(f"streams {bursty}: bursts shapes are not supported on Tofino yet "
-                          "(BMv2 and eBPF send them); send the load smoothly, or run the "
-                          "bursts on BMv2 or the eBPF tester")
+    (TofinoTarget.pipe_timer), `burst_timer(pps, frame_size, frames, ceiling_pps)` its
+    bursts' (TofinoTarget.burst_timer). Raises ConfigError for bursts on a TX port
+    faster than a generator."""
+    streams = [(stream, pps) for stream, pps in chosen]
+    bursts = {sid: shape.frames_per_burst for sid, shape in spec.shapes
+              if shape.frames_per_burst > 1}
+    _check_burst_ports(spec, topology, [s for s, _ in streams if s.id in bursts], frame_sizes)
     planned: dict[tuple[int, float], TimerSchedule] = {}
 
     def send_rate(stream: int, pps: float, ceiling: float) -> float:
-        step = timer(max(MIN_STEP_PPS, min(pps, ceiling)), frame_sizes[stream], pipes)
-        rate = step.achieved_pps * pipes
+        wanted = max(MIN_STEP_PPS, min(pps, ceiling))
+        if stream in bursts:
+            step = burst_timer(wanted, frame_sizes[stream], bursts[stream], ceiling)
+            rate = step.achieved_pps  # one generator
+        else:
+            step = timer(wanted, frame_sizes[stream], pipes)
+            rate = step.achieved_pps * pipes
         planned.setdefault((stream, rate), step)
         return rate
 
-    schedule = trial_schedule(spec, topology, chosen, send_rate)
+    schedule = trial_schedule(spec, topology, streams, send_rate)
     if schedule is None:
         return None
     steps = {sender.key: tuple(planned[sender.key, rate] for rate in sender.rates_pps)
              for sender in schedule.senders}
-    return ShapedTrial(schedule, steps, pipes)
+    return ShapedTrial(schedule, steps, pipes, bursts)
+
+
+def _check_burst_ports(spec: TrialSpec, topology: Topology, streams: Iterable[StreamConfig],
+                       frame_sizes: Mapping[int, int]) -> None:
+    """A burst leaves back to back at its TX port's line rate only if one generator
+    makes frames at least that fast: the generator's port is 100 Gbit/s."""
+    for stream in streams:
+        size = frame_sizes[stream.id]
+        line = port_line_pps(topology, stream, spec.frame_size)
+        made = pktgen_capacity_pps(size)
+        if line > made * (1 + 1e-9):
+            raise ConfigError(
+                f"stream {stream.id}: bursts on TX port {stream.tx_port} ({line:.0f} frames/s "
+                f"of {size} B at line rate) would leave at one packet generator's "
+                f"{made:.0f} frames/s, not back to back: send the bursts from a port of "
+                "100 Gbit/s or less, or send this stream smoothly")

@@ -48,14 +48,50 @@ def zero_streams(client: BfrtClient, stream_ids: Iterable[int], initial_seq: int
 
 
 def zero_generated(client: BfrtClient, app_ids: Iterable[int]) -> None:
-    client.write_registers(names.GENERATED,
-                           {a: {_field(names.GENERATED): 0} for a in sorted(set(app_ids))})
+    """No packet counted, and so no tick of the last one."""
+    zero = {_field(names.GENERATED, names.GENERATED_MADE): 0,
+            _field(names.GENERATED, names.GENERATED_LAST_TICK): 0}
+    client.write_registers(names.GENERATED, {a: zero for a in sorted(set(app_ids))})
 
 
-def read_generated(client: BfrtClient, app_ids: Iterable[int]) -> dict[int, int]:
-    """Packets each application made this trial (its pipe's cell; the others stay 0)."""
+@dataclass(frozen=True, slots=True)
+class PipeGenerated:
+    """One pipe's generator cell of an application: packets counted this trial and the
+    generator tick (32 bits, as read) of the last of them; the tick means nothing
+    while made is 0."""
+
+    made: int
+    last_tick: int
+
+
+def read_generated(client: BfrtClient,
+                   app_ids: Iterable[int]) -> dict[int, tuple[PipeGenerated, ...]]:
+    """Each application's cells this trial, one per pipe in pipe order (a pipe that
+    does not run it keeps 0): count and tick from one register, so read together."""
     cells = client.read_registers(names.GENERATED, sorted(set(app_ids)))
-    return {app: sum(cell[_field(names.GENERATED)]) for app, cell in cells.items()}
+    made = _field(names.GENERATED, names.GENERATED_MADE)
+    tick = _field(names.GENERATED, names.GENERATED_LAST_TICK)
+    return {app: tuple(PipeGenerated(m, t) for m, t in zip(cell[made], cell[tick], strict=True))
+            for app, cell in cells.items()}
+
+
+def read_received(client: BfrtClient, figure_pipes: Mapping[int, int],
+                  ) -> dict[int, tuple[int, int]]:
+    """Each checker figure slot's frames counted so far (rx_stream, summed over pipes:
+    only the slot's RX pipe counts it) and its latency sum in ns (from that pipe).
+    `figure_pipes`: slot -> the pipe of its RX port."""
+    slots = sorted(figure_pipes)
+    counted = client.read_counters(names.RX_STREAM, slots)
+    sums = client.read_registers(names.LATENCY_SUM, slots)
+    lo = _field(names.LATENCY_SUM, names.SUM_LO)
+    hi = _field(names.LATENCY_SUM, names.SUM_HI)
+    received = {}
+    for slot in slots:
+        pipe = figure_pipes[slot]
+        latency_ns = (_in_pipe(sums[slot], hi, pipe, names.LATENCY_SUM) << 32
+                      | _in_pipe(sums[slot], lo, pipe, names.LATENCY_SUM))
+        received[slot] = (sum(v.packets for v in counted[slot]), latency_ns)
+    return received
 
 
 @dataclass(frozen=True, slots=True)
