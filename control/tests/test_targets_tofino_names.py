@@ -47,7 +47,8 @@ TABLE_KEYS = [
 ]
 # (table, action, [(parameter, width)]).
 ACTIONS = [
-    (names.GEN_APPS, names.GEN_RUN, [(names.GEN_RUN_GROUP, 16), (names.GEN_RUN_BUDGET, 32)]),
+    (names.GEN_APPS, names.GEN_RUN, [(names.GEN_RUN_GROUP, 16), (names.GEN_RUN_BUDGET, 32),
+                                      (names.GEN_RUN_DROP_BELOW, 16)]),
     (names.GEN_APPS, names.GEN_STOPPED, []),
     (names.RX_PORT_SLOTS, names.RECEIVE_AS, [(names.RECEIVE_AS_SEQ, 16),
                                              (names.RECEIVE_AS_FIGURES, 16)]),

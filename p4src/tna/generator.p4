@@ -10,7 +10,14 @@
  *
  * Beside each count, the switch's clock when it last moved: the controller reads
  * the two at once, so every read is a count and the moment it held (what the trial
- * loop times its samples by, as BMv2's READ replies are timed). */
+ * loop times its samples by, as BMv2's READ replies are timed).
+ *
+ * Poisson arrivals thin a fast generator: a Poisson stream's application runs its
+ * timer about K times faster than the stream's rate, and ingress draws 16 random bits
+ * for each packet: a draw below the application's drop_below drops the packet before
+ * the budget is taken, so it counts nothing and the budget and the (made, last_tick)
+ * cells stay exact (targets/tofino/poisson.py). drop_below 0 keeps every packet: the
+ * smooth and bursts applications. */
 #ifndef TESTER_TNA_GENERATOR_P4
 #define TESTER_TNA_GENERATOR_P4
 
@@ -20,6 +27,12 @@ control GeneratorIngress(inout tna_headers_t hdr, in generator_tick_t now,
                          inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                          inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     bit<32> budget = 0;
+    /* The thinning: a packet goes on when drop_below |-| draw is 0 (draw >= drop_below).
+     * A gateway tests a field against a constant but cannot compare two fields by size,
+     * so an action saturates the difference first, one stage before the budget's. */
+    bit<16> drop_below = 0;
+    bit<16> draw = 0;
+    bit<16> draw_short = 0;
     /* The tick copied to a container of its own by run(): the stateful ALU takes
      * whole containers, and the slice spans two of global_tstamp's. */
     generator_tick_t tick = 0;
@@ -41,11 +54,25 @@ control GeneratorIngress(inout tna_headers_t hdr, in generator_tick_t now,
         }
     };
 
-    action run(MulticastGroupId_t mcast_group, bit<32> packet_budget) {
+    Random<bit<16>>() thinning_draw;
+
+    action run(MulticastGroupId_t mcast_group, bit<32> packet_budget,
+               bit<16> drop_draws_below) {
         ig_tm_md.mcast_grp_a = mcast_group;
         budget = packet_budget;
+        drop_below = drop_draws_below;
         tick = now;
         running = true;
+    }
+
+    /* Its own action, beside gen_apps: the random unit's value goes to the PHV whole
+     * (bf-p4c cannot widen it inside an ALU operation). */
+    action draw_for_thinning() {
+        draw = thinning_draw.get();
+    }
+
+    action weigh_draw() {
+        draw_short = drop_below |-| draw;
     }
 
     action stopped() {
@@ -53,7 +80,8 @@ control GeneratorIngress(inout tna_headers_t hdr, in generator_tick_t now,
     }
 
     /* Controller writes: (pipe, application) -> run(group, that pipe's share of the
-     * budget) to start; stopped() (or no entry) drops the application's packets. */
+     * budget, the draws it drops) to start; stopped() (or no entry) drops the
+     * application's packets. */
     table gen_apps {
         key = {
             hdr.pktgen.pipe_id : exact @name("pipe_id");
@@ -66,8 +94,10 @@ control GeneratorIngress(inout tna_headers_t hdr, in generator_tick_t now,
 
     apply {
         gen_apps.apply();
+        draw_for_thinning();
+        weigh_draw();
         bit<8> granted = 0;
-        if (running && is_stream_template(hdr.frame)) {
+        if (running && is_stream_template(hdr.frame) && draw_short == 0) {
             granted = take_from_budget.execute((bit<32>) hdr.pktgen.app_id);
         }
         hdr.pktgen.setInvalid();

@@ -28,13 +28,16 @@ BIN_TABLE_SIZE: Final = 1024
 MCAST_GROUP_BASE: Final = 1
 HIST_CELLS_LOG2: Final = 5
 
-# Generator (ingress): (pipe, application) -> run(group, budget) | stopped().
+# Generator (ingress): (pipe, application) -> run(group, budget, draws dropped) |
+# stopped(). A packet whose 16-bit draw is below drop_draws_below is dropped uncounted
+# (Poisson arrivals: targets.tofino.poisson); 0 keeps all.
 GEN_APPS: Final = "pipe.TesterIngress.generator.gen_apps"
 GEN_APPS_PIPE_KEY: Final = "pipe_id"
 GEN_APPS_KEY: Final = "app_id"
 GEN_RUN: Final = "TesterIngress.generator.run"
 GEN_RUN_GROUP: Final = "mcast_group"
 GEN_RUN_BUDGET: Final = "packet_budget"
+GEN_RUN_DROP_BELOW: Final = "drop_draws_below"
 GEN_STOPPED: Final = "TesterIngress.generator.stopped"
 # Per application (and pipe): packets counted against its budget ("made") and the
 # generator tick of the last one ("last_tick": global_tstamp bits 39..8).
