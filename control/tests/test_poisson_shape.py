@@ -107,9 +107,9 @@ def test_a_random_count_is_allowed_its_chance() -> None:
     assert "45 frames beyond" in course_not_offered(0, [lumpy], 0.1)
 
 
-def test_targets_that_cannot_draw_per_frame_refuse_it_with_the_fix() -> None:
+def test_the_ebpf_tester_cannot_draw_per_frame_and_refuses_it_with_the_fix() -> None:
+    """Tofino draws them (test_targets_tofino_poisson.py); the eBPF sender cannot."""
     from p4tester.targets.ebpf.trials import EbpfTrials
-    from p4tester.targets.tofino.runner import TofinoTrials
 
     spec = TrialSpec("t", 0, 64, 0.2, 2.0, shapes=((0, POISSON),))
     ebpf = EbpfTrials.__new__(EbpfTrials)
@@ -119,11 +119,6 @@ def test_targets_that_cannot_draw_per_frame_refuse_it_with_the_fix() -> None:
                                           r"paces templates in 1-ms slots; run them on BMv2, "
                                           r"or send the load smoothly or in bursts here$"):
         ebpf.arm(spec)
-    tofino = TofinoTrials.__new__(TofinoTrials)
-    with pytest.raises(ConfigError, match=r"^streams \[0\]: Poisson arrivals are not supported "
-                                          r"on Tofino yet \(BMv2 draws them frame by frame\); "
-                                          r"send the load smoothly or run it on BMv2$"):
-        tofino.arm(spec)
 
 
 class _Session:

@@ -173,10 +173,12 @@ def test_start_trial_zeroes_registers_and_arms_budgets() -> None:
                  "TesterIngress.generator.generated.last_tick": 0}) for a in (0, 1)],
         # Each pipe's share of the budget: 500 + 500 for app 0; 250 + 250 for app 1.
         *[Write("add", GEN_APPS, {"pipe_id": pipe, "app_id": 0},
-                {"mcast_group": 1, "packet_budget": 500}, "TesterIngress.generator.run")
+                {"mcast_group": 1, "packet_budget": 500,
+                     "drop_draws_below": 0}, "TesterIngress.generator.run")
           for pipe in (0, 1)],
         *[Write("add", GEN_APPS, {"pipe_id": pipe, "app_id": 1},
-                {"mcast_group": 2, "packet_budget": 250}, "TesterIngress.generator.run")
+                {"mcast_group": 2, "packet_budget": 250,
+                     "drop_draws_below": 0}, "TesterIngress.generator.run")
           for pipe in (0, 1)],
         *[Write("modify", APP_CFG, {"app_id": app}, {"app_enable": True}, pipe=pipe)
           for app in (0, 1) for pipe in (0, 1)],

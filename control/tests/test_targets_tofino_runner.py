@@ -79,7 +79,8 @@ def test_a_trial_at_half_line_rate() -> None:
     armed = [w for w in switch.fake.writes_to(GEN_APPS)
              if w.action == "TesterIngress.generator.run"]
     assert [(w.key, w.data) for w in armed] == [
-        ({"pipe_id": 0, "app_id": 0}, {"mcast_group": 1, "packet_budget": 74_404_762})]
+        ({"pipe_id": 0, "app_id": 0},
+         {"mcast_group": 1, "packet_budget": 74_404_762, "drop_draws_below": 0})]
     # After the trial the application is off and its entry drops its packets.
     assert app_cfg["app_enable"] is False
     assert [e.action for e in switch.fake.entries(GEN_APPS)] == ["TesterIngress.generator.stopped"]

@@ -179,8 +179,11 @@ def test_streams_shaped_alike_share_an_application_that_moves_in_every_pipe() ->
     # One application, one budget split over its pipes.
     armed = [(w.key, w.data) for w in switch.fake.writes_to(GEN_APPS)
              if w.action == "TesterIngress.generator.run"]
-    assert armed == [({"pipe_id": 0, "app_id": 0}, {"mcast_group": 1, "packet_budget": 29_761_905}),
-                     ({"pipe_id": 1, "app_id": 0}, {"mcast_group": 1, "packet_budget": 29_761_905})]
+    # Nothing thinned: drop_draws_below 0 keeps every packet.
+    assert armed == [({"pipe_id": pipe, "app_id": 0}, {"mcast_group": 1,
+                                                       "packet_budget": 29_761_905,
+                                                       "drop_draws_below": 0})
+                     for pipe in (0, 1)]
     # Both streams' rates, all pipes together (each stream is the application's packets).
     assert result.offered_pps == pytest.approx(2 * 59_523_810 / 2, rel=1e-12)
 
@@ -258,7 +261,8 @@ def test_more_distinct_courses_than_applications_are_refused_with_the_fix() -> N
     steps = {s: (_timer(1_000_000), _timer(400_000 + 4 * s)) for s in range(9)}
     with pytest.raises(ValueError, match=r"^these streams need 9 generator applications \(one "
                        r"per distinct rate and template; a shaped stream shares one only with "
-                       r"streams of the same shape, load and frame\) and Tofino 1 has 8: give "
+                       r"streams of the same shape, load and frame, a Poisson one only with "
+                       r"streams of the same grid, load and frame\) and Tofino 1 has 8: give "
                        r"streams the same rate \(shape\) and frame, shape fewer streams, or run "
                        r"fewer streams per trial$"):
         _plan(steps, streams=9)
@@ -349,9 +353,12 @@ def test_a_bursts_stream_is_one_generators_batch_of_n_packets_back_to_back() -> 
     armed = [(w.key, w.data) for w in switch.fake.writes_to(GEN_APPS)
              if w.action == "TesterIngress.generator.run"]
     assert armed == [
-        ({"pipe_id": 0, "app_id": 0}, {"mcast_group": 1, "packet_budget": 59_479_554}),
-        ({"pipe_id": 0, "app_id": 1}, {"mcast_group": 2, "packet_budget": 29_761_905}),
-        ({"pipe_id": 1, "app_id": 1}, {"mcast_group": 2, "packet_budget": 29_761_905})]
+        ({"pipe_id": 0, "app_id": 0},
+         {"mcast_group": 1, "packet_budget": 59_479_554, "drop_draws_below": 0}),
+        ({"pipe_id": 0, "app_id": 1},
+         {"mcast_group": 2, "packet_budget": 29_761_905, "drop_draws_below": 0}),
+        ({"pipe_id": 1, "app_id": 1},
+         {"mcast_group": 2, "packet_budget": 29_761_905, "drop_draws_below": 0})]
     made = switch.fake.registers[GENERATED][0][MADE]
     assert made == [59_479_554, 0, 0, 0]
     # Each step measured on the switch's clock: the polls at 0.2 and 0.4 s (and so on)

@@ -17,10 +17,19 @@ generated cell's count and, beside it, the tick (global_tstamp bits 39..8) of th
 packet counted. A retimed application keeps the trigger already due and fires at its
 new period after it. This is the model's choice: what the hardware does then is
 unknown (targets.tofino.pktgen).
+
+Thinning (Poisson arrivals) is modelled as generator.p4 does it: each packet of an
+application whose gen_apps entry drops draws below drop_draws_below > 0 takes a 16-bit
+draw, in packet order, and is dropped uncounted when the draw is below. The draws are
+a seeded generator per (pipe, application) (`seed`), so a test's counts are exact and
+do not depend on how finely it advances the clock. An entry without the field drops
+nothing (a BfRt add leaves a field it is not given 0). The hardware's random unit is
+not this generator: only the counting around the draw is modelled.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -54,6 +63,8 @@ GEN_RUN: Final = "TesterIngress.generator.run"
 GENERATED: Final = "pipe.TesterIngress.generator.generated"
 MADE: Final = "TesterIngress.generator.generated.made"
 LAST_TICK: Final = "TesterIngress.generator.generated.last_tick"
+DROP_BELOW: Final = "drop_draws_below"
+DRAW_BITS: Final = 16
 TSTAMP_BITS: Final = 48
 
 
@@ -141,7 +152,7 @@ def _frozen(key: Key) -> tuple[tuple[str, Any], ...]:
 class FakeBfrt:
     """BfrtClient in memory; `writes` logs every change in order."""
 
-    def __init__(self, connectors: Iterable[int] = range(1, 33)) -> None:
+    def __init__(self, connectors: Iterable[int] = range(1, 33), seed: int = 24) -> None:
         self.writes: list[Write] = []
         self.tables: dict[tuple[str, int | None], dict[Any, TableEntry]] = {}
         self.registers: dict[str, dict[int, dict[str, list[int]]]] = {r: {} for r in REGISTERS}
@@ -150,6 +161,10 @@ class FakeBfrt:
         self.clock_ns = 0  # global_tstamp (wraps at 2^48)
         # (pipe, app id) -> when its next trigger fires, while it is enabled.
         self.next_trigger: dict[tuple[int, int], int] = {}
+        self.seed = seed
+        # (pipe, app id) -> its draws, and how many packets drew and were dropped.
+        self.draws: dict[tuple[int, int], random.Random] = {}
+        self.dropped: dict[tuple[int, int], int] = {}
         for n in connectors:
             dev = front_panel_dev_port(n)
             self._rows("$PORT_STR_INFO", None)[_frozen({"$PORT_NAME": f"{n}/0"})] = TableEntry(
@@ -211,6 +226,11 @@ class FakeBfrt:
         cell = self.registers[GENERATED].setdefault(app, {})
         made = cell.setdefault(MADE, [0] * PIPES)
         ticks = cell.setdefault(LAST_TICK, [0] * PIPES)
+        drop_below = int(str(entry.data.get(DROP_BELOW, 0)))
+        if drop_below:
+            self._count_thinned(pipe, app, first, triggers, period, config, budget,
+                                drop_below)
+            return
         granted = min(budget - made[pipe], triggers * per_trigger)
         if granted <= 0:
             return
@@ -221,6 +241,28 @@ class FakeBfrt:
               + packet * int(config["ipg"]))
         made[pipe] += granted
         ticks[pipe] = (at % (1 << TSTAMP_BITS)) >> 8 & 0xFFFFFFFF
+
+    def _count_thinned(self, pipe: int, app: int, first: int, triggers: int, period: int,
+                       config: Mapping[str, Any], budget: int, drop_below: int) -> None:
+        """Each packet draws; a draw below drop_below drops it uncounted, the others are
+        counted against the budget with the tick of the last."""
+        draws = self.draws.setdefault(
+            (pipe, app), random.Random(f"{self.seed}/{pipe}/{app}"))
+        batches = int(config["batch_count_cfg"]) + 1
+        batch = int(config["packets_per_batch_cfg"]) + 1
+        cell = self.registers[GENERATED][app]
+        made, ticks = cell[MADE], cell[LAST_TICK]
+        for trigger in range(triggers):
+            for batch_index in range(batches):
+                for packet in range(batch):
+                    if draws.getrandbits(DRAW_BITS) < drop_below:
+                        self.dropped[pipe, app] = self.dropped.get((pipe, app), 0) + 1
+                        continue
+                    if made[pipe] < budget:
+                        made[pipe] += 1
+                        at = (first + trigger * period + batch_index * int(config["ibg"])
+                              + packet * int(config["ipg"]))
+                        ticks[pipe] = (at % (1 << TSTAMP_BITS)) >> 8 & 0xFFFFFFFF
 
     # ---- BfrtClient ----------------------------------------------------------------
     def add_entry(self, table: str, key: Key, data: Data, *, action: str | None = None,

@@ -20,6 +20,13 @@ A bursts shape's stream (micro-bursts) is the exception to running in every pipe
 burst is one trigger's batch of N packets back to back, made by one generator (its TX
 pipe's), so it leaves its TX port as one burst at the port's line rate. Split over k
 generators it would be k bursts of N / k, at timers no one keeps in phase.
+
+A Poisson stream's application runs a grid of one packet per trigger about K times
+faster than the stream (poisson.py) and ingress drops the packets whose draw is below
+its drop_below: it shares an application only with streams of the same grid timers and
+threshold (the same grid, load and frame), whose arrivals are then the same draws
+copied to each. The generator makes every packet of the grid, dropped or not, so the
+load check counts the grid's rate, not the stream's.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from p4tester.streams.frame_sizes import FCS_BYTES, FrameSizeError
 from p4tester.streams.rates import format_bitrate, l1_frame_bits, validate_frame_size
 from p4tester.targets.tofino import names
 from p4tester.targets.tofino.hardware import CORE_CLOCK_HZ, PKTGEN_PORT_BPS
+from p4tester.targets.tofino.poisson import DRAWS, KEEP_ALL
 from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE, TimerSchedule, timer_schedule
 
 
@@ -46,6 +54,9 @@ class AppPlan:
     schedule: TimerSchedule  # of each pipe's generator, now
     # A shaped application's timer (each pipe's) in each step; () at a constant rate.
     steps: tuple[TimerSchedule, ...] = ()
+    # Ingress drops its packets whose 16-bit draw is below this (Poisson arrivals:
+    # poisson.py); KEEP_ALL (0) for every other application.
+    drop_below: int = KEEP_ALL
 
     @property
     def mcast_group(self) -> int:
@@ -57,8 +68,15 @@ class AppPlan:
 
     @property
     def achieved_pps(self) -> float:
-        """Packets per second of all its pipes together: each stream's rate."""
+        """Packets per second its generators make, all its pipes together: each
+        stream's rate, but for a thinned application's (mean_pps)."""
         return self.schedule.achieved_pps * len(self.pipes)
+
+    @property
+    def mean_pps(self) -> float:
+        """Frames per second each of its streams gets on average: what its generators
+        make less what the draw drops."""
+        return self.achieved_pps * (DRAWS - self.drop_below) / DRAWS
 
 
 def generator_pipes(tx_pipes: Mapping[int, int], stream_ids: Iterable[int]) -> tuple[int, ...]:
@@ -84,16 +102,21 @@ def plan_apps(
     clock_hz: int = CORE_CLOCK_HZ,
     steps: Mapping[int, Sequence[TimerSchedule]] | None = None,
     bursts: Mapping[int, int] | None = None,
+    thinning: Mapping[int, int] | None = None,
 ) -> tuple[AppPlan, ...]:
     """Group streams (id -> rate) into applications; tx_pipes: stream -> its TX pipe.
     `steps`: each shaped stream's timer (each pipe's, as pipe_timer gave it for the
     pipes generator_pipes names) in every step; it starts at the first, and its rate
     in rates_pps is ignored. `bursts`: the frames per burst of each bursts shape's
     stream (shaped, so in `steps`), whose timers are one generator's
-    (rates.burst_schedule): its application runs in one pipe."""
+    (rates.burst_schedule): its application runs in one pipe. `thinning`: the
+    drop_below of each Poisson stream (shaped, so in `steps`, its timers one packet
+    per trigger: poisson.thinned_timer)."""
     courses = {s: tuple(timers) for s, timers in (steps or {}).items()}
     burst_of = dict(bursts or {})
+    drop_of = dict(thinning or {})
     _check_bursts(burst_of, courses)
+    _check_thinning(drop_of, burst_of, courses)
     stray = sorted(set(courses) - set(rates_pps))
     if stray:
         raise ValueError(f"streams {stray} have step timers but no rate: give every shaped "
@@ -102,7 +125,7 @@ def plan_apps(
     if 0 in lengths or len(lengths) > 1:
         raise ValueError("shaped streams step together: give each the same number of step "
                          "timers, at least one")
-    groups: dict[tuple[bytes, float | tuple[TimerSchedule, ...], int], list[int]] = {}
+    groups: dict[tuple[bytes, float | tuple[TimerSchedule, ...], int, int], list[int]] = {}
     for stream in sorted(rates_pps):
         if stream not in templates:
             raise ValueError(f"stream {stream} has a rate but no template: set_templates() "
@@ -115,22 +138,24 @@ def plan_apps(
             raise ValueError(f"stream {stream}: template of {len(templates[stream])} B (no "
                              f"FCS): {exc}") from exc
         course = courses.get(stream, float(rates_pps[stream]))
-        groups.setdefault((templates[stream], course, burst_of.get(stream, 1)),
-                          []).append(stream)
+        groups.setdefault((templates[stream], course, burst_of.get(stream, 1),
+                           drop_of.get(stream, KEEP_ALL)), []).append(stream)
     if len(groups) > names.PKTGEN_APPS:
         raise ValueError(
             f"these streams need {len(groups)} generator applications (one per distinct rate "
             "and template; a shaped stream shares one only with streams of the same shape, "
-            f"load and frame) and Tofino 1 has {names.PKTGEN_APPS}: give streams the same "
+            "load and frame, a Poisson one only with streams of the same grid, load and "
+            f"frame) and Tofino 1 has {names.PKTGEN_APPS}: give streams the same "
             "rate (shape) and frame, shape fewer streams, or run fewer streams per trial")
     pipes = generator_pipes(tx_pipes, rates_pps)
     plans = []
-    for app_id, ((template, course, burst), streams) in enumerate(groups.items()):
+    for app_id, ((template, course, burst, drop_below), streams) in enumerate(groups.items()):
         if isinstance(course, tuple):
             # A burst is one generator's batch: the first TX pipe of its streams'.
             runs_in = (min(tx_pipes[s] for s in streams),) if burst > 1 else pipes
             plans.append(AppPlan(app_id, runs_in, tuple(streams), template,
-                                 course[0].achieved_pps * len(runs_in), course[0], course))
+                                 course[0].achieved_pps * len(runs_in), course[0], course,
+                                 drop_below))
             continue
         schedule = pipe_timer(course, len(template) + FCS_BYTES, len(pipes),
                               tolerance=tolerance, clock_hz=clock_hz)
@@ -165,6 +190,31 @@ def _check_bursts(bursts: Mapping[int, int],
                     "time it with rates.burst_schedule")
 
 
+def _check_thinning(drop_of: Mapping[int, int], burst_of: Mapping[int, int],
+                    courses: Mapping[int, tuple[TimerSchedule, ...]]) -> None:
+    """A Poisson stream comes with its step timers, each a grid of one packet per
+    trigger (a batch would clump what the draw keeps), and is not a bursts stream."""
+    untimed = sorted(set(drop_of) - set(courses))
+    if untimed:
+        raise ValueError(f"streams {untimed} are thinned but have no step timers: a Poisson "
+                         "stream's timers come with its shape (steps=..., from "
+                         "poisson.thinned_timer)")
+    both = sorted(set(drop_of) & set(burst_of))
+    if both:
+        raise ValueError(f"streams {both} are both thinned and sent in bursts: a stream has "
+                         "one shape; give each of them Poisson arrivals or bursts")
+    for stream, drop_below in sorted(drop_of.items()):
+        if not KEEP_ALL < drop_below < DRAWS:
+            raise ValueError(f"stream {stream}: drop_below {drop_below} must be in "
+                             f"1..{DRAWS - 1} (a share of the 16-bit draws dropped)")
+        for timer in courses[stream]:
+            if timer.packets_per_period != 1:
+                raise ValueError(
+                    f"stream {stream} is thinned (Poisson arrivals); its step timer makes "
+                    f"{timer.batches} x {timer.packets_per_batch} packets per trigger, not "
+                    "one: time it with poisson.thinned_timer")
+
+
 def retimed_apps(apps: Sequence[AppPlan], timers: Mapping[int, TimerSchedule],
                  ) -> tuple[AppPlan, ...]:
     """The applications a shaped trial's step moves, at their new timers: each shaped
@@ -196,18 +246,24 @@ def retimed_apps(apps: Sequence[AppPlan], timers: Mapping[int, TimerSchedule],
 
 
 def check_generator_load(plans: list[AppPlan]) -> None:
-    """Each pipe's generator makes its share of all applications through one port."""
+    """Each pipe's generator makes its share of all applications through one port: a
+    thinned application's whole grid, the packets its draw drops too."""
     load: dict[int, float] = {}
+    thinned: set[int] = set()
     for plan in plans:
         bits = plan.schedule.achieved_pps * l1_frame_bits(plan.frame_size)
         for pipe in plan.pipes:
             load[pipe] = load.get(pipe, 0.0) + bits
+            if plan.drop_below != KEEP_ALL:
+                thinned.add(pipe)
     for pipe, bps in sorted(load.items()):
         if bps > PKTGEN_PORT_BPS * (1 + 1e-9):
+            grids = (" (a Poisson stream's whole grid: the generator makes the packets its "
+                     "draw drops too; a smaller grid costs less)") if pipe in thinned else ""
             raise ValueError(
                 f"pipe {pipe}'s packet generator would make {format_bitrate(bps)} (L1) for its "
-                f"applications, above its {format_bitrate(PKTGEN_PORT_BPS)}: lower the rates "
-                "or use TX ports in more pipes")
+                f"applications{grids}, above its {format_bitrate(PKTGEN_PORT_BPS)}: lower the "
+                "rates or use TX ports in more pipes")
 
 
 def pipe_budgets(app: AppPlan, budget: int) -> dict[int, int]:

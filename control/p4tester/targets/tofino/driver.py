@@ -7,7 +7,9 @@ A trial (runner.py does this):
                                        the checker's expectation of each (rx_expected)
     target.set_stream_rates({id: pps}) applications, timers, buffer, multicast groups
                                        (a shaped trial: with each shaped stream's step
-                                       timers, from target.pipe_timer)
+                                       timers, from target.pipe_timer; a Poisson
+                                       stream's from target.poisson_timer, with the
+                                       draws its application drops)
     before = target.snapshot()
     target.start_trial({id: budget})   registers zeroed, budgets armed, apps enabled
     ... target.generated() until each app made its budget (each count with the switch
@@ -40,6 +42,7 @@ from p4tester.targets.tofino.apps import (
 from p4tester.targets.tofino.bfrt import BfrtClient
 from p4tester.targets.tofino.expectation import template_expectation, write_expectations
 from p4tester.targets.tofino.hardware import CORE_CLOCK_HZ, pipe_of
+from p4tester.targets.tofino.poisson import ThinnedTimer, thinned_timer
 from p4tester.targets.tofino.port_stats import program_port_counts
 from p4tester.targets.tofino.ports import PortSettings, bring_up_ports, check_front_panel_name
 from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE, TimerSchedule, burst_schedule
@@ -166,16 +169,18 @@ class TofinoTarget:
 
     def set_stream_rates(self, rates_pps: Mapping[int, float],
                          steps: Mapping[int, Sequence[TimerSchedule]] | None = None,
-                         bursts: Mapping[int, int] | None = None) -> None:
+                         bursts: Mapping[int, int] | None = None,
+                         thinning: Mapping[int, int] | None = None) -> None:
         """The trial's streams at these rates. `steps`: a shaped trial's timers (each
         pipe's, from pipe_timer) of each shaped stream in every step: it starts at the
         first, retime_streams moves it on (apps.plan_apps). `bursts`: the frames per
-        burst of its bursts streams, whose timers are burst_timer's."""
+        burst of its bursts streams, whose timers are burst_timer's. `thinning`: the
+        drop_below of its Poisson streams, whose timers are poisson_timer's grids."""
         if not self._dev_ports:
             raise RuntimeError("prepare() the target before setting rates: ports come first")
         apps = plan_apps(rates_pps, self._templates, self._pipes("tx"),
                          tolerance=self._tolerance, clock_hz=self._clock_hz, steps=steps,
-                         bursts=bursts)
+                         bursts=bursts, thinning=thinning)
         self.stop_trial()
         pktgen.program_apps(self.client, apps)
         tx_dev = {s: self._dev_ports[self._streams[s].tx_port] for s in rates_pps}
@@ -198,6 +203,13 @@ class TofinoTarget:
         with this target's clock, at most ceiling_pps."""
         return burst_schedule(rate_pps, frame_size, frames, ceiling_pps=ceiling_pps,
                               clock_hz=self._clock_hz)
+
+    def poisson_timer(self, rate_pps: float, frame_size: int, grid: int,
+                      pipes: int) -> ThinnedTimer:
+        """Each of `pipes` generators' grid and threshold for Poisson arrivals at
+        rate_pps with `grid` packets per frame (poisson.thinned_timer), with this
+        target's clock."""
+        return thinned_timer(rate_pps, frame_size, grid, pipes, clock_hz=self._clock_hz)
 
     def retime_streams(self, timers: Mapping[int, TimerSchedule]) -> None:
         """A shaped trial's next step while its applications run: each shaped stream's
@@ -267,7 +279,10 @@ class TofinoTarget:
             self.client, self._figure_pipes(streams)).items()}
         for app in self._apps:
             for pipe, share in pipe_budgets(app, app_budgets[app.app_id]).items():
-                data = {names.GEN_RUN_GROUP: app.mcast_group, names.GEN_RUN_BUDGET: share}
+                # Every field, drop_below too: an entry's field left out is 0 (the
+                # SDE's default), which keeps every packet only by that accident.
+                data = {names.GEN_RUN_GROUP: app.mcast_group, names.GEN_RUN_BUDGET: share,
+                        names.GEN_RUN_DROP_BELOW: app.drop_below}
                 self._write_gen_app(pipe, app.app_id, data, names.GEN_RUN)
         for app in self._apps:
             for pipe in app.pipes:

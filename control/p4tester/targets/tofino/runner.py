@@ -7,7 +7,9 @@ makes fractional rates, and each application reports the rate it really makes
 A shaped trial (issue 24, item 5) runs its shaped streams in steps: arm plans the
 schedule as the other targets do, each step's rate the one its generator timer makes
 (shaping.py), and retune changes the timers of their applications while they run. A
-bursts stream's burst is one trigger's batch from one generator (shaping.py, apps.py).
+bursts stream's burst is one trigger's batch from one generator (shaping.py, apps.py);
+a Poisson stream's arrivals are a fast grid thinned by a random draw in ingress
+(poisson.py), its schedule's count variance the chance the trial allows.
 Each read of the generators is a sample on the switch's clock (driver.generated), so
 a trial proves its offered load and a shaped one's steps are measured, as on BMv2.
 
@@ -129,12 +131,6 @@ class TofinoTrials:
         return self.target.snapshot(), self.target.port_counts()
 
     def arm(self, spec: TrialSpec) -> ArmedTrial:
-        poisson = sorted(sid for sid, shape in spec.shapes if shape.passes_per_emit > 1)
-        if poisson:
-            # The generator would draw per frame (a random extern beside the budget).
-            raise ConfigError(f"streams {poisson}: Poisson arrivals are not supported on "
-                              "Tofino yet (BMv2 draws them frame by frame); send the load "
-                              "smoothly or run it on BMv2")
         chosen = trial_streams(self.profile, self.topology, spec)
         sizes = {stream.id: stream.size_in(spec.frame_size) for stream, _ in chosen}
         # The driver writes each stream's expectation from its template: before the
@@ -144,7 +140,7 @@ class TofinoTrials:
                                        self.run_value) for stream, _ in chosen})
         shaped = plan_shaped(spec, self.topology, chosen, sizes,
                              len(self.target.generator_pipes(sizes)), self.target.pipe_timer,
-                             self.target.burst_timer)
+                             self.target.burst_timer, self.target.poisson_timer)
         self._shaped = shaped
         rates = {stream.id: pps for stream, pps in chosen}
         self._budgets = {sid: spec.frame_count or max(1, round(pps * spec.duration_s))
@@ -155,9 +151,11 @@ class TofinoTrials:
                 self._budgets[sender.key] = sender.budget
                 means[sender.key] = sender.budget / spec.duration_s
         self.target.set_stream_rates(rates, shaped.steps if shaped else None,
-                                     shaped.bursts if shaped else None)
+                                     shaped.bursts if shaped else None,
+                                     shaped.thinning if shaped else None)
         # One sender per stream (its application's packets are each of its streams'
-        # frames): a shaped stream's rate is its mean, the others' what their timers make.
+        # frames): a shaped stream's rate is its mean (a Poisson one's: what its draw
+        # keeps of its grid), the others' what their timers make.
         senders = tuple(Sender(s, self._budgets[s], means.get(s, app.achieved_pps))
                         for app in self.target.apps for s in app.stream_ids)
         return ArmedTrial(
