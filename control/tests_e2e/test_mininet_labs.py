@@ -68,17 +68,27 @@ def test_frames_counted_equal_a_capture_in_mininet(lab: Path, tmp_path: Path) ->
         "name": "below", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5},
         "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "below")
-    pcap = tmp_path / "rx.pcap"
-    with (TesterSession(load_topology(lab), profile, push_pipeline=True) as session,
-          capture_received(ifaces.tester_iface(2), pcap) as capture):
-        trial = SwitchTrialRunner(session).run_trial(
-            TrialSpec("capture", 0, 64, 2000 / LINE_RATE_64B_PPS, TRIAL_S))
-    assert capture.dropped_by_capture == 0
-    (stream,) = trial.streams
-    assert stream.tx_frames == 4000  # 2000 frames/s for 2 s
-    # The DUT lost nothing: the capture holds every frame sent.
-    assert stream_frames_by_epoch(pcap, 0)[0] == stream.tx_frames
-    assert_counted_as_captured(trial, 2, {0: stream.tx_frames})
+    refused = []
+    # A busy host may starve the generator (it catches up in a burst the Mininet DUT's
+    # ring drops) or the DUT itself: such a trial says so and is repeated, as runs do;
+    # its counts must still be the capture's. At most 3 trials.
+    for index in range(3):
+        pcap = tmp_path / f"rx{index}.pcap"
+        with (TesterSession(load_topology(lab), profile, push_pipeline=True) as session,
+              capture_received(ifaces.tester_iface(2), pcap) as capture):
+            trial = SwitchTrialRunner(session).run_trial(
+                TrialSpec("capture", index, 64, 2000 / LINE_RATE_64B_PPS, TRIAL_S))
+        assert capture.dropped_by_capture == 0
+        (stream,) = trial.streams
+        assert stream.tx_frames == 4000  # 2000 frames/s for 2 s
+        captured = stream_frames_by_epoch(pcap, 0)[index]  # stream 0, epoch = trial index
+        assert_counted_as_captured(trial, 2, {0: captured})
+        if trial.valid:
+            # Vouched for: the DUT lost nothing, the capture holds every frame sent.
+            assert captured == stream.tx_frames, trial
+            return
+        refused.append(trial.error)
+    pytest.fail(f"no trial of 3 vouched for on this host: {refused}")
 
 
 @pytest.mark.topology("mininet-congestion-2to1.yaml")
