@@ -382,21 +382,15 @@ class TofinoTarget:
         return tuple(port.port for port in slots.ports)
 
     def _figure_pipes(self, stream_ids: Iterable[int]) -> dict[int, int]:
-        """Figure slot -> the pipe that keeps it, for these streams: a stream's own id
-        in its RX port's pipe, a several-port stream's ports' figure slots in theirs."""
-        cells = {}
-        for s in stream_ids:
-            slots = self._receive.get(s)
-            if slots is None:
-                cells[s] = pipe_of(self._dev_ports[self._streams[s].rx_port])
-                continue
-            for port in slots.ports:
-                cells[port.figure_slot] = pipe_of(self._dev_ports[port.port])
-        return cells
+        """Figure slot -> the pipe that keeps it, for these streams (_rx_cells without
+        a several-port stream's sequence slots)."""
+        return self._rx_cells(stream_ids, sequences=False)
 
-    def _rx_cells(self, stream_ids: Iterable[int]) -> dict[int, int]:
+    def _rx_cells(self, stream_ids: Iterable[int], *, sequences: bool = True,
+                  ) -> dict[int, int]:
         """Checker cell -> the pipe that keeps it, for these streams: a stream's own id
-        in its RX port's pipe, a several-port stream's slots in their ports' pipes."""
+        in its RX port's pipe, a several-port stream's slots (its sequence slots too,
+        unless `sequences` is False) in their ports' pipes."""
         cells = {}
         for s in stream_ids:
             slots = self._receive.get(s)
@@ -405,7 +399,8 @@ class TofinoTarget:
                 continue
             for port in slots.ports:
                 pipe = pipe_of(self._dev_ports[port.port])
-                cells[port.seq_slot] = pipe
+                if sequences:
+                    cells[port.seq_slot] = pipe
                 cells[port.figure_slot] = pipe
         return cells
 
