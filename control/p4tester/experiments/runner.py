@@ -90,7 +90,6 @@ class TrialSpec:
             raise ValueError(f"shape step {self.shape_step_s:g} s must be above 0 and at most "
                              f"the trial's {self.duration_s:g} s")
 
-
     def most_load(self, frame_size: float) -> float:
         """The highest load a TX port may be given at `frame_size`, a share of its line
         rate: 1, or above it with a gap shorter than 96 bit times."""

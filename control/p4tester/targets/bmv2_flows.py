@@ -8,12 +8,10 @@ the other flows make a frame per pass, their ports unshaped."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Final
 
 from p4tester.config.profile import Profile
-from p4tester.config.stream_rates import port_line_pps
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.dataplane.program import seeds_for_rate
@@ -25,17 +23,12 @@ from p4tester.tester.dut_source import DutCounterSource
 from p4tester.tester.flow_engine import CounterNames, FlowLatency, FlowPlan
 from p4tester.tester.port_counters import KernelInterfaceCounters, PortCounterSource
 from p4tester.tester.snapshot import CounterSnapshot
+from p4tester.tester.stream_plan import StreamPlan, burst_queue_pps, port_shaping
 from p4tester.tester.trial_loop import TrialLoop
 
 NS_PER_BMV2_TICK: Final = 1000.0  # BMv2 timestamps are microseconds
 BMV2_COUNTERS: Final = CounterNames(names.TX_STREAM, names.RX_STREAM, names.TX_PORT,
                                     names.RX_PORT)
-
-
-def _loop_pps(flow: FlowPlan) -> int:
-    """Passes per second of the flow's loop: its bursts per second (whole: the OTG
-    mapping pays them so), or its frames per second."""
-    return flow.rate_pps // flow.burst_frames
 
 
 class Bmv2FlowEngine:
@@ -73,32 +66,31 @@ class Bmv2FlowEngine:
 
     def start(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
         dataplane = self.session.dataplane
-        for flow in flows:
-            if self._per_pass.get(flow.stream_id, 1) != flow.burst_frames:
-                dataplane.configure_stream(flow.stream_id, flow.stream.tx_port,
-                                           flow.burst_frames)
-                self._per_pass[flow.stream_id] = flow.burst_frames
-            dataplane.clear_stream(flow.stream_id)
-        self.session.target.set_stream_rates({f.stream_id: _loop_pps(f) for f in flows})
-        self.session.target.shape_ports(self._port_rates(flows))
-        for flow in flows:
-            dataplane.start_stream(flow.stream_id, flow.budget, epoch, run_value,
-                                   flow.burst_frames)
+        plans = [self._plan(flow) for flow in flows]
+        for plan in plans:
+            sid = plan.stream.id
+            if self._per_pass.get(sid, 1) != plan.frames_per_pass:
+                dataplane.configure_stream(sid, plan.stream.tx_port, plan.frames_per_pass)
+                self._per_pass[sid] = plan.frames_per_pass
+            dataplane.clear_stream(sid)
+        self.session.target.set_stream_rates({p.stream.id: p.loop_pps for p in plans})
+        # A flow's frames leave as its loop makes them, a burst's at line rate.
+        self.session.target.shape_ports(port_shaping(plans, headroom=0.0))
+        for plan in plans:
+            dataplane.start_stream(plan.stream.id, plan.budget, epoch, run_value,
+                                   plan.frames_per_pass)
         for flow in flows:
             dataplane.set_variation(flow.stream_id, flow.stream.field_cycle)
-        for flow in flows:
-            dataplane.seed_stream(flow.stream_id, flow.template,
-                                  seeds_for_rate(_loop_pps(flow)))
+        for plan, flow in zip(plans, flows, strict=True):
+            dataplane.seed_stream(flow.stream_id, flow.template, seeds_for_rate(plan.loop_pps))
 
-    def _port_rates(self, flows: Sequence[FlowPlan]) -> dict[int, int]:
-        """Each TX port's queue rate: its line rate where a flow sends bursts (they
-        leave back to back at it), 0 (unshaped) elsewhere."""
-        rates = {flow.stream.tx_port: 0 for flow in flows}
-        for flow in flows:
-            if flow.burst_frames > 1:
-                rates[flow.stream.tx_port] = math.floor(port_line_pps(
-                    self.session.topology, flow.stream, len(flow.template) + FCS_BYTES))
-        return rates
+    def _plan(self, flow: FlowPlan) -> StreamPlan:
+        """The flow as the trials' stream plan (tester.stream_plan): a flow of bursts
+        makes a burst per loop pass out of a port at line rate, any other a frame per
+        pass out of an unshaped port."""
+        line = (burst_queue_pps(self.session.topology, flow.stream,
+                                len(flow.template) + FCS_BYTES) if flow.burst_frames > 1 else 0)
+        return StreamPlan(flow.stream, flow.rate_pps, flow.budget, flow.burst_frames, line)
 
     def generated(self, stream_id: int) -> int:
         return self.session.dataplane.read_stream_registers(stream_id).generated
@@ -112,10 +104,11 @@ class Bmv2FlowEngine:
 
     def resume(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
         for flow in flows:
+            plan = self._plan(flow)
             self.session.dataplane.start_stream(flow.stream_id, flow.budget, epoch, run_value,
-                                                flow.burst_frames)
+                                                plan.frames_per_pass)
             self.session.dataplane.seed_stream(flow.stream_id, flow.template,
-                                               seeds_for_rate(_loop_pps(flow)))
+                                               seeds_for_rate(plan.loop_pps))
 
     def latency(self, stream_id: int) -> FlowLatency | None:
         registers = self.session.dataplane.read_stream_registers(stream_id)

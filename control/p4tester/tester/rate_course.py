@@ -38,6 +38,7 @@ from p4tester.tester.trial_course import (
 # once in 16 000 reads: a trial of a few hundred reads almost never calls chance a stall.
 CHANCE_SDS: Final = 4.0
 
+
 @dataclass(frozen=True, slots=True)
 class TimedSample:
     """A stream's sample, with when the trial loop read it (seconds since the senders

@@ -129,9 +129,15 @@ def plan_streams(profile: Profile, topology: Topology, spec: TrialSpec) -> tuple
         if rate > ceiling and per_pass > 1:
             rate = per_pass * max(1, math.floor(ceiling / per_pass))
         budget = spec.frame_count or max(1, round(rate * spec.duration_s))
-        line = math.floor(port_line_pps(topology, stream, spec.frame_size)) if burst > 1 else 0
+        line = burst_queue_pps(topology, stream, spec.frame_size) if burst > 1 else 0
         plans.append(StreamPlan(stream, rate, budget, per_pass, line, passes))
     return tuple(plans)
+
+
+def burst_queue_pps(topology: Topology, stream: StreamConfig, frame_size: int) -> int:
+    """The queue rate (whole frames/s, never above line rate) at which a bursts
+    stream's TX port lets its bursts out back to back."""
+    return math.floor(port_line_pps(topology, stream, frame_size))
 
 
 def shaped_plans(plans: tuple[StreamPlan, ...], topology: Topology,

@@ -270,7 +270,7 @@ class EbpfTrials:
                               "smoothly or in bursts here")
         bursts = {sid: shape.frames_per_burst for sid, shape in spec.shapes
                   if shape.frames_per_burst > 1}
-        check_burst_spacing(bursts, dict((s.id, pps) for s, pps in chosen))
+        check_burst_spacing(bursts, {s.id: pps for s, pps in chosen})
 
         def send_rate(sid: int, pps: float, ceiling: float) -> int:
             # Any whole rate of 1 frame/s or more: the sender paces templates, the
