@@ -81,8 +81,8 @@ class FakeDriver:
 
     def read(self) -> Reading:
         flows = {f.name: FlowCounters(frames_tx=f.budget or 0, frames_rx=(f.budget or 0) - 1,
-                                      bytes_tx=(f.budget or 0) * f.frame_size,
-                                      bytes_rx=((f.budget or 0) - 1) * f.frame_size,
+                                      bytes_tx=(f.budget or 0) * f.members[0].frame_size,
+                                      bytes_rx=((f.budget or 0) - 1) * f.members[0].frame_size,
                                       started=self.transmitting, paused=self.paused,
                                       elapsed_s=2.0,
                                       latency=Latency(4000.0, 9000.0, 5000.0))

@@ -73,7 +73,7 @@ def test_ethernet_mac_increment_and_values_vary_the_frames(topology: Topology) -
                 "increment": {"start": "02:89:01:00:00:ff", "step": "00:00:00:00:01:00",
                               "count": 3}},
         "dst": {"choice": "values", "values": ["02:89:02:00:00:01", "02:89:02:00:00:02"]}}
-    stream: Any = map_config(document, topology).flows[0].stream
+    stream: Any = map_config(document, topology).flows[0].members[0].stream
     assert (stream.addresses.src_mac, stream.addresses.dst_mac) == (
         "02:89:01:00:00:ff", "02:89:02:00:00:01")
     assert stream.vary == (
@@ -100,8 +100,10 @@ def test_udp_flow_maps_to_one_stream(topology: Topology) -> None:
     assert [(p.name, p.number) for p in mapped.ports] == [("p1", 1), ("p2", 2)]
     (flow,) = mapped.flows
     assert (flow.name, flow.tx_port, flow.rx_port) == ("f1", "p1", "p2")
-    assert (flow.rate_pps, flow.budget, flow.frame_size, flow.latency) == (50, 100, 128, False)
-    stream = flow.stream
+    assert (flow.rate_pps, flow.budget, flow.latency) == (50, 100, False)
+    (member,) = flow.members
+    assert (member.rate_pps, member.budget, member.frame_size) == (50, 100, 128)
+    stream = member.stream
     assert (stream.id, stream.tx_port, stream.rx_port, stream.frame_size) == (0, 1, 2, 128)
     assert stream.ipv6 is False and stream.vlan_id is None
     assert stream.addresses.src_mac == "00:00:01:01:01:01"
@@ -124,8 +126,9 @@ def test_defaults_are_the_otg_models_and_the_testers(topology: Topology) -> None
     del document["layer1"]
     mapped = map_config(document, topology).flows[0]
     # OTG: 1000 frames/s of 64 B, continuous; absent addresses are the tester's.
-    assert (mapped.rate_pps, mapped.budget, mapped.frame_size) == (1000, None, 64)
-    assert mapped.stream.addresses == StreamAddresses()
+    (member,) = mapped.members
+    assert (member.rate_pps, member.budget, member.frame_size) == (1000, None, 64)
+    assert member.stream.addresses == StreamAddresses()
 
 
 def test_ipv6_vlan_and_ttl(topology: Topology) -> None:
@@ -137,7 +140,7 @@ def test_ipv6_vlan_and_ttl(topology: Topology) -> None:
                                     "hop_limit": {"choice": "value", "value": 9}}},
         {"choice": "udp", "udp": {}},
     ])
-    stream = map_config(document, topology).flows[0].stream
+    stream = map_config(document, topology).flows[0].members[0].stream
     assert (stream.ipv6, stream.vlan_id) == (True, 10)
     assert (stream.addresses.src_ip6, stream.addresses.dst_ip6, stream.addresses.ttl) == \
         ("2000::1", "2000::2", 9)
@@ -181,7 +184,7 @@ def test_location_must_be_a_tester_port(topology: Topology) -> None:
 
 
 def test_unsupported_features_are_named(topology: Topology) -> None:
-    document = config(size={"choice": "increment", "increment": {"start": 64, "end": 128}})
+    document = config(size={"choice": "random", "random": {"min": 64, "max": 128}})
     document["flows"][0]["metrics"]["timestamps"] = True
     document["captures"] = [{"name": "ca", "port_names": ["p1"],
                               "filters": [{"choice": "ethernet"}]}]
@@ -191,7 +194,9 @@ def test_unsupported_features_are_named(topology: Topology) -> None:
         "options)",
         "captures[0].filters: capture filters are not supported; the tester captures every "
         "frame the port receives",
-        "flows[0].size: 'increment' sizes are not supported yet; give size.fixed",
+        "flows[0].size.random: random sizes are drawn per frame, and the tester gives each "
+        "stream one frame size; give size.increment (every size in a range, in equal "
+        "numbers) or size.weight_pairs",
         "flows[0].metrics.timestamps: first/last frame timestamps are not measured by the "
         "tester yet; set it false",
     ]
@@ -245,7 +250,7 @@ def test_port_lists_and_tcp(topology: Topology) -> None:
     packet[2] = {"choice": "tcp", "tcp": {
         "src_port": {"choice": "decrement", "decrement": {"start": 5000, "step": 2, "count": 3}},
         "dst_port": {"choice": "values", "values": [6000, 6010]}}}
-    stream = map_config(config(packet=packet), topology).flows[0].stream
+    stream = map_config(config(packet=packet), topology).flows[0].members[0].stream
     assert (stream.l4, stream.addresses.udp_src_port, stream.addresses.l4_dst_port) == \
         ("tcp", 5000, 6000)
     assert [(v.field, v.values) for v in stream.vary] == [
@@ -259,14 +264,14 @@ def test_increment_wraps_in_the_field(topology: Topology) -> None:
     packet = copy.deepcopy(config()["flows"][0]["packet"])
     packet[2]["udp"]["src_port"] = {"choice": "increment",
                                     "increment": {"start": 65535, "step": 1, "count": 2}}
-    stream = map_config(config(packet=packet), topology).flows[0].stream
+    stream = map_config(config(packet=packet), topology).flows[0].members[0].stream
     assert stream.vary[0].values == (65535, 0)
 
 
 def test_unset_dst_port_is_the_testers(topology: Topology) -> None:
     packet = copy.deepcopy(config()["flows"][0]["packet"])
     del packet[2]["udp"]["dst_port"]
-    stream = map_config(config(packet=packet), topology).flows[0].stream
+    stream = map_config(config(packet=packet), topology).flows[0].members[0].stream
     assert (stream.l4, stream.addresses.l4_dst_port, stream.vary) == ("udp", None, ())
 
 
@@ -283,7 +288,7 @@ def test_qinq_mpls_dscp(topology: Topology) -> None:
             "phb": {"choice": "value", "value": 46}}}}},
         {"choice": "udp", "udp": {}},
     ]
-    stream = map_config(config(packet=packet), topology).flows[0].stream
+    stream = map_config(config(packet=packet), topology).flows[0].members[0].stream
     assert (stream.outer_vlan_id, stream.vlan_id, stream.mpls_labels) == (100, 10, (16, 17))
     assert stream.addresses.dscp == 46
     # Headers 14 + 2 x 4 + 2 x 4 + 20 + 8, tester header 18, FCS 4.
@@ -300,7 +305,7 @@ def test_ipv6_traffic_class_and_flow_label(topology: Topology) -> None:
                                     "traffic_class": {"choice": "value", "value": 184}}},
         {"choice": "tcp", "tcp": {}},
     ]
-    stream = map_config(config(packet=packet), topology).flows[0].stream
+    stream = map_config(config(packet=packet), topology).flows[0].members[0].stream
     assert (stream.addresses.dscp, stream.addresses.flow_label, stream.l4) == (46, 5, "tcp")
     packet[1]["ipv6"]["traffic_class"]["value"] = 185
     assert errors_of(config(packet=packet), topology) == [
@@ -336,7 +341,7 @@ def vxlan_packet(vni: dict[str, Any]) -> list[dict[str, Any]]:
 def test_vxlan_tunnel(topology: Topology) -> None:
     document = config(packet=vxlan_packet({"choice": "value", "value": 1000}),
                       size={"choice": "fixed", "fixed": 256})
-    stream: Any = map_config(document, topology).flows[0].stream
+    stream: Any = map_config(document, topology).flows[0].members[0].stream
     tunnel = stream.tunnel
     assert (tunnel.vni, tunnel.src_ip, tunnel.dst_ip, tunnel.inner_src_mac,
             tunnel.inner_dst_mac) == (1000, "::1", "::2", "00:00:01:01:01:03",
@@ -354,7 +359,7 @@ def test_vxlan_vni_values_and_outer_source_port(topology: Topology) -> None:
     packet = vxlan_packet({"choice": "values", "values": [1000, 1001, 1002, 1003, 1004]})
     packet[2]["udp"]["src_port"] = {"choice": "value", "value": 4789}
     stream: Any = map_config(config(packet=packet, size={"choice": "fixed", "fixed": 256}),
-                             topology).flows[0].stream
+                             topology).flows[0].members[0].stream
     assert stream.tunnel == Vxlan(vni=1000, src_ip="::1", dst_ip="::2",
                                   inner_src_mac="00:00:01:01:01:03",
                                   inner_dst_mac="00:00:01:01:01:04", udp_src_port=4789)
@@ -376,7 +381,7 @@ def test_vxlan_vni_patterns(topology: Topology, vni: dict[str, Any],
                             values: tuple[int, ...] | None) -> None:
     stream: Any = map_config(config(packet=vxlan_packet(vni),
                                     size={"choice": "fixed", "fixed": 256}),
-                             topology).flows[0].stream
+                             topology).flows[0].members[0].stream
     assert stream.tunnel.vni == (7 if values is None else values[0])
     assert stream.tunnel.udp_src_port == TUNNEL_UDP_SRC_PORT
     assert stream.vary == (() if values is None else (FieldVariation("vni", values),))
@@ -386,7 +391,7 @@ def test_vxlan_vni_with_inner_ports_cycle(topology: Topology) -> None:
     packet = vxlan_packet({"choice": "values", "values": [5, 6]})
     packet[6]["tcp"]["src_port"] = {"choice": "values", "values": [1, 2, 3, 4]}
     stream: Any = map_config(config(packet=packet, size={"choice": "fixed", "fixed": 256}),
-                             topology).flows[0].stream
+                             topology).flows[0].members[0].stream
     assert stream.vary == (FieldVariation("vni", (5, 6)),
                            FieldVariation("src_port", (1, 2, 3, 4)))
     assert tuple(entry[:3] for entry in stream.field_cycle) == (
@@ -427,10 +432,10 @@ def test_gtpu_tunnel(topology: Topology) -> None:
         {"choice": "ipv6", "ipv6": {}},
         {"choice": "udp", "udp": {}},
     ]
-    stream: Any = map_config(config(packet=packet), topology).flows[0].stream
+    stream: Any = map_config(config(packet=packet), topology).flows[0].members[0].stream
     assert stream.tunnel == GtpU(teid=0x1234, src_ip="10.0.0.1", dst_ip="10.0.0.2")
     packet[2]["udp"]["src_port"] = value(2152)
-    stream = map_config(config(packet=packet), topology).flows[0].stream
+    stream = map_config(config(packet=packet), topology).flows[0].members[0].stream
     assert stream.tunnel == GtpU(teid=0x1234, src_ip="10.0.0.1", dst_ip="10.0.0.2",
                                  udp_src_port=2152)
     assert (stream.ipv6, stream.l4) == (True, "udp")
@@ -450,7 +455,7 @@ def test_a_burst_duration_is_bursts_at_line_rate_paced_by_their_gap(topology: To
     document = config(duration=burst)
     del document["flows"][0]["rate"]
     mapped = map_config(document, topology)
-    (flow,) = mapped.flows
+    ((flow,),) = [f.members for f in mapped.flows]
     assert (flow.burst_frames, flow.rate_pps, flow.budget) == (10, 1000, 30)
     assert [w for w in mapped.warnings if w.startswith("flows")] == []  # nothing rounded
     # OTG's defaults: continuous bursts, 12 bytes between them (back to back at line
@@ -458,7 +463,7 @@ def test_a_burst_duration_is_bursts_at_line_rate_paced_by_their_gap(topology: To
     # which does not apply, is said so.
     mapped = map_config(config(duration={"choice": "burst", "burst": {"packets": 10}}),
                         topology)
-    (flow,) = mapped.flows
+    ((flow,),) = [f.members for f in mapped.flows]
     assert (flow.burst_frames, flow.rate_pps, flow.budget) == (10, 4220, None)
     assert mapped.warnings[-2:] == (
         "flows[0].rate: not used by a burst duration: a burst's frames leave back to back "

@@ -356,7 +356,9 @@ def test_a_burst_flow_makes_a_burst_per_loop_pass_out_of_a_port_at_line_rate(
     # Flow 0 as three bursts of 10 (128 B), one every 10 ms (otg.bursts).
     bursts = {"choice": "burst", "burst": {"bursts": 3, "packets": 10, "inter_burst_gap": {
         "choice": "microseconds", "microseconds": 7651.2}}}
-    fixed = replace(config.flows[0], burst_frames=10, rate_pps=1000, budget=30)
+    (member,) = config.flows[0].members
+    fixed = replace(config.flows[0], members=(
+        replace(member, burst_frames=10, rate_pps=1000, budget=30),))
     assert _burst_flow(bursts) == (10, 1000, 30)
     config = replace(config, flows=(fixed, config.flows[1]))
     driver.apply(config)
@@ -384,5 +386,51 @@ def _burst_flow(duration: dict[str, Any]) -> tuple[int, int, int | None]:
                    "duration": duration, "packet": [{"choice": "ethernet", "ethernet": {}},
                                                     {"choice": "ipv4", "ipv4": {}},
                                                     {"choice": "udp", "udp": {}}]}],
-    }, topology).flows[0]
+    }, topology).flows[0].members[0]
     return flow.burst_frames, flow.rate_pps, flow.budget
+
+
+def test_a_flow_of_two_sizes_sends_each_budget_and_reads_as_one_flow() -> None:
+    """weight_pairs 128 B x 2, 256 B x 1: 30 frames at 30/s are 20 of 128 B at 20/s
+    (stream 0) and 10 of 256 B at 10/s (stream 1, whose fake wire loses 2); the flow
+    stops once both are sent, and its counters are theirs together."""
+    topology = load_topology(LOOPBACK)
+    dataplane = FakeDataplane({0: 128, 1: 256})
+    ports[:] = [FakePorts(dataplane)]
+    sessions.clear()
+
+    def engine(_topology: Topology, profile: Profile, *, push_pipeline: bool) -> Any:
+        def session(_t: Topology, _p: Profile, *, push_pipeline: bool) -> Any:
+            sessions.append(FakeSession(dataplane, _t, _p))
+            return sessions[-1]
+        return Bmv2FlowEngine(_topology, profile, push_pipeline=push_pipeline,
+                              session_factory=session, ports=ports[0])
+
+    config = map_config({
+        "ports": [{"name": "p1", "location": "1"}, {"name": "p2", "location": "2"}],
+        "flows": [{"name": "mix", "size": {"choice": "weight_pairs", "weight_pairs": {
+            "choice": "custom",
+            "custom": [{"size": 128, "weight": 2}, {"size": 256, "weight": 1}]}},
+            "tx_rx": {"choice": "port", "port": {"tx_name": "p1", "rx_names": ["p2"]}},
+            "rate": {"choice": "pps", "pps": 30},
+            "duration": {"choice": "fixed_packets", "fixed_packets": {"packets": 30}},
+            "metrics": {"enable": True, "latency": {"enable": True}},
+            "packet": [{"choice": "ethernet", "ethernet": {}}, {"choice": "ipv4", "ipv4": {}},
+                       {"choice": "udp", "udp": {}}]}],
+    }, topology)
+    driver = SwitchDriver(topology, drain_s=0.05, engine_factory=engine)
+    driver.apply(config)
+    assert [s.id for s in sessions[-1].profile.streams] == [0, 1]
+    driver.start(config.flows)
+    reading = wait_for(driver, "mix")
+    mix = reading.flows["mix"]
+    assert (mix.frames_tx, mix.frames_rx) == (30, 28)
+    assert (mix.bytes_tx, mix.bytes_rx) == (20 * 128 + 10 * 256, 20 * 128 + 8 * 256)
+    assert mix.latency is not None and mix.latency.average_ns == 6000.0
+    assert dataplane.sent == {0: 20, 1: 10}
+    assert dataplane.calls[:4] == ["expect 0 rx 2 epoch 0", "expect 1 rx 2 epoch 0",
+                                   "start 0 budget 20", "start 1 budget 10"]
+    assert {"stop 0", "stop 1"} <= set(dataplane.calls)
+    assert sessions[-1].target.rates == {0: 20, 1: 10}
+    assert reading.error is None
+    driver.close()

@@ -517,3 +517,89 @@ def test_pause_resume(otg_server: OtgServer, tmp_path: Path) -> None:
     assert final["loss"] == 0.0, out
     assert stats.dropped_by_capture == 0
     assert _frames_from(pcap, mac) == 200
+
+
+# Two flows of several frame sizes from port 1 to port 2, told apart by source MAC:
+# size.increment 128..512 by 128 (four sizes in equal numbers) and size.weight_pairs
+# 64 B x 3, 1024 B x 1. Each is a stream per size (otg.sizes): the flow's counts are
+# its sizes' together, and a tcpdump of the receiving port finds every size's share.
+SIZE_FLOWS = (("steps", 200, 100, {"increment": [128, 512, 128]}, "02:00:00:00:0f:01"),
+              ("pairs", 120, 60, {"custom": [[64, 3], [1024, 1]]}, "02:00:00:00:0f:02"))
+SIZE_EXPECTED = {"steps": {128: 50, 256: 50, 384: 50, 512: 50}, "pairs": {64: 90, 1024: 30}}
+SIZE_CLIENT = textwrap.dedent("""
+    import json, sys, time
+    import snappi
+    api = snappi.api(location=sys.argv[1], verify=False, version_check=True)
+    c = api.config()
+    c.ports.add(name="p1", location="1")
+    c.ports.add(name="p2", location="2")
+    for name, count, pps, size, mac in json.loads(sys.argv[2]):
+        f = c.flows.add(name=name)
+        f.tx_rx.port.tx_name = "p1"
+        f.tx_rx.port.rx_names = ["p2"]
+        f.duration.fixed_packets.packets = count
+        f.rate.pps = pps
+        if "increment" in size:
+            start, end, step = size["increment"]
+            f.size.increment.start = start
+            f.size.increment.end = end
+            f.size.increment.step = step
+        else:
+            for frame_size, weight in size["custom"]:
+                f.size.weight_pairs.custom.add(size=frame_size, weight=weight)
+        f.metrics.enable = True
+        f.metrics.latency.enable = True
+        eth, ip, udp = f.packet.ethernet().ipv4().udp()
+        eth.src.value = mac
+    out = {"warnings": list(api.set_config(c).warnings or [])}
+    cs = api.control_state()
+    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
+    api.set_control_state(cs)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        req = api.metrics_request()
+        req.flow.flow_names = []
+        found = {m.name: m for m in api.get_metrics(req).flow_metrics}
+        if all(m.transmit == m.STOPPED for m in found.values()):
+            break
+        time.sleep(0.2)
+    out["flows"] = {n: json.loads(m.serialize()) for n, m in found.items()}
+    print(json.dumps(out))
+""")
+
+
+@pytest.mark.topology("loopback.yaml")
+def test_increment_and_weight_pair_sizes(otg_server: OtgServer, tmp_path: Path) -> None:
+    python = client_python()
+    pcap = tmp_path / "rx.pcap"
+    with capture_received(ifaces.tester_iface(2), pcap) as stats:
+        done = subprocess.run([str(python), "-c", SIZE_CLIENT, otg_server.url,
+                               json.dumps(SIZE_FLOWS)], capture_output=True, text=True,
+                              timeout=CLIENT_S, check=False)
+    assert done.returncode == 0, done.stderr + otg_server.log()
+    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["warnings"] == [
+        "flows[0].size: sent as 4 streams, one per size (128 B x 25/s, 256 B x 25/s, 384 B "
+        "x 25/s, 512 B x 25/s); the counts of each size keep the mix, but sizes interleave "
+        "by their rates rather than in OTG's order",
+        "flows[1].size: sent as 2 streams, one per size (64 B x 45/s, 1024 B x 15/s); the "
+        "counts of each size keep the mix, but sizes interleave by their rates rather than "
+        "in OTG's order"]
+    assert stats.dropped_by_capture == 0
+    captured: dict[str, dict[int, int]] = {}
+    for frame in rdpcap(str(pcap)):
+        if frame.haslayer(Ether):
+            sizes = captured.setdefault(frame[Ether].src, {})
+            size = len(frame) + 4  # tcpdump's frames come without their FCS
+            sizes[size] = sizes.get(size, 0) + 1
+    for name, count, _pps, _size, mac in SIZE_FLOWS:
+        flow = out["flows"][name]
+        expected = SIZE_EXPECTED[name]
+        total_bytes = sum(size * n for size, n in expected.items())
+        assert (name, flow["transmit"], int(flow["frames_tx"]), int(flow["frames_rx"])) == \
+            (name, "stopped", count, count)
+        assert (int(flow["bytes_tx"]), int(flow["bytes_rx"])) == (total_bytes, total_bytes)
+        assert flow["loss"] == 0.0
+        assert 0 < flow["latency"]["minimum_ns"] <= flow["latency"]["average_ns"] \
+            <= flow["latency"]["maximum_ns"]
+        assert captured[mac] == expected

@@ -1,10 +1,12 @@
 """An OTG Config (the JSON snappi posts to /config) mapped onto tester streams.
 
 Ports are tester ports by number (`location` "1" is topology port 1); each flow
-becomes one stream (stream id = the flow's position) with its own rate, frame
-size and packet budget (a `burst` duration: bursts at line rate, otg.bursts). What the
-tester cannot do is refused with a validation error naming the field: nothing is
-approximated beyond whole frames (and bursts) per second, said in a warning.
+becomes one stream per frame size it sends (otg.sizes: a fixed size is one stream;
+increment and weight_pairs one per size), stream ids in the order of the flows,
+each with its own rate, frame size and packet budget (a `burst` duration: bursts at
+line rate, otg.bursts). What the tester cannot do is refused with a validation error
+naming the field: nothing is approximated beyond whole frames (and bursts) per second
+and the order of a mix's sizes, said in a warning.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import StreamConfig
@@ -20,17 +22,17 @@ from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import MAX_STREAMS
 from p4tester.streams.frame_sizes import FrameSizeError, check_frame_size
 from p4tester.streams.rates import l1_frame_bits, line_rate_pps
-from p4tester.streams.variation import VariationError
+from p4tester.streams.variation import MAX_VARY_ENTRIES, VariationError
 
 from .bursts import burst_duration
 from .errors import OtgError, validation
 from .headers import packet_fields
 from .patterns import collect, field_choice, reject_extra
+from .sizes import SizeMix, flow_sizes, split_whole
 
 # OTG defaults (models): a flow without rate / size / duration sends 1000 frames/s
 # of 64 B continuously.
 DEFAULT_PPS: Final = 1000
-DEFAULT_SIZE: Final = 64
 MAX_BUDGET: Final = 2**32 - 1  # the generator's packet budget register
 TOP_LEVEL: Final = ("ports", "layer1", "captures", "flows", "options")
 FLOW_KEYS: Final = ("name", "tx_rx", "packet", "size", "rate", "duration", "metrics")
@@ -42,22 +44,48 @@ class MappedPort:
 
 
 @dataclass(frozen=True, slots=True)
-class MappedFlow:
-    """One OTG flow as one tester stream. budget None: continuous (until stopped)."""
+class FlowMember:
+    """One frame size of a flow: a tester stream with its own rate and exact budget
+    (None: continuous, until stopped)."""
 
-    name: str
-    tx_port: str  # OTG port names
-    rx_port: str
     stream: StreamConfig
-    frame_size: int
     rate_pps: int
     budget: int | None
-    latency: bool
     burst_frames: int = 1  # duration.burst: frames back to back at line rate (otg.bursts)
 
     @property
     def stream_id(self) -> int:
         return self.stream.id
+
+    @property
+    def frame_size(self) -> int:
+        assert self.stream.frame_size is not None  # a flow's streams all have one
+        return self.stream.frame_size
+
+
+@dataclass(frozen=True, slots=True)
+class MappedFlow:
+    """One OTG flow: its streams, one per frame size (otg.sizes), counted together."""
+
+    name: str
+    tx_port: str  # OTG port names
+    rx_port: str
+    members: tuple[FlowMember, ...]
+    latency: bool
+
+    @property
+    def rate_pps(self) -> int:
+        return sum(m.rate_pps for m in self.members)
+
+    @property
+    def budget(self) -> int | None:
+        """The flow's frames; None when it runs until stopped."""
+        budgets = [m.budget for m in self.members]
+        return None if None in budgets else sum(b for b in budgets if b is not None)
+
+    @property
+    def stream_ids(self) -> tuple[int, ...]:
+        return tuple(m.stream_id for m in self.members)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,14 +120,23 @@ def map_config(data: object, topology: Topology) -> MappedConfig:
         raw_flows = []
     if len(raw_flows) > MAX_STREAMS:
         errors.append(f"flows: {len(raw_flows)} flows; the tester runs at most {MAX_STREAMS}")
+    next_id = 0
     for index, raw in enumerate(raw_flows[:MAX_STREAMS]):
+        # Each flow's streams take the next ids; a flow refused takes none.
+        left = MAX_STREAMS - next_id - (len(raw_flows) - index - 1)
         try:
-            flow, flow_warnings = _flow(raw, index, ports, topology)
+            flow, flow_warnings = _flow(raw, index, next_id, max(1, left), ports, topology)
         except OtgError as exc:
             collect(errors, exc)
             continue
         flows.append(flow)
+        next_id += len(flow.members)
         warnings.extend(flow_warnings)
+    pairs = sum(len(m.stream.field_cycle) for f in flows for m in f.members)
+    if pairs > MAX_VARY_ENTRIES:
+        errors.append(f"flows: their varying fields take {pairs} entries (each frame size of a "
+                      f"flow is a stream that cycles them), more than the data plane's "
+                      f"{MAX_VARY_ENTRIES}; vary fewer values or send fewer sizes")
     _unique([f.name for f in flows], "flows", errors)
     if not errors:
         _check_line_rates(flows, ports, topology, errors)
@@ -195,8 +232,8 @@ def _captures(data: object, ports: list[MappedPort], errors: list[str]) -> tuple
     return tuple(names)
 
 
-def _flow(raw: object, index: int, ports: list[MappedPort], topology: Topology,
-          ) -> tuple[MappedFlow, list[str]]:
+def _flow(raw: object, index: int, first_id: int, max_sizes: int, ports: list[MappedPort],
+          topology: Topology) -> tuple[MappedFlow, list[str]]:
     where = f"flows[{index}]"
     if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
         raise validation(f"{where}: expected a flow with a name")
@@ -208,38 +245,91 @@ def _flow(raw: object, index: int, ports: list[MappedPort], topology: Topology,
         collect(errors, exc)
     tx, rx = _tx_rx(raw.get("tx_rx"), f"{where}.tx_rx", ports, topology, errors)
     headers = packet_fields(raw.get("packet"), f"{where}.packet", errors)
-    size = _size(raw.get("size"), f"{where}.size", errors)
+    mix: SizeMix | None = None
+    try:
+        mix = flow_sizes(raw.get("size"), f"{where}.size", max_sizes, warnings)
+    except OtgError as exc:
+        collect(errors, exc)
     latency = _metrics(raw.get("metrics"), f"{where}.metrics", errors)
-    if errors or tx is None or rx is None or headers is None or size is None:
+    if errors or tx is None or rx is None or headers is None or mix is None:
         raise validation(*errors)
+    size_where = f"{where}.size" + (".fixed" if len(mix.sizes) == 1 else "")
+    streams = [_stream(headers, first_id + i, tx, rx, size, where, size_where)
+               for i, size in enumerate(mix.sizes)]
+    line_bps = topology.port(tx.number).line_rate_bps
+    duration = raw.get("duration")
+    if field_choice(duration, f"{where}.duration") == "burst":
+        assert isinstance(duration, Mapping)
+        if len(streams) > 1:
+            raise validation(f"{where}.duration.burst: a burst is frames of one size back to "
+                             "back; give size.fixed, or a rate for a mix of sizes")
+        if raw.get("rate") is not None:
+            warnings.append(f"{where}.rate: not used by a burst duration: a burst's frames "
+                            "leave back to back at line rate, and inter_burst_gap sets how "
+                            "often")
+        bursts = burst_duration(duration.get("burst"), f"{where}.duration.burst",
+                                mix.sizes[0], line_bps, MAX_BUDGET, warnings)
+        member = FlowMember(streams[0], bursts.pps, bursts.budget, bursts.frames)
+        return MappedFlow(raw["name"], tx.name, rx.name, (member,), latency), warnings
+    pps = _rate(raw.get("rate"), f"{where}.rate", mix.average_size, line_bps, warnings)
+    budget = _duration(duration, f"{where}.duration", pps)
+    rates, budgets = _split(mix, pps, budget, duration, where, warnings)
+    members = tuple(FlowMember(stream, rate, part)
+                    for stream, rate, part in zip(streams, rates, budgets, strict=True))
+    return MappedFlow(raw["name"], tx.name, rx.name, members, latency), warnings
+
+
+def _stream(headers: Mapping[str, Any], stream_id: int, tx: MappedPort, rx: MappedPort,
+            size: int, where: str, size_where: str) -> StreamConfig:
+    """The stream of one frame size of the flow, checked against the data plane."""
     fields = dict(headers)
-    fields.update(id=index, tx_port=tx.number, rx_port=rx.number, frame_size=size)
+    fields.update(id=stream_id, tx_port=tx.number, rx_port=rx.number, frame_size=size)
     try:
         stream = StreamConfig(**fields)
         check_frame_size(size, stream.encapsulation)
     except FrameSizeError as exc:
-        raise validation(f"{where}.size.fixed: {exc}") from exc
+        raise validation(f"{size_where}: {exc}") from exc
     except (TypeError, ValueError, ConfigError) as exc:
         raise validation(f"{where}.packet: {exc}") from exc
     try:
         stream.field_cycle  # noqa: B018 - checks the pairs fit the data plane's table
     except VariationError as exc:
         raise validation(f"{where}.packet: {exc}") from exc
-    line_bps = topology.port(tx.number).line_rate_bps
-    duration = raw.get("duration")
-    if field_choice(duration, f"{where}.duration") == "burst":
-        assert isinstance(duration, Mapping)
-        if raw.get("rate") is not None:
-            warnings.append(f"{where}.rate: not used by a burst duration: a burst's frames "
-                            "leave back to back at line rate, and inter_burst_gap sets how "
-                            "often")
-        bursts = burst_duration(duration.get("burst"), f"{where}.duration.burst", size,
-                                line_bps, MAX_BUDGET, warnings)
-        return MappedFlow(raw["name"], tx.name, rx.name, stream, size, bursts.pps,
-                          bursts.budget, latency, bursts.frames), warnings
-    pps = _rate(raw.get("rate"), f"{where}.rate", size, line_bps, warnings)
-    budget = _duration(duration, f"{where}.duration", pps)
-    return MappedFlow(raw["name"], tx.name, rx.name, stream, size, pps, budget, latency), warnings
+    return stream
+
+
+def _split(mix: SizeMix, pps: int, budget: int | None, duration: object, where: str,
+           warnings: list[str]) -> tuple[list[int], list[int | None]]:
+    """The flow's rate and budget over its sizes, in whole frames by weight (otg.sizes).
+    One size takes them whole."""
+    if len(mix.sizes) == 1:
+        return [pps], [budget]
+    rates = split_whole(pps, mix.weights)
+    if 0 in rates:
+        raise validation(f"{where}.rate: {pps} frames/s cannot carry the flow's "
+                         f"{len(mix.sizes)} frame sizes at their weights in whole frames/s "
+                         "(each size is a stream of its own); raise the rate")
+    budgets: list[int | None] = [None] * len(rates)
+    if budget is not None:
+        if field_choice(duration, f"{where}.duration") == "fixed_seconds":
+            # Every size runs the same seconds: seconds x its rate frames.
+            budgets = [budget * rate // pps for rate in rates]
+            if sum(b for b in budgets if b is not None) != budget:
+                raise validation(f"{where}.duration.fixed_seconds: the seconds at each size's "
+                                 f"rate ({mix.describe(rates, '/s')}) are not whole frames; "
+                                 "choose seconds x rate whole for every size")
+        else:
+            parts = split_whole(budget, mix.weights)
+            if 0 in parts:
+                raise validation(f"{where}.duration.fixed_packets.packets: {budget} frames "
+                                 f"cannot carry the flow's {len(mix.sizes)} frame sizes at "
+                                 "their weights; send more")
+            budgets = list(parts)
+    sent = mix.describe(rates, "/s")
+    warnings.append(f"{where}.size: sent as {len(rates)} streams, one per size ({sent}); "
+                    "the counts of each size keep the mix, but sizes interleave by their "
+                    "rates rather than in OTG's order")
+    return rates, budgets
 
 
 def _tx_rx(data: object, where: str, ports: list[MappedPort], topology: Topology,
@@ -280,21 +370,6 @@ def _tx_rx(data: object, where: str, ports: list[MappedPort], topology: Topology
     return tx, rx
 
 
-def _size(data: object, where: str, errors: list[str]) -> int | None:
-    choice = field_choice(data, where)
-    if choice is None:
-        return DEFAULT_SIZE
-    assert isinstance(data, Mapping)
-    if choice != "fixed":
-        errors.append(f"{where}: {choice!r} sizes are not supported yet; give size.fixed")
-        return None
-    size = data.get("fixed", DEFAULT_SIZE)
-    if isinstance(size, bool) or not isinstance(size, int):
-        errors.append(f"{where}.fixed: expected an integer, got {size!r}")
-        return None
-    return size
-
-
 def _metrics(data: object, where: str, errors: list[str]) -> bool:
     """Whether latency is asked for; loss and counters are always measured."""
     if data is None:
@@ -328,10 +403,11 @@ def _number(value: object, where: str) -> float:
 _BPS_SCALE: Final = {"bps": 1.0, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}
 
 
-def _rate(data: object, where: str, size: int, line_bps: float, warnings: list[str]) -> int:
+def _rate(data: object, where: str, size: float, line_bps: float, warnings: list[str]) -> int:
     """Whole frames per second (what BMv2's pacer sets). pps as given; bps and
     percentage of the topology's line rate are L1 (frame + 20 B preamble and gap),
-    as line rate is, rounded to whole frames/s with a warning when not whole."""
+    as line rate is, rounded to whole frames/s with a warning when not whole. `size`:
+    the flow's (mean) frame size."""
     choice = field_choice(data, where)
     if choice is None:
         return DEFAULT_PPS
@@ -408,8 +484,8 @@ def _check_line_rates(flows: list[MappedFlow], ports: list[MappedPort], topology
     load: dict[str, float] = {}
     for flow in flows:
         bps = topology.port(next(p for p in ports if p.name == flow.tx_port).number).line_rate_bps
-        load[flow.tx_port] = load.get(flow.tx_port, 0.0) + \
-            flow.rate_pps / line_rate_pps(bps, flow.frame_size)
+        load[flow.tx_port] = load.get(flow.tx_port, 0.0) + sum(
+            m.rate_pps / line_rate_pps(bps, m.frame_size) for m in flow.members)
     for name, fraction in load.items():
         if fraction > 1 + 1e-9:
             errors.append(f"flows: the flows from port {name!r} offer {fraction:.1%} of its "

@@ -10,7 +10,22 @@ from p4tester.tester.flow_engine import FlowLatency as Latency
 
 from .mapping import MappedConfig, MappedFlow, MappedPort
 
-__all__ = ["FlowCounters", "Latency", "PortCounters", "Reading"]
+__all__ = ["FlowCounters", "Latency", "PortCounters", "Reading", "combined_latency"]
+
+
+def combined_latency(parts: list[tuple[Latency | None, int]]) -> Latency | None:
+    """A flow's latency over its streams (one per frame size), given each stream's
+    latency and frames received: the least minimum, the greatest maximum, and the
+    streams' averages weighted by their frames. None when no stream has any."""
+    measured = [(latency, frames) for latency, frames in parts
+                if latency is not None and frames > 0]
+    if not measured:
+        return None
+    frames = sum(count for _, count in measured)
+    return Latency(minimum_ns=min(latency.minimum_ns for latency, _ in measured),
+                   maximum_ns=max(latency.maximum_ns for latency, _ in measured),
+                   average_ns=sum(latency.average_ns * count for latency, count in measured)
+                   / frames)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,12 @@
 """OTG flows on the tester (BMv2 or eBPF, through the target's flow engine:
-tester.flow_engine, runs.flow_engines): each flow a stream with its own rate and exact
-packet budget, run in a background thread.
+tester.flow_engine, runs.flow_engines): each flow one stream per frame size
+(otg.mapping), each with its own rate and exact packet budget, run in a background
+thread; a flow's figures are its streams' together.
 
 Start: the engine writes what each stream's frames must be (epoch, RX port, IP
 version), the opening edge snapshots the counters, and the engine starts every flow
 with its budget (as a trial does, but every flow with its own budget, and stoppable).
-The thread then waits (bounded) until each flow's budget is sent or a
+The thread then waits (bounded) until each flow's budgets are sent or a
 stop is asked, stops it, lets its frames drain (DRAIN_S, then until its RX count
 stops moving, at most MAX_DRAIN_S) and reads its final figures: only then does
 the flow read as stopped, so a client polling for `stopped and frames_rx ==
@@ -48,7 +49,7 @@ from .capture import PortCaptures
 from .errors import OtgError, internal, validation
 from .frames import ixia_layout
 from .mapping import MAX_BUDGET, MappedConfig, MappedFlow, MappedPort
-from .readings import FlowCounters, Latency, PortCounters, Reading
+from .readings import FlowCounters, Latency, PortCounters, Reading, combined_latency
 
 POLL_S: Final = 0.1
 DRAIN_S: Final = 0.3
@@ -79,7 +80,8 @@ class _Run:
     epoch: int
     run_value: int  # the header's run byte of this start's frames
     stop: threading.Event = field(default_factory=threading.Event)
-    sent_at: dict[str, float] = field(default_factory=dict)  # budget sent or stopped
+    sent_at: dict[str, float] = field(default_factory=dict)  # budgets sent or stopped
+    stopped: set[int] = field(default_factory=set)  # streams stopped (their budget sent)
     final: dict[str, _Final] = field(default_factory=dict)
     error: str | None = None
     plans: tuple[FlowPlan, ...] = ()  # what the engine started, to resume
@@ -134,7 +136,8 @@ class SwitchDriver:
             if self._engine is not None:
                 self._engine.close()
                 self._engine = None
-            profile = Profile(name="otg", streams=tuple(f.stream for f in config.flows),
+            profile = Profile(name="otg", streams=tuple(m.stream for f in config.flows
+                                                        for m in f.members),
                               source="OTG config")
             engine: FlowEngine | None = None
             try:
@@ -161,26 +164,27 @@ class SwitchDriver:
                 raise validation("flows are transmitting: stop them before starting again")
             epoch = self._trials % EPOCHS
             self._trials += 1
+            members = [m for flow in flows for m in flow.members]
             try:
                 # Each start is a run of its own: frames of the start before, still
                 # in a DUT, are stale (dataplane.run_identity).
                 run_value = draw_run_value(engine.run_values_in_use())
                 plans = tuple(FlowPlan(
-                    flow.stream, flow.rate_pps, flow.budget or MAX_BUDGET,
-                    ixia_layout(build_template(frame_spec(flow.stream, flow.frame_size, epoch,
+                    m.stream, m.rate_pps, m.budget or MAX_BUDGET,
+                    ixia_layout(build_template(frame_spec(m.stream, m.frame_size, epoch,
                                                           run_value)),
-                                flow.stream.encapsulation), flow.burst_frames) for flow in flows)
+                                m.stream.encapsulation), m.burst_frames) for m in members)
                 engine.expect(plans, epoch, run_value)
                 checks = engine.self_check(run_value, self._dut)
                 edge = checks.opening_edge()
                 engine.start(plans, epoch, run_value)
             except Exception as exc:
-                for flow in flows:  # nothing of a start that failed goes on sending
+                for member in members:  # nothing of a start that failed goes on sending
                     with contextlib.suppress(Exception):
-                        engine.stop_flow(flow.stream_id)
+                        engine.stop_flow(member.stream_id)
                 raise _otg_error(exc, "starting flows on the switch") from exc
-            watch = SendWatch([Sender(f.stream_id, f.budget, f.rate_pps)
-                               for f in flows if f.budget is not None], time.monotonic())
+            watch = SendWatch([Sender(m.stream_id, m.budget, m.rate_pps)
+                               for m in members if m.budget is not None], time.monotonic())
             run = _Run(flows, time.time(), checks, edge, watch, epoch, run_value, plans=plans)
             self._run = run
             self._thread = threading.Thread(target=self._follow, args=(engine, run),
@@ -199,7 +203,8 @@ class SwitchDriver:
             try:
                 with self._lock:
                     for flow in run.flows:
-                        engine.stop_flow(flow.stream_id)
+                        for stream_id in flow.stream_ids:
+                            engine.stop_flow(stream_id)
                     after = engine.snapshot()
             except Exception:
                 after = run.before
@@ -209,7 +214,7 @@ class SwitchDriver:
             run.ended = True
 
     def _follow_flows(self, engine: FlowEngine, run: _Run) -> None:
-        watch = run.watch
+        watch, names = run.watch, engine.counters
         while not run.done:
             if run.stop.is_set():  # stopped: only the drains are left to wait for
                 time.sleep(POLL_S)
@@ -223,14 +228,24 @@ class SwitchDriver:
                     sent = {sender.key for sender in watch.done(readings)}
                     late = watch.late(time.monotonic())
                     if late:
-                        names_late = [f.name for f in run.flows if f.stream_id in late]
+                        names_late = [f.name for f in run.flows
+                                      if set(f.stream_ids) & set(late)]
                         raise RuntimeError(
                             f"flows {names_late} did not send their frames within "
                             f"{watch.allowed_s:.1f} s: the switch is too slow for these rates")
+                for stream_id in sorted(sent):
+                    engine.stop_flow(stream_id)
+                    run.stopped.add(stream_id)
                 for flow in run.flows:
-                    if flow.name in run.sent_at or not (stopping or flow.stream_id in sent):
+                    # A flow is sent once each of its streams has sent its budget.
+                    all_sent = flow.budget is not None \
+                        and all(sid in run.stopped for sid in flow.stream_ids)
+                    if flow.name in run.sent_at or not (stopping or all_sent):
                         continue
-                    engine.stop_flow(flow.stream_id)
+                    for stream_id in flow.stream_ids:
+                        if stream_id not in run.stopped:
+                            engine.stop_flow(stream_id)
+                            run.stopped.add(stream_id)
                     run.sent_at[flow.name] = time.monotonic()
                 draining = [f for f in run.flows if f.name not in run.final
                             and f.name in run.sent_at
@@ -242,12 +257,16 @@ class SwitchDriver:
                 # or MAX_DRAIN_S is over.
                 snapshot = engine.snapshot()
                 for flow in draining:
-                    rx = snapshot.cell(engine.counters.rx_stream, flow.stream_id).packets
+                    rx = sum(snapshot.cell(names.rx_stream, sid).packets
+                             for sid in flow.stream_ids)
                     settled = run.last_rx.get(flow.name) == rx
                     run.last_rx[flow.name] = rx
                     if settled or time.monotonic() - run.sent_at[flow.name] > MAX_DRAIN_S:
-                        run.final[flow.name] = _Final(snapshot, engine.latency(flow.stream_id),
-                                                      time.time())
+                        latency = combined_latency(
+                            [(engine.latency(sid),
+                              packets_between(run.before, snapshot, names.rx_stream, sid))
+                             for sid in flow.stream_ids])
+                        run.final[flow.name] = _Final(snapshot, latency, time.time())
 
     def _check(self, run: _Run) -> None:
         """The start's self-check, once all its flows stopped (module docstring)."""
@@ -268,7 +287,7 @@ class SwitchDriver:
                 raise validation("no flows are transmitting: nothing to pause")
             if run.watch.paused:
                 return
-            engine.pause([f.stream_id for f in run.flows if f.name not in run.sent_at])
+            engine.pause(self._sending(run))
             run.watch.pause(time.monotonic())
 
     def resume(self) -> None:
@@ -277,10 +296,16 @@ class SwitchDriver:
             run, engine = self._run, self._engine
             if run is None or engine is None or not run.watch.paused:
                 raise validation("no flows are paused: nothing to resume")
-            sending = {f.stream_id for f in run.flows if f.name not in run.sent_at}
+            sending = set(self._sending(run))
             engine.resume([plan for plan in run.plans if plan.stream_id in sending],
                           run.epoch, run.run_value)
             run.watch.resume(time.monotonic())
+
+    @staticmethod
+    def _sending(run: _Run) -> list[int]:
+        """The streams still sending: of flows not yet sent, those with budget left."""
+        return [sid for f in run.flows if f.name not in run.sent_at
+                for sid in f.stream_ids if sid not in run.stopped]
 
     def stop(self) -> None:
         """Stop the flows and wait (bounded) for their final figures."""
@@ -306,17 +331,17 @@ class SwitchDriver:
         flows = {f.name: FlowCounters() for f in config.flows}
         if run is not None:
             for flow in run.flows:
-                sid = flow.stream_id
+                sids = flow.stream_ids
                 final = run.final.get(flow.name)
                 after = final.after if final is not None else now
-                tx = packets_between(run.before, after, names.tx_stream, sid)
-                rx = packets_between(run.before, after, names.rx_stream, sid)
+                tx = sum(packets_between(run.before, after, names.tx_stream, s) for s in sids)
+                rx = sum(packets_between(run.before, after, names.rx_stream, s) for s in sids)
                 flows[flow.name] = FlowCounters(
                     frames_tx=tx, frames_rx=rx,
-                    bytes_tx=bytes_between(run.before, after, names.tx_stream, sid)
-                    + FCS_BYTES * tx,
-                    bytes_rx=bytes_between(run.before, after, names.rx_stream, sid)
-                    + FCS_BYTES * rx,
+                    bytes_tx=sum(bytes_between(run.before, after, names.tx_stream, s)
+                                 for s in sids) + FCS_BYTES * tx,
+                    bytes_rx=sum(bytes_between(run.before, after, names.rx_stream, s)
+                                 for s in sids) + FCS_BYTES * rx,
                     started=final is None,
                     paused=final is None and run.watch.paused,
                     elapsed_s=(final.ended if final is not None else time.time()) - run.started,
