@@ -8,11 +8,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import ptf.testutils as tu
-from scapy.layers.inet import TCP, UDP
+from scapy.layers.inet import IP, TCP, UDP
+from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 from scapy.layers.vxlan import VXLAN
 
+from p4tester.dataplane import names
 from p4tester.dataplane.constants import RX_KIND_COUNT, RX_KIND_FOREIGN, RX_KIND_STREAM
+from p4tester.dataplane.cut_bytes import cut_bytes
 from p4tester.dataplane.headers import TesterHeader
 from p4tester.dataplane.program import pacer_port
 from p4tester.dataplane.varied_fields import VariedFields
@@ -272,3 +275,79 @@ class SamePortTxAndRx(EncapGeneratorTest):
         state = self.tester.read_stream_registers(6)
         self.assertEqual((state.rx_samples, state.rx_next_expected, state.rx_lost), (5, 5, 0))
         self.assertEqual(state.generated, 5)
+
+
+class RandomSizesAreCutFrameByFrame(EncapGeneratorTest):
+    """tx_resize: each frame leaves its template's size less a uniform 0..max_cut bytes
+    of padding; its IP and L4 lengths follow, its IPv4 header and L4 checksums are
+    valid (the stamp takes in the L4 length words), varied ports included; the TX
+    counters' bytes less the cut bits' are the bytes that left, per stream and port."""
+
+    def runTest(self) -> None:
+        varied = (FieldVariation("src_port", stepped(5000, 1, 3)),)
+        budget = 200
+        for stream_id, enc, largest, variations in (
+                (8, Encapsulation(), 600, varied),
+                (9, Encapsulation(vlan_id=7, ipv6=True, l4="tcp"), 400, ()),
+                (10, Encapsulation(l4="tcp", mpls_labels=(16,)), 300, varied)):
+            smallest = enc.min_frame_size
+            cycle = field_cycle(variations, 0, 0, 0, mac_number(DEFAULT_SRC_MAC),
+                                mac_number(DEFAULT_DST_MAC)) if variations else ()
+            addresses = (StreamAddresses(udp_src_port=cycle[0][0], l4_dst_port=cycle[0][1])
+                         if cycle else StreamAddresses())
+            spec = FrameSpec(stream_id=stream_id, frame_size=largest, encapsulation=enc,
+                             addresses=addresses, varies_ports=bool(cycle))
+            template = build_template(spec)
+            self.tester.set_resize(stream_id, largest - smallest, len(template))
+            before = self.tester.read_counter(names.TX_STREAM).get(stream_id)
+            port_before = self.tester.read_counter(names.TX_PORT)[PORT_A]
+            cut_before = cut_bytes(self.tester.read_counter(names.TX_CUT_BITS))
+            _template, frames = self.run_encap(stream_id, spec, budget, cycle)
+            self.tester.set_resize(stream_id, 0, len(template))
+            where = enc.describe()
+            sizes = [len(f) + 4 for f in frames]
+            self.assertTrue(all(smallest <= s <= largest for s in sizes), (where, sizes))
+            # 200 draws of ~300-537 sizes: well over 100 distinct, mean near the middle.
+            self.assertGreater(len(set(sizes)), 100, where)
+            middle = (smallest + largest) / 2
+            self.assertLess(abs(sum(sizes) / budget - middle), (largest - smallest) / 8, where)
+            at = offset_of_tester_header(enc)
+            for seq, frame in enumerate(frames):
+                self.assertEqual(TesterHeader.unpack(frame[at:]).seq, seq, where)
+                self.assertEqual(frame[:12], template[:12], where)
+                packet = Ether(frame)
+                ip = packet[IPv6] if enc.ipv6 else packet[IP]
+                ip_bytes = len(frame) - (at - (20 if enc.l4 == "tcp" else 8)
+                                         - (40 if enc.ipv6 else 20))
+                if enc.ipv6:
+                    self.assertEqual(ip.plen, ip_bytes - 40, where)
+                else:
+                    self.assertEqual(ip.len, ip_bytes, where)
+                    self.assert_checksum(packet, IP, f"{where} frame {seq}")
+                if enc.l4 == "udp":
+                    self.assertEqual(packet[UDP].len, ip_bytes - 20, where)
+                if cycle:
+                    self.assertEqual(l4_ports(frame, enc), cycle[seq % len(cycle)][:2], where)
+                self.assert_checksum(packet, TCP if enc.l4 == "tcp" else UDP,
+                                     f"{where} frame {seq}")
+            after = self.tester.read_counter(names.TX_STREAM)[stream_id]
+            cut_after = cut_bytes(self.tester.read_counter(names.TX_CUT_BITS))
+            port_after = self.tester.read_counter(names.TX_PORT)[PORT_A]
+            sent = sum(len(f) for f in frames)
+            cut = budget * len(template) - sent
+            raw = after.bytes - (before.bytes if before else 0)
+            self.assertEqual(raw, budget * len(template), where)
+            self.assertEqual(cut_after[0].get(stream_id, 0) - cut_before[0].get(stream_id, 0),
+                             cut, where)
+            self.assertEqual(cut_after[1].get(PORT_A, 0) - cut_before[1].get(PORT_A, 0), cut,
+                             where)
+            self.assertEqual(port_after.bytes - port_before.bytes, budget * len(template),
+                             where)
+
+    def assert_checksum(self, packet: Ether, layer: type, where: str) -> None:
+        """scapy's checksum of the layer, recomputed, equals what the switch sent."""
+        checked = packet[layer]
+        stored = checked.chksum
+        del checked.chksum
+        self.assertEqual(Ether(bytes(packet))[layer].chksum, stored, where)
+        checked.chksum = stored

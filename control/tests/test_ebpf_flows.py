@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.topology import load_topology
 from p4tester.p4rt import CounterValue
@@ -110,3 +113,17 @@ def test_each_flow_is_expected_cleared_and_replicated_for_its_rate() -> None:
     assert session.tester.calls == [
         "stop 0", "expect 0 run 9 rx 2", "clear 0", "replicate 0 x6 to 101",
         "stop 1", "expect 1 run 9 rx 2", "clear 1", "replicate 1 x1 to 101"]
+
+
+def test_random_sizes_are_refused_before_the_program_loads() -> None:
+    streams = (StreamConfig(id=0, tx_port=1, rx_port=2),
+               StreamConfig(id=3, tx_port=1, rx_port=2, frame_size=1518, size_cut=1454))
+    session = FakeSession(Profile(name="otg", streams=streams))
+    flows_engine = EbpfFlowEngine(load_topology(TOPOLOGY), session.profile,
+                                  push_pipeline=False, session=session)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError) as caught:
+        flows_engine.open()
+    assert str(caught.value) == (
+        "streams [3]: random frame sizes are cut frame by frame in BMv2's egress; the eBPF "
+        "tester sends each template whole: give these flows size.fixed, increment or "
+        "weight_pairs, or run them on BMv2")

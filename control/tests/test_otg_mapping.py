@@ -184,7 +184,7 @@ def test_location_must_be_a_tester_port(topology: Topology) -> None:
 
 
 def test_unsupported_features_are_named(topology: Topology) -> None:
-    document = config(size={"choice": "random", "random": {"min": 64, "max": 128}})
+    document = config(size={"choice": "random", "random": {"min": 200, "max": 100}})
     document["flows"][0]["metrics"]["timestamps"] = True
     document["captures"] = [{"name": "ca", "port_names": ["p1"],
                               "filters": [{"choice": "ethernet"}]}]
@@ -194,9 +194,7 @@ def test_unsupported_features_are_named(topology: Topology) -> None:
         "options)",
         "captures[0].filters: capture filters are not supported; the tester captures every "
         "frame the port receives",
-        "flows[0].size.random: random sizes are drawn per frame, and the tester gives each "
-        "stream one frame size; give size.increment (every size in a range, in equal "
-        "numbers) or size.weight_pairs",
+        "flows[0].size.random: min 200 is above max 100; give min <= max",
         "flows[0].metrics.timestamps: first/last frame timestamps are not measured by the "
         "tester yet; set it false",
     ]

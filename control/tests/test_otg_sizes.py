@@ -13,7 +13,7 @@ from p4tester.config.topology import Topology, load_topology
 from p4tester.otg.errors import OtgError
 from p4tester.otg.mapping import map_config
 from p4tester.otg.readings import Latency, combined_latency
-from p4tester.otg.sizes import SizeMix, flow_sizes, split_whole
+from p4tester.otg.sizes import RandomSizes, SizeMix, flow_sizes, split_whole
 
 LOOPBACK = Path(__file__).resolve().parents[2] / "topologies" / "loopback.yaml"
 
@@ -122,10 +122,8 @@ def test_custom_weight_pairs_merge_repeated_sizes() -> None:
 
 
 @pytest.mark.parametrize(("data", "message"), [
-    ({"choice": "random", "random": {"min": 64, "max": 1518}},
-     "flows[0].size.random: random sizes are drawn per frame, and the tester gives each stream "
-     "one frame size; give size.increment (every size in a range, in equal numbers) or "
-     "size.weight_pairs"),
+    ({"choice": "random", "random": {"min": 300, "max": 200}},
+     "flows[0].size.random: min 300 is above max 200; give min <= max"),
     ({"choice": "weight_pairs", "weight_pairs": {"choice": "predefined", "predefined": "cisco"}},
      "flows[0].size.weight_pairs.predefined: 'cisco' is not one of imix, ipsec_imix, "
      "ipv6_imix, standard_imix, tcp_imix"),
@@ -164,15 +162,16 @@ def test_a_mix_flow_is_a_stream_per_size_with_rate_and_budget_split_by_weight(
 
 
 def test_a_mix_at_a_share_of_line_rate_takes_its_mean_frame_size(topology: Topology) -> None:
-    # Simple IMIX averages 353.83 B: 5 Mbit/s / ((353.83 + 20) x 8) = 1671.87 frames/s.
+    # OTG's imix averages 353.83 B: 5 Mbit/s / ((353.83 + 20) x 8) = 1671.87 frames/s.
     imix = {"choice": "weight_pairs", "weight_pairs": {"choice": "predefined",
                                                        "predefined": "imix"}}
     mapped = map_config(document(flow(imix, rate={"choice": "percentage", "percentage": 100},
                                       duration={"choice": "continuous"})), topology)
     (mix,) = mapped.flows
+    # Rounded down: 1672/s would be above line rate.
     assert [(m.frame_size, m.rate_pps, m.budget) for m in mix.members] == [
-        (64, 976, None), (570, 557, None), (1518, 139, None)]
-    assert mapped.warnings[0] == ("flows[0].rate: 1671.868 frames/s is sent as 1672 frames/s "
+        (64, 975, None), (570, 557, None), (1518, 139, None)]
+    assert mapped.warnings[0] == ("flows[0].rate: 1671.868 frames/s is sent as 1671 frames/s "
                                   "(the tester paces whole frames per second)")
     # Each size's frames count at their own size against the port's line rate.
     doubled = flow(imix, rate={"choice": "pps", "pps": 3344})
@@ -236,3 +235,46 @@ def test_a_flows_latency_over_its_streams_weights_averages_by_frames() -> None:
                              (None, 0), (Latency(1.0, 2.0, 1.5), 0)]) == \
         Latency(1000.0, 20000.0, 6000.0)
     assert combined_latency([(None, 0)]) is None
+
+
+def test_random_sizes_are_one_stream_cut_frame_by_frame(topology: Topology) -> None:
+    assert sizes({"choice": "random", "random": {}}) == (RandomSizes(64, 1518), [])
+    # 64..1518 B average 791 B: 100 % of 5 Mbit/s is 5e6 / (811 x 8) = 770.65 frames/s.
+    mapped = map_config(document(flow({"choice": "random", "random": {"min": 64, "max": 1518}},
+                                      rate={"choice": "percentage", "percentage": 100},
+                                      duration={"choice": "continuous"})), topology)
+    ((member,),) = [f.members for f in mapped.flows]
+    assert (member.frame_size, member.stream.size_cut, member.mean_frame_size) == \
+        (1518, 1454, 791.0)
+    # Rounded down: 771/s would be above line rate.
+    assert (member.rate_pps, member.budget) == (770, None)
+    assert mapped.warnings == ("flows[0].rate: 770.654 frames/s is sent as 770 frames/s (the "
+                               "tester paces whole frames per second)",)
+    # The line rate counts random frames at their mean size: 770/s of 791 B fit, 771 not.
+    over = flow({"choice": "random", "random": {"min": 64, "max": 1518}},
+                rate={"choice": "pps", "pps": 771})
+    assert mapping_errors(document(over), topology) == [
+        "flows: the flows from port 'p1' offer 100.0% of its line rate; lower their rates"]
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"packet": [{"choice": "ethernet", "ethernet": {}}, {"choice": "vlan", "vlan": {}},
+                 {"choice": "ipv6", "ipv6": {}}, {"choice": "tcp", "tcp": {}}]},
+     "flows[0].size.random.min: frame size 64 B is outside 100..9216 B"),
+    ({"packet": [{"choice": "ethernet", "ethernet": {}},
+                 {"choice": "ipv4", "ipv4": {"src": {"choice": "value", "value": "10.0.0.1"},
+                                             "dst": {"choice": "value", "value": "10.0.0.2"}}},
+                 {"choice": "udp", "udp": {}}, {"choice": "vxlan", "vxlan": {}},
+                 {"choice": "ethernet", "ethernet": {}}, {"choice": "ipv4", "ipv4": {}},
+                 {"choice": "udp", "udp": {}}]},
+     "flows[0].size.random: random sizes cut a frame's lengths in its outer headers only; a "
+     "tunnelled flow takes size.fixed, increment or weight_pairs"),
+    ({"duration": {"choice": "burst", "burst": {"packets": 4}}},
+     "flows[0].duration.burst: a burst is frames of one size back to back; give size.fixed, "
+     "or a rate for a mix of sizes"),
+])
+def test_random_sizes_refuse_what_the_cut_cannot_do(topology: Topology, fields: dict[str, Any],
+                                                    message: str) -> None:
+    random = {"choice": "random", "random": {"min": 64, "max": 512}}
+    (error,) = mapping_errors(document(flow(random, **fields)), topology)
+    assert error.startswith(message), error

@@ -48,6 +48,7 @@ class FakeDataplane:
         self.fail = False
         self.expected_runs: dict[int, int] = {}  # rx_expected: stream -> run value
         self.runs: list[tuple[str, int]] = []  # (call, run value) in call order
+        self.resized: dict[int, tuple[int, int]] = {}  # stream -> (largest cut, template)
 
     def run_values_in_use(self) -> frozenset[int]:
         return frozenset(self.expected_runs.values())
@@ -73,6 +74,9 @@ class FakeDataplane:
 
     def set_variation(self, stream_id: int, cycle: Any) -> None:
         self.calls.append(f"vary {stream_id} {len(cycle)} entries")
+
+    def set_resize(self, stream_id: int, max_cut: int, template_bytes: int) -> None:
+        self.resized[stream_id] = (max_cut, template_bytes)
 
     def seed_stream(self, stream_id: int, template: bytes, seeds: int) -> None:
         assert len(template) == self.sizes[stream_id] - 4
@@ -388,6 +392,32 @@ def _burst_flow(duration: dict[str, Any]) -> tuple[int, int, int | None]:
                                                     {"choice": "udp", "udp": {}}]}],
     }, topology).flows[0].members[0]
     return flow.burst_frames, flow.rate_pps, flow.budget
+
+
+def test_random_sizes_arm_the_cut_and_fixed_ones_disarm_it(
+        setup: tuple[SwitchDriver, FakeDataplane, MappedConfig]) -> None:
+    """A random-size flow's stream is cut by up to max - min bytes from a max-size
+    template; the next start of a fixed size leaves its frames whole."""
+    driver, dataplane, config = setup
+    random = {"choice": "random", "random": {"min": 128, "max": 1000}}
+    stream = replace(config.flows[0].members[0].stream, frame_size=1000, size_cut=872)
+    flow = replace(config.flows[0], members=(replace(config.flows[0].members[0],
+                                                     stream=stream),))
+    assert map_config({
+        "ports": [{"name": "p1", "location": "1"}, {"name": "p2", "location": "2"}],
+        "flows": [{"name": "fixed", "size": random, "rate": {"choice": "pps", "pps": 100},
+                   "tx_rx": {"choice": "port", "port": {"tx_name": "p1", "rx_names": ["p2"]}},
+                   "packet": [{"choice": "ethernet", "ethernet": {}},
+                              {"choice": "ipv4", "ipv4": {}}, {"choice": "udp", "udp": {}}]}],
+    }, load_topology(LOOPBACK)).flows[0].members[0].stream.size_cut == 872
+    dataplane.sizes[0] = 1000
+    config = replace(config, flows=(flow, config.flows[1]))
+    driver.apply(config)
+    driver.start(config.flows)
+    wait_for(driver, "fixed")
+    driver.stop()
+    assert dataplane.resized == {0: (872, 996), 1: (0, 252)}
+    driver.close()
 
 
 def test_a_flow_of_two_sizes_sends_each_budget_and_reads_as_one_flow() -> None:

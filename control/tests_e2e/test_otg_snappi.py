@@ -603,3 +603,75 @@ def test_increment_and_weight_pair_sizes(otg_server: OtgServer, tmp_path: Path) 
         assert 0 < flow["latency"]["minimum_ns"] <= flow["latency"]["average_ns"] \
             <= flow["latency"]["maximum_ns"]
         assert captured[mac] == expected
+
+
+# size.random 64..1000 B: the data plane cuts each frame of a 1000-B template to a
+# uniform random size (v1model/generator.p4, tx_resize). The flow's and the port's
+# bytes equal a tcpdump's sum of what arrived, frame by frame.
+RANDOM_CLIENT = textwrap.dedent("""
+    import json, sys, time
+    import snappi
+    api = snappi.api(location=sys.argv[1], verify=False, version_check=True)
+    c = api.config()
+    c.ports.add(name="p1", location="1")
+    c.ports.add(name="p2", location="2")
+    f = c.flows.add(name="random")
+    f.tx_rx.port.tx_name = "p1"
+    f.tx_rx.port.rx_names = ["p2"]
+    f.duration.fixed_packets.packets = int(sys.argv[2])
+    f.rate.pps = 100
+    f.size.random.min = int(sys.argv[3])
+    f.size.random.max = int(sys.argv[4])
+    f.metrics.enable = True
+    f.metrics.latency.enable = True
+    eth, ip, udp = f.packet.ethernet().ipv4().udp()
+    eth.src.value = "02:00:00:00:10:01"
+    out = {"warnings": list(api.set_config(c).warnings or [])}
+    cs = api.control_state()
+    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
+    api.set_control_state(cs)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        req = api.metrics_request()
+        req.flow.flow_names = []
+        m = api.get_metrics(req).flow_metrics[0]
+        if m.transmit == m.STOPPED:
+            break
+        time.sleep(0.2)
+    out["flow"] = json.loads(m.serialize())
+    req = api.metrics_request()
+    req.port.port_names = []
+    out["ports"] = [json.loads(p.serialize()) for p in api.get_metrics(req).port_metrics]
+    print(json.dumps(out))
+""")
+RANDOM_COUNT = 300
+RANDOM_SIZES = (64, 1000)
+
+
+@pytest.mark.topology("loopback.yaml")
+def test_random_sizes_are_drawn_frame_by_frame(otg_server: OtgServer, tmp_path: Path) -> None:
+    python = client_python()
+    pcap = tmp_path / "rx.pcap"
+    low, high = RANDOM_SIZES
+    with capture_received(ifaces.tester_iface(2), pcap) as stats:
+        done = subprocess.run([str(python), "-c", RANDOM_CLIENT, otg_server.url,
+                               str(RANDOM_COUNT), str(low), str(high)],
+                              capture_output=True, text=True, timeout=CLIENT_S, check=False)
+    assert done.returncode == 0, done.stderr + otg_server.log()
+    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["warnings"] == []
+    assert stats.dropped_by_capture == 0
+    sizes = [len(frame) + 4 for frame in rdpcap(str(pcap))  # tcpdump: no FCS
+             if frame.haslayer(Ether) and frame[Ether].src == "02:00:00:00:10:01"]
+    assert len(sizes) == RANDOM_COUNT
+    assert low <= min(sizes) and max(sizes) <= high
+    # 300 uniform draws of 937 sizes: about 256 distinct, the mean 532 +- 16 (1 sigma).
+    assert len(set(sizes)) > 180
+    assert abs(sum(sizes) / RANDOM_COUNT - (low + high) / 2) < 100
+    flow = out["flow"]
+    assert (flow["transmit"], int(flow["frames_tx"]), int(flow["frames_rx"])) == \
+        ("stopped", RANDOM_COUNT, RANDOM_COUNT)
+    assert (int(flow["bytes_tx"]), int(flow["bytes_rx"])) == (sum(sizes), sum(sizes))
+    ports = {p["name"]: p for p in out["ports"]}
+    assert (int(ports["p1"]["bytes_tx"]), int(ports["p2"]["bytes_rx"])) == \
+        (sum(sizes), sum(sizes))

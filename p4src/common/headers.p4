@@ -283,6 +283,12 @@ struct local_metadata_t {
     bit<16>     vary_index;
     bit<16>     vary_src_port;
     bit<16>     vary_dst_port;
+    /* BMv2 generator, random frame sizes: the bytes this frame lost of its template
+     * (0: none), and its L4 length after the cut and, complemented, before: they join
+     * the checksum-neutral stamp (v1model/checksums.p4). */
+    bit<16>     size_cut;
+    bit<16>     l4_len_after;
+    bit<16>     l4_len_before_neg;
 }
 
 #endif

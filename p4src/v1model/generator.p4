@@ -185,6 +185,35 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
         }
     }
 
+    /* Random frame sizes (an OTG flow's size.random): frame i is the template less
+     * a uniform draw of 0..max_cut bytes of its zero padding, its IP and L4 lengths
+     * shortened to match. Zeros add nothing to a checksum, so the L4 checksum changes
+     * only by its length words, which the stamp takes in (checksums.p4); the IPv4
+     * header checksum is recomputed. */
+    bit<16> max_cut = 0;
+    bit<32> template_bytes = 0;
+
+    action resize(bit<16> cut_limit, bit<32> frame_bytes) {
+        max_cut = cut_limit;
+        template_bytes = frame_bytes;
+    }
+
+    /* Controller writes: stream -> resize(largest cut, template bytes without FCS);
+     * none: every frame is the template's size. Plain (untunnelled) frames only. */
+    table tx_resize {
+        key = { hdr.tester.stream_id : exact @name("stream"); }
+        actions = { resize; NoAction; }
+        default_action = NoAction();
+        size = MAX_STREAMS;
+    }
+
+    /* The bytes frames lost, bit b of each frame's cut counted in cell base + b:
+     * a stream's cells from stream * CUT_BITS, a TX port's from (MAX_STREAMS + port) *
+     * CUT_BITS (ports below CUT_PORTS: the controller refuses random sizes on others).
+     * BMv2 counts a frame's bytes before the cut, so the controller takes
+     * sum(2^b x cell b) off the stream's and the port's TX bytes (tester.snapshot). */
+    counter((MAX_STREAMS + CUT_PORTS) * CUT_BITS, CounterType.packets) tx_cut_bits;
+
     action stamp_tx_frame() {
         seq_t seq;
         tx_next_seq.read(seq, (bit<32>) hdr.tester.stream_id);
@@ -193,6 +222,15 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
         hdr.tester.tx_ts = (timestamp_t) smeta.egress_global_timestamp;
         tx_stream.count((bit<32>) hdr.tester.stream_id);
         meta.stamped_tx = true;
+    }
+
+#define COUNT_CUT_BIT(b) if (meta.size_cut[b:b] == 1) { \
+        tx_cut_bits.count(stream_cells + b); \
+        if (smeta.egress_port < CUT_PORTS) { tx_cut_bits.count(port_cells + b); } }
+
+    action cut_frame(bit<16> cut) {
+        truncate(template_bytes - (bit<32>) cut);
+        meta.size_cut = cut;
     }
 
     apply {
@@ -221,6 +259,37 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
                 if (smeta.egress_port == REFERENCE_LOOP_PORT) {
                     meta.loop_stage = LOOP_STAGE_OUT;
                     recirculate_preserving_field_list(RECIRC_FIELDS_REFERENCE);
+                }
+                if (tx_resize.apply().hit) {
+                    bit<16> cut;
+                    random(cut, 16w0, max_cut);
+                    cut_frame(cut);
+                    /* The L4 length before the cut: UDP's field; TCP's, the IP payload
+                     * (no options in the tester's frames). */
+                    bit<16> l4_len = hdr.udp.length;
+                    if (hdr.ipv4.isValid()) {
+                        if (hdr.tcp.isValid()) {
+                            l4_len = hdr.ipv4.total_len - (((bit<16>) hdr.ipv4.ihl) << 2);
+                        }
+                        hdr.ipv4.total_len = hdr.ipv4.total_len - cut;
+                    } else if (hdr.ipv6.isValid()) {
+                        if (hdr.tcp.isValid()) {
+                            l4_len = hdr.ipv6.payload_len;
+                        }
+                        hdr.ipv6.payload_len = hdr.ipv6.payload_len - cut;
+                    }
+                    if (hdr.udp.isValid()) {
+                        hdr.udp.length = hdr.udp.length - cut;
+                    }
+                    meta.l4_len_before_neg = ~l4_len;
+                    meta.l4_len_after = l4_len - cut;
+                    bit<32> stream_cells = (bit<32>) hdr.tester.stream_id * CUT_BITS;
+                    bit<32> port_cells = ((bit<32>) MAX_STREAMS + (bit<32>) smeta.egress_port)
+                                         * CUT_BITS;
+                    COUNT_CUT_BIT(0)  COUNT_CUT_BIT(1)  COUNT_CUT_BIT(2)  COUNT_CUT_BIT(3)
+                    COUNT_CUT_BIT(4)  COUNT_CUT_BIT(5)  COUNT_CUT_BIT(6)  COUNT_CUT_BIT(7)
+                    COUNT_CUT_BIT(8)  COUNT_CUT_BIT(9)  COUNT_CUT_BIT(10) COUNT_CUT_BIT(11)
+                    COUNT_CUT_BIT(12) COUNT_CUT_BIT(13)
                 }
                 if (tx_vary.apply().hit) {
                     vary_next.read(meta.vary_index, (bit<32>) hdr.tester.stream_id);

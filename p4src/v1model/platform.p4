@@ -44,5 +44,12 @@ const bit<32> PKT_INSTANCE_TYPE_INGRESS_CLONE = 1;
 const bit<32> CAPTURE_CLONE_SESSION = 250;
 #define CAPTURE_RULES 16
 const bit<8> CAPTURE_FIELDS = 2;
+/* Random frame sizes (generator.p4, tx_resize): a frame loses up to 2^CUT_BITS - 1
+ * bytes of its template (9216 - 64 = 9152 fits). The cut bytes are counted bit by
+ * bit, CUT_BITS cells per stream and per port 0 .. CUT_PORTS - 1 (tx_cut_bits): the
+ * ports random-size frames may leave by (fewer cells make every counter read, which
+ * each snapshot does, shorter). */
+#define CUT_BITS 14
+#define CUT_PORTS 64
 
 #endif

@@ -95,6 +95,9 @@ class StreamConfig:
     vary: tuple[FieldVariation, ...] = ()
     # Received on several ports (config.stream_receive); None: on rx_port alone.
     receive: Receive | None = None
+    # Random frame sizes (an OTG flow's size.random, BMv2 only): frame i is frame_size
+    # less a uniform draw of 0..size_cut bytes (v1model/generator.p4, tx_resize).
+    size_cut: int = 0
 
     @property
     def rx_ports(self) -> tuple[int, ...]:

@@ -32,6 +32,10 @@ PUNT_REASON_CONTROL: Final = 6  # ARP / IPv6 ND the switch did not answer
 PUNT_REASON_CAPTURE: Final = 7  # a capture rule's copy of a received frame
 CAPTURE_CLONE_SESSION: Final = 250  # p4src/v1model/platform.p4
 CAPTURE_RULES: Final = 16
+# Random frame sizes: a frame's cut is at most 2^CUT_BITS - 1 bytes, counted bit by bit.
+CUT_BITS: Final = 14
+CUT_PORTS: Final = 64  # random-size frames leave by ports 0..CUT_PORTS - 1
+FRONT_PANEL_PORTS: Final = 256
 
 RX_KIND_STREAM: Final = 0
 RX_KIND_FOREIGN: Final = 1

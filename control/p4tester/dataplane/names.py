@@ -17,6 +17,7 @@ ND_REPLY: Final = "TesterIngress.neighbors.nd_reply"
 CAPTURE_RULES: Final = "TesterIngress.capture.capture_rules"
 TX_VARY: Final = "TesterEgress.generator.tx_vary"
 TX_VARY_FIELDS: Final = "TesterEgress.generator.tx_vary_fields"
+TX_RESIZE: Final = "TesterEgress.generator.tx_resize"
 
 # Actions
 GEN_RUN: Final = "TesterIngress.generator.run"
@@ -34,6 +35,7 @@ ANSWER_ND: Final = "TesterIngress.neighbors.answer_nd"
 CAPTURE_COPY: Final = "TesterIngress.capture.copy"
 VARY: Final = "TesterEgress.generator.vary"
 SET_FIELDS: Final = "TesterEgress.generator.set_fields"
+RESIZE: Final = "TesterEgress.generator.resize"
 
 # Counters
 RX_KIND: Final = "TesterIngress.rx_kind"
@@ -47,6 +49,8 @@ RX_DUPLICATE: Final = "TesterIngress.checker.rx_duplicate"
 LATENCY_HIST: Final = "TesterIngress.checker.latency_hist"
 QDEPTH_HIST: Final = "TesterIngress.checker.qdepth_hist"
 TX_STREAM: Final = "TesterEgress.generator.tx_stream"
+# Bytes random-size frames lost of their templates, bit by bit (dataplane.cut_bytes).
+TX_CUT_BITS: Final = "TesterEgress.generator.tx_cut_bits"
 # Per front-panel port (index: port number): what the program received / sent there,
 # for the per-trial self-check against the interfaces' own counters.
 RX_PORT: Final = "TesterIngress.rx_port"
@@ -65,6 +69,7 @@ ALL_COUNTERS: Final = (
     LATENCY_HIST,
     QDEPTH_HIST,
     TX_STREAM,
+    TX_CUT_BITS,
     RX_PORT,
     TX_PORT,
     RX_STALE,

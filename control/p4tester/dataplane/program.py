@@ -24,6 +24,7 @@ from p4tester.dataplane.constants import (
     CTRL_OP_READ,
     CTRL_OP_SEED,
     CTRL_OP_SEND,
+    CUT_BITS,
     EMIT_DRAWS,
     HIST_CELLS_PER_STREAM,
     IP_VERSION_4,
@@ -314,6 +315,23 @@ class TesterDataplane:
                 {"stream": Exact(stream_id), "index": Exact(index)},
                 names.SET_FIELDS, fields._asdict()))
         self._upsert(count_entry)
+
+    def set_resize(self, stream_id: int, max_cut: int, template_bytes: int) -> None:
+        """Frames of the stream leave `template_bytes` (its template, no FCS) long less
+        a uniform draw of 0..max_cut bytes, lengths and checksums made to match
+        (random sizes); max_cut 0: every frame is the template's size."""
+        check_stream_id(stream_id)
+        if max_cut and not 0 < max_cut < min(template_bytes, 1 << CUT_BITS):
+            raise ValueError(f"stream {stream_id}: a cut of up to {max_cut} B from "
+                             f"{template_bytes}-B frames: the data plane cuts less than "
+                             f"{1 << CUT_BITS} B and never the whole frame")
+        entry = build_table_entry(self.schema, names.TX_RESIZE, {"stream": Exact(stream_id)},
+                                  names.RESIZE,
+                                  {"cut_limit": max_cut, "frame_bytes": template_bytes})
+        if max_cut == 0:
+            self._delete_if_present(entry)
+        else:
+            self._upsert(entry)
 
     def _delete_if_present(self, entry: object) -> None:
         try:

@@ -2,7 +2,8 @@
 
 Ports are tester ports by number (`location` "1" is topology port 1); each flow
 becomes one stream per frame size it sends (otg.sizes: a fixed size is one stream;
-increment and weight_pairs one per size), stream ids in the order of the flows,
+increment and weight_pairs one per size; random one stream that BMv2 cuts to a random
+size frame by frame), stream ids in the order of the flows,
 each with its own rate, frame size and packet budget (a `burst` duration: bursts at
 line rate, otg.bursts). What the tester cannot do is refused with a validation error
 naming the field: nothing is approximated beyond whole frames (and bursts) per second
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
@@ -28,7 +29,7 @@ from .bursts import burst_duration
 from .errors import OtgError, validation
 from .headers import packet_fields
 from .patterns import collect, field_choice, reject_extra
-from .sizes import SizeMix, flow_sizes, split_whole
+from .sizes import RandomSizes, SizeMix, flow_sizes, split_whole
 
 # OTG defaults (models): a flow without rate / size / duration sends 1000 frames/s
 # of 64 B continuously.
@@ -59,8 +60,13 @@ class FlowMember:
 
     @property
     def frame_size(self) -> int:
+        """Its template's size: the largest of random sizes."""
         assert self.stream.frame_size is not None  # a flow's streams all have one
         return self.stream.frame_size
+
+    @property
+    def mean_frame_size(self) -> float:
+        return self.frame_size - self.stream.size_cut / 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +251,7 @@ def _flow(raw: object, index: int, first_id: int, max_sizes: int, ports: list[Ma
         collect(errors, exc)
     tx, rx = _tx_rx(raw.get("tx_rx"), f"{where}.tx_rx", ports, topology, errors)
     headers = packet_fields(raw.get("packet"), f"{where}.packet", errors)
-    mix: SizeMix | None = None
+    mix: SizeMix | RandomSizes | None = None
     try:
         mix = flow_sizes(raw.get("size"), f"{where}.size", max_sizes, warnings)
     except OtgError as exc:
@@ -253,14 +259,17 @@ def _flow(raw: object, index: int, first_id: int, max_sizes: int, ports: list[Ma
     latency = _metrics(raw.get("metrics"), f"{where}.metrics", errors)
     if errors or tx is None or rx is None or headers is None or mix is None:
         raise validation(*errors)
-    size_where = f"{where}.size" + (".fixed" if len(mix.sizes) == 1 else "")
-    streams = [_stream(headers, first_id + i, tx, rx, size, where, size_where)
-               for i, size in enumerate(mix.sizes)]
+    if isinstance(mix, RandomSizes):
+        streams = [_random_stream(headers, first_id, tx, rx, mix, where)]
+    else:
+        size_where = f"{where}.size" + (".fixed" if len(mix.sizes) == 1 else "")
+        streams = [_stream(headers, first_id + i, tx, rx, size, where, size_where)
+                   for i, size in enumerate(mix.sizes)]
     line_bps = topology.port(tx.number).line_rate_bps
     duration = raw.get("duration")
     if field_choice(duration, f"{where}.duration") == "burst":
         assert isinstance(duration, Mapping)
-        if len(streams) > 1:
+        if isinstance(mix, RandomSizes) or len(streams) > 1:
             raise validation(f"{where}.duration.burst: a burst is frames of one size back to "
                              "back; give size.fixed, or a rate for a mix of sizes")
         if raw.get("rate") is not None:
@@ -273,6 +282,9 @@ def _flow(raw: object, index: int, first_id: int, max_sizes: int, ports: list[Ma
         return MappedFlow(raw["name"], tx.name, rx.name, (member,), latency), warnings
     pps = _rate(raw.get("rate"), f"{where}.rate", mix.average_size, line_bps, warnings)
     budget = _duration(duration, f"{where}.duration", pps)
+    if isinstance(mix, RandomSizes):
+        member = FlowMember(streams[0], pps, budget)
+        return MappedFlow(raw["name"], tx.name, rx.name, (member,), latency), warnings
     rates, budgets = _split(mix, pps, budget, duration, where, warnings)
     members = tuple(FlowMember(stream, rate, part)
                     for stream, rate, part in zip(streams, rates, budgets, strict=True))
@@ -296,6 +308,20 @@ def _stream(headers: Mapping[str, Any], stream_id: int, tx: MappedPort, rx: Mapp
     except VariationError as exc:
         raise validation(f"{where}.packet: {exc}") from exc
     return stream
+
+
+def _random_stream(headers: Mapping[str, Any], stream_id: int, tx: MappedPort, rx: MappedPort,
+                   sizes: RandomSizes, where: str) -> StreamConfig:
+    """One stream whose frames the data plane cuts to random sizes: a template of the
+    largest size, cut by up to max - min bytes; both ends fit the headers."""
+    if headers.get("tunnel") is not None:
+        raise validation(f"{where}.size.random: random sizes cut a frame's lengths in its "
+                         "outer headers only; a tunnelled flow takes size.fixed, increment "
+                         "or weight_pairs")
+    _stream(headers, stream_id, tx, rx, sizes.minimum, where, f"{where}.size.random.min")
+    stream = _stream(headers, stream_id, tx, rx, sizes.maximum, where,
+                     f"{where}.size.random.max")
+    return replace(stream, size_cut=sizes.maximum - sizes.minimum)
 
 
 def _split(mix: SizeMix, pps: int, budget: int | None, duration: object, where: str,
@@ -428,6 +454,8 @@ def _rate(data: object, where: str, size: float, line_bps: float, warnings: list
     else:
         raise validation(f"{where}: rate choice {choice!r} is not supported")
     whole = max(1, round(pps))
+    if whole > line_rate_pps(line_bps, size) + 1e-9:
+        whole = max(1, math.floor(pps))  # rounded, never above line rate (100 % stays legal)
     if abs(whole - pps) > 1e-9:
         warnings.append(f"{where}: {pps:.3f} frames/s is sent as {whole} frames/s (the "
                         "tester paces whole frames per second)")
@@ -485,7 +513,7 @@ def _check_line_rates(flows: list[MappedFlow], ports: list[MappedPort], topology
     for flow in flows:
         bps = topology.port(next(p for p in ports if p.name == flow.tx_port).number).line_rate_bps
         load[flow.tx_port] = load.get(flow.tx_port, 0.0) + sum(
-            m.rate_pps / line_rate_pps(bps, m.frame_size) for m in flow.members)
+            m.rate_pps / line_rate_pps(bps, m.mean_frame_size) for m in flow.members)
     for name, fraction in load.items():
         if fraction > 1 + 1e-9:
             errors.append(f"flows: the flows from port {name!r} offer {fraction:.1%} of its "

@@ -13,7 +13,10 @@ sequence (increment: start, start + step, ...). The mapping says so in a warning
   equal numbers.
 - weight_pairs: the predefined mixes as the OTG model defines them (sizes under the
   Ethernet minimum of 64 B are sent as 64 B, said in a warning), or custom pairs.
-- random is refused: its sizes are drawn per frame, which no tester target does.
+- random {min, max}: each frame's size drawn uniformly from min..max, in the data
+  plane: BMv2's egress cuts each frame of a max-size template by a random number of
+  bytes of its padding, lengths and checksums made to match (v1model/generator.p4,
+  tx_resize). Plain frames only (no tunnel); the eBPF tester refuses it.
 """
 
 from __future__ import annotations
@@ -61,7 +64,20 @@ class SizeMix:
                          for size, count in zip(self.sizes, counts, strict=True))
 
 
-def flow_sizes(data: object, where: str, max_sizes: int, warnings: list[str]) -> SizeMix:
+@dataclass(frozen=True, slots=True)
+class RandomSizes:
+    """size.random: every size from minimum to maximum (bytes incl. FCS), equally likely."""
+
+    minimum: int
+    maximum: int
+
+    @property
+    def average_size(self) -> float:
+        return (self.minimum + self.maximum) / 2
+
+
+def flow_sizes(data: object, where: str, max_sizes: int,
+               warnings: list[str]) -> SizeMix | RandomSizes:
     """The flow's `size` (absent: OTG's fixed 64 B); raises an OtgError naming the
     field and the fix. `max_sizes`: the streams the tester has left for this flow."""
     choice = field_choice(data, where)
@@ -87,9 +103,12 @@ def flow_sizes(data: object, where: str, max_sizes: int, warnings: list[str]) ->
         return _weight_pairs(_body(data, choice, where), f"{where}.weight_pairs", max_sizes,
                              warnings)
     if choice == "random":
-        raise validation(f"{where}.random: random sizes are drawn per frame, and the tester "
-                         "gives each stream one frame size; give size.increment (every size "
-                         "in a range, in equal numbers) or size.weight_pairs")
+        body = _body(data, choice, where)
+        low = _whole(body.get("min", DEFAULT_START), f"{where}.random.min")
+        high = _whole(body.get("max", DEFAULT_END), f"{where}.random.max")
+        if high < low:
+            raise validation(f"{where}.random: min {low} is above max {high}; give min <= max")
+        return RandomSizes(low, high)
     raise validation(f"{where}: size choice {choice!r} is not an OTG size (fixed, increment, "
                      "random, weight_pairs)")
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
+from p4tester.dataplane.constants import CUT_PORTS
 from p4tester.dataplane.program import seeds_for_rate
 from p4tester.lab.ifaces import tester_iface
 from p4tester.streams.frame_sizes import FCS_BYTES
@@ -44,6 +46,12 @@ class Bmv2FlowEngine:
         self._ports = ports or KernelInterfaceCounters(tester_iface)
 
     def open(self) -> None:
+        far = sorted({s.tx_port for s in self.session.profile.streams
+                      if s.size_cut and s.tx_port >= CUT_PORTS})
+        if far:
+            raise ConfigError(f"ports {far}: random frame sizes leave by ports "
+                              f"0..{CUT_PORTS - 1} (their cut bytes are counted there); "
+                              "send them from one of those")
         self.session.open()
 
     def close(self) -> None:
@@ -81,6 +89,7 @@ class Bmv2FlowEngine:
                                    plan.frames_per_pass)
         for flow in flows:
             dataplane.set_variation(flow.stream_id, flow.stream.field_cycle)
+            dataplane.set_resize(flow.stream_id, flow.stream.size_cut, len(flow.template))
         for plan, flow in zip(plans, flows, strict=True):
             dataplane.seed_stream(flow.stream_id, flow.template, seeds_for_rate(plan.loop_pps))
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM
+from p4tester.dataplane.cut_bytes import without_cut_bytes
 from p4tester.dataplane.program import TesterDataplane
 from p4tester.p4rt import CounterValue
 
@@ -21,7 +22,9 @@ class CounterSnapshot:
 
     @classmethod
     def take(cls, dataplane: TesterDataplane) -> CounterSnapshot:
-        return cls({name: dataplane.read_counter(name) for name in names.ALL_COUNTERS})
+        # TX bytes as they left: less what random-size frames lost (dataplane.cut_bytes).
+        return cls(without_cut_bytes({name: dataplane.read_counter(name)
+                                      for name in names.ALL_COUNTERS}))
 
     def cell(self, counter: str, index: int) -> CounterValue:
         return self.cells[counter].get(index, _ZERO)

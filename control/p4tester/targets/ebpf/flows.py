@@ -22,6 +22,7 @@ import threading
 from collections.abc import Sequence
 from typing import Final
 
+from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import IP_VERSION_4, IP_VERSION_6
@@ -70,6 +71,12 @@ class EbpfFlowEngine:
         self.last_report: SendReport | None = None
 
     def open(self) -> None:
+        random = [s.id for s in self.session.profile.streams if s.size_cut]
+        if random:
+            raise ConfigError(f"streams {random}: random frame sizes are cut frame by frame "
+                              "in BMv2's egress; the eBPF tester sends each template whole: "
+                              "give these flows size.fixed, increment or weight_pairs, or "
+                              "run them on BMv2")
         self.session.open()
         self._sender = TemplateSender(self.session.sender_interface)
 
