@@ -5,7 +5,7 @@ program: tests_ebpf/test_otg_on_ebpf.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +127,13 @@ def test_random_sizes_are_refused_before_the_program_loads() -> None:
         "streams [3]: random frame sizes are cut frame by frame in BMv2's egress; the eBPF "
         "tester sends each template whole: give these flows size.fixed, increment or "
         "weight_pairs, or run them on BMv2")
+
+
+def test_a_burst_gap_is_refused_naming_the_target_that_takes_it() -> None:
+    flows_engine, _session, flows = engine()
+    spaced = replace(flows[1], burst_frames=10, burst_gap_bytes=100)
+    with pytest.raises(ConfigError) as caught:
+        flows_engine.expect((spaced,), epoch=1, run_value=7)
+    assert str(caught.value) == (
+        "stream 1: a burst gap of 100 bytes: the eBPF tester sends a burst's copies back to "
+        "back (gap 12); give 12, or run the flow on BMv2")

@@ -470,12 +470,26 @@ def test_a_burst_duration_is_bursts_at_line_rate_paced_by_their_gap(topology: To
         "bursts/s (4220 frames/s: the tester paces whole bursts per second)")
 
 
+def test_a_burst_gap_spaces_its_frames(topology: Topology) -> None:
+    # 128 B frames 100 bytes apart on 5 Mbit/s: (128 + 8 + 100) x 8 bits = 377.6 us each;
+    # ten, the last one's gap replaced by 6384 us: a burst every 10 ms.
+    burst = {"choice": "burst", "burst": {"bursts": 2, "packets": 10, "gap": 100,
+             "inter_burst_gap": {"choice": "microseconds", "microseconds": 6384}}}
+    document = config(duration=burst)
+    del document["flows"][0]["rate"]
+    mapped = map_config(document, topology)
+    ((flow,),) = [f.members for f in mapped.flows]
+    assert (flow.burst_frames, flow.burst_gap_bytes, flow.rate_pps, flow.budget) == \
+        (10, 100, 1000, 20)
+    assert [w for w in mapped.warnings if w.startswith("flows")] == []
+
+
 @pytest.mark.parametrize(("burst", "message"), [
     ({"packets": 64}, "flows[0].duration.burst.packets: 64 must be a whole number from 1 to 63 "
                       "(the most copies one generator pass or template makes)"),
-    ({"packets": 10, "gap": 20}, "flows[0].duration.burst.gap: 20 bytes: the tester sends a "
-                                 "burst's frames back to back at line rate (gap 12); give 12 or "
-                                 "leave it out"),
+    ({"packets": 10, "gap": 8}, "flows[0].duration.burst.gap: 8 must be a whole number from 12 "
+                                "to 1000000 (bytes between a burst's frames: 12 sends them back "
+                                "to back, and no frame leaves sooner)"),
     ({"packets": 10, "inter_burst_gap": {"choice": "nanoseconds", "nanoseconds": 100}},
      "flows[0].duration.burst.inter_burst_gap: 100.000 ns is shorter than the standard "
      "inter-frame gap (12 bytes, 19200.000 ns at this port's line rate); give at least that"),

@@ -380,6 +380,22 @@ def test_a_burst_flow_makes_a_burst_per_loop_pass_out_of_a_port_at_line_rate(
     assert target.port_rates == {1: 4222}
 
 
+def test_a_burst_gap_slows_the_port_that_lets_the_burst_out(
+        setup: tuple[SwitchDriver, FakeDataplane, MappedConfig]) -> None:
+    """A burst gap of 100 bytes: the TX port lets 128-B frames out every
+    (128 + 8 + 100) x 8 bits at 5 Mbit/s, 2648.3 frames/s, instead of 4222.97."""
+    driver, _dataplane, config = setup
+    (member,) = config.flows[0].members
+    spaced = replace(config.flows[0], members=(
+        replace(member, burst_frames=10, rate_pps=1000, budget=30, burst_gap_bytes=100),))
+    config = replace(config, flows=(spaced, config.flows[1]))
+    driver.apply(config)
+    driver.start(config.flows)
+    wait_for(driver, "fixed")
+    driver.stop()
+    assert sessions[-1].target.port_rates == {1: 2648}
+
+
 def _burst_flow(duration: dict[str, Any]) -> tuple[int, int, int | None]:
     """What the OTG mapping makes of the duration, for flow 0 of two_flows."""
     topology = load_topology(LOOPBACK)

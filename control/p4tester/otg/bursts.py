@@ -1,12 +1,13 @@
 """An OTG flow's `duration.burst` as the tester's bursts (streams.shapes, bursts): the
-burst's `packets` leave back to back at the port's line rate (OTG's `gap` of 12 bytes,
-the standard inter-frame gap: the only one the tester sends), and `inter_burst_gap`
-(bytes at line rate, nanoseconds or microseconds; at least the standard gap) separates
-the last frame of a burst from the next burst's first. A burst and its gap are one
-period, so the flow's mean rate follows from them: the tester paces
-whole bursts per second (BMv2's loop runs at whole passes per second), and says so
-when it rounds. `bursts` of 0 runs until stopped; otherwise the flow sends that many.
-The flow's own `rate` does not apply: its frames leave at line rate within a burst.
+burst's `packets` leave `gap` bytes apart at the port's line rate (OTG's default 12,
+the standard inter-frame gap: back to back; a longer gap on BMv2, whose TX port
+lets the burst out at that spacing, while the eBPF tester sends a burst's copies back
+to back only), and `inter_burst_gap` (bytes at line rate, nanoseconds or
+microseconds; at least the standard gap) separates the last frame of a burst from the
+next burst's first. A burst and its gap are one period, so the flow's mean rate
+follows from them: the tester paces whole bursts per second (BMv2's loop runs at
+whole passes per second), and says so when it rounds. `bursts` of 0 runs until
+stopped; otherwise the flow sends that many. The flow's own `rate` does not apply.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .errors import validation
 from .patterns import field_choice
 
 STANDARD_GAP_BYTES: Final = 12
+MAX_GAP_BYTES: Final = 1_000_000  # 8 ms at 1 Gbit/s: beyond it, send single frames
 _GAP_SECONDS: Final = {"nanoseconds": 1e-9, "microseconds": 1e-6}
 
 
@@ -33,6 +35,7 @@ class BurstDuration:
     frames: int
     bursts_per_s: int
     budget: int | None
+    gap_bytes: int = STANDARD_GAP_BYTES  # between a burst's frames
 
     @property
     def pps(self) -> int:
@@ -46,21 +49,20 @@ def burst_duration(body: object, where: str, frame_size: int, line_bps: float,
     data = body if isinstance(body, Mapping) else {}
     frames = _whole(data.get("packets"), f"{where}.packets", 1, MAX_BURST_FRAMES,
                     "the most copies one generator pass or template makes")
-    gap = data.get("gap", STANDARD_GAP_BYTES)
-    if gap != STANDARD_GAP_BYTES:
-        raise validation(f"{where}.gap: {gap!r} bytes: the tester sends a burst's frames back "
-                         f"to back at line rate (gap {STANDARD_GAP_BYTES}); give "
-                         f"{STANDARD_GAP_BYTES} or leave it out")
-    # A frame's time on the wire holds its standard gap; the inter-burst gap takes the
-    # place of the burst's last one (OTG's default, 12 bytes, sends back to back).
-    frame_s = l1_frame_bits(frame_size) / line_bps
-    standard_s = STANDARD_GAP_BYTES * 8 / line_bps
+    gap = _whole(data.get("gap", STANDARD_GAP_BYTES), f"{where}.gap", STANDARD_GAP_BYTES,
+                 MAX_GAP_BYTES, "bytes between a burst's frames: 12 sends them back to back, "
+                 "and no frame leaves sooner")
+    # A frame's time on the wire holds its gap; the inter-burst gap takes the place of
+    # the burst's last one (OTG's defaults, 12 bytes each, send back to back).
+    frame_s = (l1_frame_bits(frame_size) + (gap - STANDARD_GAP_BYTES) * 8) / line_bps
+    standard_s = gap * 8 / line_bps
     gap_s = _inter_burst_gap_s(data.get("inter_burst_gap"), f"{where}.inter_burst_gap",
                                line_bps)
-    if gap_s < standard_s * (1 - 1e-9):
+    shortest_s = STANDARD_GAP_BYTES * 8 / line_bps
+    if gap_s < shortest_s * (1 - 1e-9):
         raise validation(f"{where}.inter_burst_gap: {gap_s * 1e9:.3f} ns is shorter than the "
                          f"standard inter-frame gap ({STANDARD_GAP_BYTES} bytes, "
-                         f"{standard_s * 1e9:.3f} ns at this port's line rate); give at "
+                         f"{shortest_s * 1e9:.3f} ns at this port's line rate); give at "
                          "least that")
     period_s = frames * frame_s + gap_s - standard_s
     exact = 1 / period_s
@@ -71,10 +73,10 @@ def burst_duration(body: object, where: str, frame_size: int, line_bps: float,
                         "tester paces whole bursts per second)")
     count = data.get("bursts", 0)
     if count == 0:
-        return BurstDuration(frames, bursts_per_s, None)
+        return BurstDuration(frames, bursts_per_s, None, gap)
     bursts = _whole(count, f"{where}.bursts", 1, max_budget // frames,
                     "0 runs until stopped")
-    return BurstDuration(frames, bursts_per_s, bursts * frames)
+    return BurstDuration(frames, bursts_per_s, bursts * frames, gap)
 
 
 def _inter_burst_gap_s(data: object, where: str, line_bps: float) -> float:

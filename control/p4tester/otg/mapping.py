@@ -22,7 +22,7 @@ from p4tester.config.profile import StreamConfig
 from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import MAX_STREAMS
 from p4tester.streams.frame_sizes import FrameSizeError, check_frame_size
-from p4tester.streams.rates import l1_frame_bits, line_rate_pps
+from p4tester.streams.rates import IFG_BYTES, l1_frame_bits, line_rate_pps
 from p4tester.streams.variation import MAX_VARY_ENTRIES, VariationError
 
 from .bursts import burst_duration
@@ -52,7 +52,8 @@ class FlowMember:
     stream: StreamConfig
     rate_pps: int
     budget: int | None
-    burst_frames: int = 1  # duration.burst: frames back to back at line rate (otg.bursts)
+    burst_frames: int = 1  # duration.burst: frames at line rate (otg.bursts)
+    burst_gap_bytes: int = IFG_BYTES  # idle bytes between a burst's frames (12: back to back)
 
     @property
     def stream_id(self) -> int:
@@ -272,13 +273,17 @@ def _flow(raw: object, index: int, first_id: int, max_sizes: int, ports: list[Ma
         if isinstance(mix, RandomSizes) or len(streams) > 1:
             raise validation(f"{where}.duration.burst: a burst is frames of one size back to "
                              "back; give size.fixed, or a rate for a mix of sizes")
-        if raw.get("rate") is not None:
-            warnings.append(f"{where}.rate: not used by a burst duration: a burst's frames "
-                            "leave back to back at line rate, and inter_burst_gap sets how "
-                            "often")
+        burst_warnings: list[str] = []
         bursts = burst_duration(duration.get("burst"), f"{where}.duration.burst",
-                                mix.sizes[0], line_bps, MAX_BUDGET, warnings)
-        member = FlowMember(streams[0], bursts.pps, bursts.budget, bursts.frames)
+                                mix.sizes[0], line_bps, MAX_BUDGET, burst_warnings)
+        if raw.get("rate") is not None:
+            spacing = ("back to back" if bursts.gap_bytes == IFG_BYTES
+                       else f"{bursts.gap_bytes} bytes apart")
+            warnings.append(f"{where}.rate: not used by a burst duration: a burst's frames "
+                            f"leave {spacing} at line rate, and inter_burst_gap sets how often")
+        warnings.extend(burst_warnings)
+        member = FlowMember(streams[0], bursts.pps, bursts.budget, bursts.frames,
+                            bursts.gap_bytes)
         return MappedFlow(raw["name"], tx.name, rx.name, (member,), latency), warnings
     pps = _rate(raw.get("rate"), f"{where}.rate", mix.average_size, line_bps, warnings)
     budget = _duration(duration, f"{where}.duration", pps)

@@ -173,7 +173,8 @@ class SwitchDriver:
                     m.stream, m.rate_pps, m.budget or MAX_BUDGET,
                     ixia_layout(build_template(frame_spec(m.stream, m.frame_size, epoch,
                                                           run_value)),
-                                m.stream.encapsulation), m.burst_frames) for m in members)
+                                m.stream.encapsulation), m.burst_frames, m.burst_gap_bytes)
+                    for m in members)
                 engine.expect(plans, epoch, run_value)
                 checks = engine.self_check(run_value, self._dut)
                 edge = checks.opening_edge()

@@ -98,7 +98,8 @@ class Bmv2FlowEngine:
         makes a burst per loop pass out of a port at line rate, any other a frame per
         pass out of an unshaped port."""
         line = (burst_queue_pps(self.session.topology, flow.stream,
-                                len(flow.template) + FCS_BYTES) if flow.burst_frames > 1 else 0)
+                                len(flow.template) + FCS_BYTES, flow.burst_gap_bytes)
+                if flow.burst_frames > 1 else 0)
         return StreamPlan(flow.stream, flow.rate_pps, flow.budget, flow.burst_frames, line)
 
     def generated(self, stream_id: int) -> int:

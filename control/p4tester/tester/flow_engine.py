@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from p4tester.config.profile import StreamConfig
+from p4tester.streams.rates import IFG_BYTES
 from p4tester.tester.dut_source import DutCounterSource
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.trial_loop import TrialLoop
@@ -34,6 +35,8 @@ class FlowPlan:
     # Frames sent back to back at the port's line rate at a time (an OTG burst
     # duration); 1: spread evenly at the rate.
     burst_frames: int = 1
+    # Bytes of idle line between a burst's frames (OTG's burst gap; 12: back to back).
+    burst_gap_bytes: int = IFG_BYTES
 
     @property
     def stream_id(self) -> int:

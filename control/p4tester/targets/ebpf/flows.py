@@ -29,6 +29,7 @@ from p4tester.dataplane.constants import IP_VERSION_4, IP_VERSION_6
 from p4tester.dataplane.headers import epoch_flags
 from p4tester.p4rt import CounterValue
 from p4tester.streams.frame_sizes import FCS_BYTES
+from p4tester.streams.rates import IFG_BYTES
 from p4tester.streams.template import offset_of_tester_header
 from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES, tag_template
 from p4tester.targets.ebpf.sender import Feed, SendReport, TemplateSender
@@ -124,6 +125,11 @@ class EbpfFlowEngine:
         self._stop_sender()
         for flow in flows:
             check_frame_fits(self.session, flow.stream, len(flow.template) + FCS_BYTES)
+            if flow.burst_frames > 1 and flow.burst_gap_bytes != IFG_BYTES:
+                raise ConfigError(f"stream {flow.stream_id}: a burst gap of "
+                                  f"{flow.burst_gap_bytes} bytes: the eBPF tester sends a "
+                                  "burst's copies back to back (gap 12); give 12, or run "
+                                  "the flow on BMv2")
         check_burst_spacing({f.stream_id: f.burst_frames for f in flows if f.burst_frames > 1},
                             {f.stream_id: float(f.rate_pps) for f in flows})
         for flow in flows:
