@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -519,6 +520,46 @@ def test_pause_resume(otg_server: OtgServer, tmp_path: Path) -> None:
     assert _frames_from(pcap, mac) == 200
 
 
+def flows_client(setup: str) -> str:
+    """A snappi client: ports p1 and p2 (tester ports 1 and 2), the flows `setup` adds
+    to config `c` (reading sys.argv[2:]), then start, wait (bounded) until every flow
+    reads stopped, and print the config's warnings, the flows' metrics and the ports'."""
+    return textwrap.dedent("""
+        import json, sys, time
+        import snappi
+        api = snappi.api(location=sys.argv[1], verify=False, version_check=True)
+        c = api.config()
+        c.ports.add(name="p1", location="1")
+        c.ports.add(name="p2", location="2")
+    """) + textwrap.dedent(setup) + textwrap.dedent("""
+        out = {"warnings": list(api.set_config(c).warnings or [])}
+        cs = api.control_state()
+        cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
+        api.set_control_state(cs)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            req = api.metrics_request()
+            req.flow.flow_names = []
+            found = {m.name: m for m in api.get_metrics(req).flow_metrics}
+            if all(m.transmit == m.STOPPED for m in found.values()):
+                break
+            time.sleep(0.2)
+        out["flows"] = {n: json.loads(m.serialize()) for n, m in found.items()}
+        req = api.metrics_request()
+        req.port.port_names = []
+        out["ports"] = [json.loads(p.serialize()) for p in api.get_metrics(req).port_metrics]
+        print(json.dumps(out))
+    """)
+
+
+def run_client(python: Path, script: str, url: str, *args: str) -> dict[str, Any]:
+    done = subprocess.run([str(python), "-c", script, url, *args], capture_output=True,
+                          text=True, timeout=CLIENT_S, check=False)
+    assert done.returncode == 0, done.stderr
+    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
 # Two flows of several frame sizes from port 1 to port 2, told apart by source MAC:
 # size.increment 128..512 by 128 (four sizes in equal numbers) and size.weight_pairs
 # 64 B x 3, 1024 B x 1. Each is a stream per size (otg.sizes): the flow's counts are
@@ -526,13 +567,7 @@ def test_pause_resume(otg_server: OtgServer, tmp_path: Path) -> None:
 SIZE_FLOWS = (("steps", 200, 100, {"increment": [128, 512, 128]}, "02:00:00:00:0f:01"),
               ("pairs", 120, 60, {"custom": [[64, 3], [1024, 1]]}, "02:00:00:00:0f:02"))
 SIZE_EXPECTED = {"steps": {128: 50, 256: 50, 384: 50, 512: 50}, "pairs": {64: 90, 1024: 30}}
-SIZE_CLIENT = textwrap.dedent("""
-    import json, sys, time
-    import snappi
-    api = snappi.api(location=sys.argv[1], verify=False, version_check=True)
-    c = api.config()
-    c.ports.add(name="p1", location="1")
-    c.ports.add(name="p2", location="2")
+SIZE_CLIENT = flows_client("""
     for name, count, pps, size, mac in json.loads(sys.argv[2]):
         f = c.flows.add(name=name)
         f.tx_rx.port.tx_name = "p1"
@@ -551,21 +586,17 @@ SIZE_CLIENT = textwrap.dedent("""
         f.metrics.latency.enable = True
         eth, ip, udp = f.packet.ethernet().ipv4().udp()
         eth.src.value = mac
-    out = {"warnings": list(api.set_config(c).warnings or [])}
-    cs = api.control_state()
-    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
-    api.set_control_state(cs)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        req = api.metrics_request()
-        req.flow.flow_names = []
-        found = {m.name: m for m in api.get_metrics(req).flow_metrics}
-        if all(m.transmit == m.STOPPED for m in found.values()):
-            break
-        time.sleep(0.2)
-    out["flows"] = {n: json.loads(m.serialize()) for n, m in found.items()}
-    print(json.dumps(out))
 """)
+
+
+def _sizes_by_mac(path: Path) -> dict[str, dict[int, int]]:
+    """Frames per size (with FCS: tcpdump's come without) per source MAC."""
+    captured: dict[str, dict[int, int]] = {}
+    for frame in rdpcap(str(path)):
+        if frame.haslayer(Ether):
+            sizes = captured.setdefault(frame[Ether].src, {})
+            sizes[len(frame) + 4] = sizes.get(len(frame) + 4, 0) + 1
+    return captured
 
 
 @pytest.mark.topology("loopback.yaml")
@@ -573,11 +604,7 @@ def test_increment_and_weight_pair_sizes(otg_server: OtgServer, tmp_path: Path) 
     python = client_python()
     pcap = tmp_path / "rx.pcap"
     with capture_received(ifaces.tester_iface(2), pcap) as stats:
-        done = subprocess.run([str(python), "-c", SIZE_CLIENT, otg_server.url,
-                               json.dumps(SIZE_FLOWS)], capture_output=True, text=True,
-                              timeout=CLIENT_S, check=False)
-    assert done.returncode == 0, done.stderr + otg_server.log()
-    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        out = run_client(python, SIZE_CLIENT, otg_server.url, json.dumps(SIZE_FLOWS))
     assert out["warnings"] == [
         "flows[0].size: sent as 4 streams, one per size (128 B x 25/s, 256 B x 25/s, 384 B "
         "x 25/s, 512 B x 25/s); the counts of each size keep the mix, but sizes interleave "
@@ -586,12 +613,7 @@ def test_increment_and_weight_pair_sizes(otg_server: OtgServer, tmp_path: Path) 
         "counts of each size keep the mix, but sizes interleave by their rates rather than "
         "in OTG's order"]
     assert stats.dropped_by_capture == 0
-    captured: dict[str, dict[int, int]] = {}
-    for frame in rdpcap(str(pcap)):
-        if frame.haslayer(Ether):
-            sizes = captured.setdefault(frame[Ether].src, {})
-            size = len(frame) + 4  # tcpdump's frames come without their FCS
-            sizes[size] = sizes.get(size, 0) + 1
+    captured = _sizes_by_mac(pcap)
     for name, count, _pps, _size, mac in SIZE_FLOWS:
         flow = out["flows"][name]
         expected = SIZE_EXPECTED[name]
@@ -608,13 +630,8 @@ def test_increment_and_weight_pair_sizes(otg_server: OtgServer, tmp_path: Path) 
 # size.random 64..1000 B: the data plane cuts each frame of a 1000-B template to a
 # uniform random size (v1model/generator.p4, tx_resize). The flow's and the port's
 # bytes equal a tcpdump's sum of what arrived, frame by frame.
-RANDOM_CLIENT = textwrap.dedent("""
-    import json, sys, time
-    import snappi
-    api = snappi.api(location=sys.argv[1], verify=False, version_check=True)
-    c = api.config()
-    c.ports.add(name="p1", location="1")
-    c.ports.add(name="p2", location="2")
+RANDOM_MAC = "02:00:00:00:10:01"
+RANDOM_CLIENT = flows_client(f"""
     f = c.flows.add(name="random")
     f.tx_rx.port.tx_name = "p1"
     f.tx_rx.port.rx_names = ["p2"]
@@ -623,26 +640,8 @@ RANDOM_CLIENT = textwrap.dedent("""
     f.size.random.min = int(sys.argv[3])
     f.size.random.max = int(sys.argv[4])
     f.metrics.enable = True
-    f.metrics.latency.enable = True
     eth, ip, udp = f.packet.ethernet().ipv4().udp()
-    eth.src.value = "02:00:00:00:10:01"
-    out = {"warnings": list(api.set_config(c).warnings or [])}
-    cs = api.control_state()
-    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
-    api.set_control_state(cs)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        req = api.metrics_request()
-        req.flow.flow_names = []
-        m = api.get_metrics(req).flow_metrics[0]
-        if m.transmit == m.STOPPED:
-            break
-        time.sleep(0.2)
-    out["flow"] = json.loads(m.serialize())
-    req = api.metrics_request()
-    req.port.port_names = []
-    out["ports"] = [json.loads(p.serialize()) for p in api.get_metrics(req).port_metrics]
-    print(json.dumps(out))
+    eth.src.value = "{RANDOM_MAC}"
 """)
 RANDOM_COUNT = 300
 RANDOM_SIZES = (64, 1000)
@@ -654,24 +653,61 @@ def test_random_sizes_are_drawn_frame_by_frame(otg_server: OtgServer, tmp_path: 
     pcap = tmp_path / "rx.pcap"
     low, high = RANDOM_SIZES
     with capture_received(ifaces.tester_iface(2), pcap) as stats:
-        done = subprocess.run([str(python), "-c", RANDOM_CLIENT, otg_server.url,
-                               str(RANDOM_COUNT), str(low), str(high)],
-                              capture_output=True, text=True, timeout=CLIENT_S, check=False)
-    assert done.returncode == 0, done.stderr + otg_server.log()
-    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        out = run_client(python, RANDOM_CLIENT, otg_server.url, str(RANDOM_COUNT), str(low),
+                         str(high))
     assert out["warnings"] == []
     assert stats.dropped_by_capture == 0
-    sizes = [len(frame) + 4 for frame in rdpcap(str(pcap))  # tcpdump: no FCS
-             if frame.haslayer(Ether) and frame[Ether].src == "02:00:00:00:10:01"]
-    assert len(sizes) == RANDOM_COUNT
+    sizes = _sizes_by_mac(pcap)[RANDOM_MAC]
+    assert sum(sizes.values()) == RANDOM_COUNT
     assert low <= min(sizes) and max(sizes) <= high
     # 300 uniform draws of 937 sizes: about 256 distinct, the mean 532 +- 16 (1 sigma).
-    assert len(set(sizes)) > 180
-    assert abs(sum(sizes) / RANDOM_COUNT - (low + high) / 2) < 100
-    flow = out["flow"]
+    assert len(sizes) > 180
+    total = sum(size * n for size, n in sizes.items())
+    assert abs(total / RANDOM_COUNT - (low + high) / 2) < 100
+    flow = out["flows"]["random"]
     assert (flow["transmit"], int(flow["frames_tx"]), int(flow["frames_rx"])) == \
         ("stopped", RANDOM_COUNT, RANDOM_COUNT)
-    assert (int(flow["bytes_tx"]), int(flow["bytes_rx"])) == (sum(sizes), sum(sizes))
+    assert (int(flow["bytes_tx"]), int(flow["bytes_rx"])) == (total, total)
     ports = {p["name"]: p for p in out["ports"]}
-    assert (int(ports["p1"]["bytes_tx"]), int(ports["p2"]["bytes_rx"])) == \
-        (sum(sizes), sum(sizes))
+    assert (int(ports["p1"]["bytes_tx"]), int(ports["p2"]["bytes_rx"])) == (total, total)
+
+
+# duration.burst with a gap: 20 bursts of 10 frames of 128 B, 200 bytes apart, one burst
+# every 20 ms (inter_burst_gap 14944 us in place of the last frame's 320-us gap). On
+# 5 Mbit/s a frame and its gap take (128 + 8 + 200) x 8 bits = 537.6 us: a tcpdump of
+# the receiving port finds the frames of a burst that far apart, not back to back
+# (236.8 us).
+GAP_MAC = "02:00:00:00:11:01"
+GAP_CLIENT = flows_client(f"""
+    f = c.flows.add(name="spaced")
+    f.tx_rx.port.tx_name = "p1"
+    f.tx_rx.port.rx_names = ["p2"]
+    f.size.fixed = 128
+    f.duration.burst.bursts = 20
+    f.duration.burst.packets = 10
+    f.duration.burst.gap = 200
+    f.duration.burst.inter_burst_gap.microseconds = 14944
+    eth, ip, udp = f.packet.ethernet().ipv4().udp()
+    eth.src.value = "{GAP_MAC}"
+""")
+GAP_SLOT_S = (128 + 8 + 200) * 8 / 5e6
+
+
+@pytest.mark.topology("loopback.yaml")
+def test_a_burst_gap_spaces_the_frames_of_each_burst(otg_server: OtgServer,
+                                                     tmp_path: Path) -> None:
+    python = client_python()
+    pcap = tmp_path / "rx.pcap"
+    with capture_received(ifaces.tester_iface(2), pcap) as stats:
+        out = run_client(python, GAP_CLIENT, otg_server.url)
+    assert out["warnings"] == []
+    flow = out["flows"]["spaced"]
+    assert (int(flow["frames_tx"]), int(flow["frames_rx"])) == (200, 200)
+    assert stats.dropped_by_capture == 0
+    times = _frames_by_mac(pcap)[GAP_MAC]
+    assert len(times) == 200
+    # Within a burst: frames a slot apart; between bursts: about 15 ms.
+    within = sorted(b - a for a, b in pairwise(times) if b - a < 5e-3)
+    assert len(within) >= 150, within
+    median = within[len(within) // 2]
+    assert abs(median - GAP_SLOT_S) <= 0.15 * GAP_SLOT_S, (median, GAP_SLOT_S)
