@@ -281,7 +281,8 @@ class RandomSizesAreCutFrameByFrame(EncapGeneratorTest):
     """tx_resize: each frame leaves its template's size less a uniform 0..max_cut bytes
     of padding; its IP and L4 lengths follow, its IPv4 header and L4 checksums are
     valid (the stamp takes in the L4 length words), varied ports included; the TX
-    counters' bytes less the cut bits' are the bytes that left, per stream and port."""
+    counters' bytes less the cut bits' are the bytes that left, per stream and port;
+    once the cuts are cleared, frames leave whole."""
 
     def runTest(self) -> None:
         varied = (FieldVariation("src_port", stepped(5000, 1, 3)),)
@@ -303,7 +304,6 @@ class RandomSizesAreCutFrameByFrame(EncapGeneratorTest):
             port_before = self.tester.read_counter(names.TX_PORT)[PORT_A]
             cut_before = cut_bytes(self.tester.read_counter(names.TX_CUT_BITS))
             _template, frames = self.run_encap(stream_id, spec, budget, cycle)
-            self.tester.set_resize(stream_id, 0, len(template))
             where = enc.describe()
             sizes = [len(f) + 4 for f in frames]
             self.assertTrue(all(smallest <= s <= largest for s in sizes), (where, sizes))
@@ -343,6 +343,10 @@ class RandomSizesAreCutFrameByFrame(EncapGeneratorTest):
                              where)
             self.assertEqual(port_after.bytes - port_before.bytes, budget * len(template),
                              where)
+        # Cleared (as a session's open clears them): every stream's frames leave whole.
+        self.tester.clear_resizes()
+        _template, frames = self.run_encap(8, FrameSpec(stream_id=8, frame_size=600), 5)
+        self.assertEqual({len(f) for f in frames}, {600 - 4})
 
     def assert_checksum(self, packet: Ether, layer: type, where: str) -> None:
         """scapy's checksum of the layer, recomputed, equals what the switch sent."""

@@ -35,7 +35,6 @@ CAPTURE_RULES: Final = 16
 # Random frame sizes: a frame's cut is at most 2^CUT_BITS - 1 bytes, counted bit by bit.
 CUT_BITS: Final = 14
 CUT_PORTS: Final = 64  # random-size frames leave by ports 0..CUT_PORTS - 1
-FRONT_PANEL_PORTS: Final = 256
 
 RX_KIND_STREAM: Final = 0
 RX_KIND_FOREIGN: Final = 1

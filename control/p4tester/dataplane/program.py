@@ -319,19 +319,21 @@ class TesterDataplane:
     def set_resize(self, stream_id: int, max_cut: int, template_bytes: int) -> None:
         """Frames of the stream leave `template_bytes` (its template, no FCS) long less
         a uniform draw of 0..max_cut bytes, lengths and checksums made to match
-        (random sizes); max_cut 0: every frame is the template's size."""
+        (random sizes); until clear_resizes."""
         check_stream_id(stream_id)
-        if max_cut and not 0 < max_cut < min(template_bytes, 1 << CUT_BITS):
+        if not 0 < max_cut < min(template_bytes, 1 << CUT_BITS):
             raise ValueError(f"stream {stream_id}: a cut of up to {max_cut} B from "
-                             f"{template_bytes}-B frames: the data plane cuts less than "
-                             f"{1 << CUT_BITS} B and never the whole frame")
-        entry = build_table_entry(self.schema, names.TX_RESIZE, {"stream": Exact(stream_id)},
-                                  names.RESIZE,
-                                  {"cut_limit": max_cut, "frame_bytes": template_bytes})
-        if max_cut == 0:
+                             f"{template_bytes}-B frames: the data plane cuts 1 to "
+                             f"{(1 << CUT_BITS) - 1} B and never the whole frame")
+        self._upsert(build_table_entry(self.schema, names.TX_RESIZE,
+                                       {"stream": Exact(stream_id)}, names.RESIZE,
+                                       {"cut_limit": max_cut, "frame_bytes": template_bytes}))
+
+    def clear_resizes(self) -> None:
+        """Every stream's frames leave whole: the tx_resize entries a run before this
+        one left (an OTG server's random sizes) go."""
+        for entry in self.client.read_table(self.schema, names.TX_RESIZE):
             self._delete_if_present(entry)
-        else:
-            self._upsert(entry)
 
     def _delete_if_present(self, entry: object) -> None:
         try:

@@ -55,7 +55,7 @@ def burst_duration(body: object, where: str, frame_size: int, line_bps: float,
     # A frame's time on the wire holds its gap; the inter-burst gap takes the place of
     # the burst's last one (OTG's defaults, 12 bytes each, send back to back).
     frame_s = (l1_frame_bits(frame_size) + (gap - STANDARD_GAP_BYTES) * 8) / line_bps
-    standard_s = gap * 8 / line_bps
+    last_gap_s = gap * 8 / line_bps
     gap_s = _inter_burst_gap_s(data.get("inter_burst_gap"), f"{where}.inter_burst_gap",
                                line_bps)
     shortest_s = STANDARD_GAP_BYTES * 8 / line_bps
@@ -64,7 +64,7 @@ def burst_duration(body: object, where: str, frame_size: int, line_bps: float,
                          f"standard inter-frame gap ({STANDARD_GAP_BYTES} bytes, "
                          f"{shortest_s * 1e9:.3f} ns at this port's line rate); give at "
                          "least that")
-    period_s = frames * frame_s + gap_s - standard_s
+    period_s = frames * frame_s + gap_s - last_gap_s
     exact = 1 / period_s
     bursts_per_s = max(1, round(exact))
     if abs(bursts_per_s - exact) > 1e-9 * exact:

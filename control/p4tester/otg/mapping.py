@@ -323,9 +323,12 @@ def _random_stream(headers: Mapping[str, Any], stream_id: int, tx: MappedPort, r
         raise validation(f"{where}.size.random: random sizes cut a frame's lengths in its "
                          "outer headers only; a tunnelled flow takes size.fixed, increment "
                          "or weight_pairs")
-    _stream(headers, stream_id, tx, rx, sizes.minimum, where, f"{where}.size.random.min")
     stream = _stream(headers, stream_id, tx, rx, sizes.maximum, where,
                      f"{where}.size.random.max")
+    try:
+        check_frame_size(sizes.minimum, stream.encapsulation)
+    except FrameSizeError as exc:
+        raise validation(f"{where}.size.random.min: {exc}") from exc
     return replace(stream, size_cut=sizes.maximum - sizes.minimum)
 
 

@@ -89,7 +89,8 @@ class Bmv2FlowEngine:
                                    plan.frames_per_pass)
         for flow in flows:
             dataplane.set_variation(flow.stream_id, flow.stream.field_cycle)
-            dataplane.set_resize(flow.stream_id, flow.stream.size_cut, len(flow.template))
+            if flow.stream.size_cut:  # the session's open left every other stream whole
+                dataplane.set_resize(flow.stream_id, flow.stream.size_cut, len(flow.template))
         for plan, flow in zip(plans, flows, strict=True):
             dataplane.seed_stream(flow.stream_id, flow.template, seeds_for_rate(plan.loop_pps))
 

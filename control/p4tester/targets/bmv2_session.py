@@ -50,9 +50,9 @@ class TesterSession:
         self.profile = neighbors.prepare(self.topology, self.profile, self.dataplane)
         for stream in self.profile.streams:
             self.dataplane.configure_stream(stream.id, stream.tx_port)
-            # Frames whole unless the stream has random sizes (whose start arms the cut):
-            # an OTG server's random flow on this switch must not cut a trial's frames.
-            self.dataplane.set_resize(stream.id, 0, 0)
+        # Frames whole unless the stream has random sizes (whose start arms the cut): an
+        # OTG server's random flow on this switch must not cut a trial's frames.
+        self.dataplane.clear_resizes()
         self.target.prepare([s.id for s in self.profile.streams],
                             [s.tx_port for s in self.profile.streams])
         self.dataplane.set_latency_bins(self.profile.latency_bins_us)

@@ -43,7 +43,7 @@ from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import REFERENCE_LOOP_PORT
 from p4tester.dataplane.program import seeds_for_rate
 from p4tester.experiments.runner import TrialSpec
-from p4tester.streams.rates import BITS_PER_BYTE, IFG_BITS, IFG_BYTES, l1_frame_bits
+from p4tester.streams.rates import BITS_PER_BYTE, IFG_BYTES, l1_frame_bits
 from p4tester.tester.rate_schedule import RateSchedule, build_schedule
 
 FRAMES_PER_PASS: Final = 4
@@ -140,10 +140,9 @@ def burst_queue_pps(topology: Topology, stream: StreamConfig, frame_size: int,
     """The queue rate (whole frames/s, never above line rate) at which a bursts
     stream's TX port lets its bursts out: back to back, or `gap_bytes` apart (an OTG
     burst's gap, at least the standard 12)."""
-    if gap_bytes == IFG_BYTES:
-        return math.floor(port_line_pps(topology, stream, frame_size))
-    slot_bits = l1_frame_bits(stream.size_in(frame_size)) + (gap_bytes * BITS_PER_BYTE - IFG_BITS)
-    return math.floor(topology.port(stream.tx_port).line_rate_bps / slot_bits)
+    frame_bits = l1_frame_bits(stream.size_in(frame_size))
+    slot_bits = frame_bits + (gap_bytes - IFG_BYTES) * BITS_PER_BYTE
+    return math.floor(port_line_pps(topology, stream, frame_size) * frame_bits / slot_bits)
 
 
 def shaped_plans(plans: tuple[StreamPlan, ...], topology: Topology,
