@@ -21,6 +21,9 @@ tester-limited or dut-limited through its repeats (the tester or the lab DUT, on
 busy shared host, dropped or delayed frames itself) is left out and counted. A frame
 size whose vouched cells cover fewer than half of the thresholds gets no fit: the
 result names it in `unfitted_sizes` instead of reporting a line through what is left.
+A vouched trial can still carry a frame the host delayed (a stall is not a loss), so
+`unrepeated_cells` names the thresholds whose repetitions disagree: a DUT's queue gives
+the same figure each time, and the report calls a poor fit there the host's, not the DUT's.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import median
-from typing import Final, Protocol
+from typing import Final, Literal, Protocol
 
 from p4tester.results.model import Histogram
 from p4tester.results.plots import (
@@ -68,6 +71,11 @@ SEED_004_BUFFER_PERCENTS: Final = (
     100.0,
 )
 SEED_004_PORT_LOAD: Final = 0.502  # per TX port; seed 004 stepped 49.8..50.2 %
+# A DUT's queue gives the same latency figure at the same threshold trial after trial;
+# when a threshold's repetitions differ by more than this factor, something else (on a
+# shared host, a scheduling stall of a software switch) decided the figure.
+MAX_REPEAT_SPREAD: Final = 1.5
+LatencyFigure = Literal["min_us", "avg_us", "max_us"]
 _OWNER: Final = "QueueSweepConfig"
 
 
@@ -198,6 +206,33 @@ class QueueSweepResult:
             if fit.frame_size == frame_size:
                 return fit
         raise KeyError(f"no latency-vs-buffer fit for {frame_size} B (too few points?)")
+
+
+@dataclass(frozen=True, slots=True)
+class UnrepeatedCell:
+    """A threshold whose repetitions disagree on a latency figure: `spread` is the
+    largest of them over the smallest."""
+
+    buffer_pct: float
+    spread: float
+
+
+def unrepeated_cells(result: QueueSweepResult, frame_size: int,
+                     figure: LatencyFigure) -> list[UnrepeatedCell]:
+    """The thresholds of `frame_size` whose repetitions' `figure` spread by more than
+    MAX_REPEAT_SPREAD: evidence that the figure there is not the DUT's (a single run per
+    threshold gives none)."""
+    unrepeated = []
+    for percent in result.config.buffer_percents:
+        values = [value for point in result.points
+                  if point.frame_size == frame_size and point.buffer_pct == percent
+                  and (value := getattr(point, figure)) is not None and value > 0]
+        if len(values) < 2:
+            continue
+        spread = max(values) / min(values)
+        if spread > MAX_REPEAT_SPREAD:
+            unrepeated.append(UnrepeatedCell(percent, spread))
+    return unrepeated
 
 
 def _fits(xs: list[float], cells: list[QueueSweepCell]) -> LatencyFits | None:

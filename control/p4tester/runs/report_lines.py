@@ -5,10 +5,15 @@ not be measured on this host."""
 from __future__ import annotations
 
 from p4tester.experiments.latency import LatencySummary
-from p4tester.experiments.queue_sweep import QueueSweepResult
+from p4tester.experiments.queue_sweep import (
+    LatencyFigure,
+    QueueSweepResult,
+    unrepeated_cells,
+)
 from p4tester.experiments.throughput import ThroughputResult
 from p4tester.results.buffer_fill import buffer_fill
 from p4tester.results.model import TrialResult
+from p4tester.results.plots import LinearFit
 from p4tester.results.reference import SPIKED_MARK
 from p4tester.results.tables import losing_streams_text
 
@@ -74,26 +79,40 @@ def own_latency_line(summary: LatencySummary) -> str:
 
 
 def fit_warnings(result: QueueSweepResult, trials: tuple[TrialResult, ...]) -> list[str]:
-    """A line per poor fit: on a busy host (more runnable tasks than CPUs in a trial)
-    it says the fit could not be measured here, instead of reporting it as the DUT's.
-    The self-check catches frames the host dropped, not frames it delayed; a maximum
-    is one frame per trial, and a scheduling stall of either switch decides it."""
+    """A line per poor fit. It says the fit could not be measured on this host, instead
+    of reporting it as the DUT's shape, when the run holds evidence that the host
+    delayed frames: trials on a busy host (more runnable tasks than CPUs), or thresholds
+    whose repetitions disagree (a DUT's queue repeats; a scheduling stall of either
+    switch does not). The self-check catches frames the host dropped, not frames it
+    delayed, and a maximum is one frame per trial: a stall decides it."""
     busy = [t for t in trials if t.host_load is not None and t.host_load.busy]
     warnings = []
     for fit in result.by_size:
-        for name, line in (("avg", fit.fits.avg), ("max", fit.fits.max)):
+        checked: tuple[tuple[str, LinearFit, LatencyFigure], ...] = (
+            ("avg", fit.fits.avg, "avg_us"), ("max", fit.fits.max, "max_us"))
+        for name, line, figure in checked:
             if line.r_squared >= MIN_FIT_R_SQUARED:
                 continue
+            unrepeated = unrepeated_cells(result, fit.frame_size, figure)
+            evidence = []
             if busy:
                 worst = max(t.host_load.load_1m for t in busy if t.host_load is not None)
+                evidence.append(f"the host busy in {len(busy)} of {len(trials)} trials (load "
+                                f"up to {worst:.2f})")
+            if unrepeated:
+                thresholds = ", ".join(f"{cell.buffer_pct:g} %" for cell in unrepeated)
+                largest = max(cell.spread for cell in unrepeated)
+                evidence.append(f"the {name} differing between repetitions by up to "
+                                f"{largest:.1f}x at {thresholds} (a DUT's queue repeats)")
+            if evidence:
                 warnings.append(
                     f"{fit.frame_size} B: could not measure {name} latency vs buffer on this "
-                    f"host: R^2 {line.r_squared:.3f} < {MIN_FIT_R_SQUARED} with the host busy "
-                    f"in {len(busy)} of {len(trials)} trials (load up to {worst:.2f}); the "
-                    "host delayed frames, not only the DUT: not a result, rerun on a quieter "
-                    "host")
+                    f"host: R^2 {line.r_squared:.3f} < {MIN_FIT_R_SQUARED} with "
+                    f"{'; '.join(evidence)}; the host delayed frames, not only the DUT: not a "
+                    "result, rerun on a quieter host")
             else:
                 warnings.append(
                     f"{fit.frame_size} B: {name} latency is not linear in buffer % (R^2 "
-                    f"{line.r_squared:.3f} < {MIN_FIT_R_SQUARED}, host not busy)")
+                    f"{line.r_squared:.3f} < {MIN_FIT_R_SQUARED}, host not busy"
+                    + (", repetitions agree)" if result.config.repetitions > 1 else ")"))
     return warnings
