@@ -49,10 +49,13 @@ def test_seed_004_latency_grows_linearly_with_the_dut_buffer(lab: Path, tmp_path
         said = [line for line in report  # type: ignore[union-attr]
                 if line.startswith("64 B: could not measure max latency vs buffer on this host")]
         assert said, (fits, report)
-    assert fits["avg"]["slope"] > 0 and fits["max"]["slope"] > 0
-    # Flat minimum: over the whole sweep it moves by less than a tenth of the max's rise.
-    rise_max = fits["max"]["slope"] * 80
-    assert abs(fits["min"]["slope"] * 80) < 0.1 * rise_max, fits
+    else:
+        assert fits["max"]["slope"] > 0, fits
+    assert fits["avg"]["slope"] > 0, fits
+    # Flat minimum: over the whole sweep it moves by less than a tenth of the average's
+    # rise (the average, not the max: a max the run disclaimed has no slope to trust).
+    rise_avg = fits["avg"]["slope"] * 80
+    assert abs(fits["min"]["slope"] * 80) < 0.1 * rise_avg, fits
     assert (out / "latency_vs_buffer_64B.png").stat().st_size > 0
 
 
