@@ -26,7 +26,12 @@ from p4tester.streams.shapes import (
 )
 from p4tester.targets.ebpf.sender import SendReport
 from p4tester.targets.ebpf.tester import MAX_COPIES
-from p4tester.targets.ebpf.trials import EbpfStreamPlan, check_burst_spacing, merged_bursts
+from p4tester.targets.ebpf.trials import (
+    EbpfStreamPlan,
+    check_burst_spacing,
+    merged_bursts,
+    sender_bursts,
+)
 from p4tester.tester.rate_course import course_not_offered
 from p4tester.tester.stream_plan import plan_streams, port_shaping, shaped_plans
 
@@ -142,6 +147,22 @@ def test_ebpf_bursts_the_sender_wrote_together_leave_the_trial_unvouched() -> No
         "stream 0: the sender fell 41.2 ms behind and wrote 2 of its bursts of 32 frames "
         "back to back")
     assert merged_bursts([bursty], None) == ""
+
+
+def test_ebpf_sender_bursts_are_what_it_wrote_at_once_beyond_a_slot() -> None:
+    """20 208 frames/s in templates of 3 copies: 6736 templates/s, 7 due in a 1-ms slot
+    and one to round up. 55 at once (the sender 7 ms behind, on the router lab) is 47
+    templates, 141 frames, beyond; 8 at once is none. A bursts stream is left to
+    merged_bursts, a shaped one to its steps."""
+    steady = EbpfStreamPlan(PROFILE.streams[0], 20208.0, 40416, 3, b"t")
+    other = EbpfStreamPlan(PROFILE.streams[1], 20208.0, 40416, 3, b"t")
+    bursty = EbpfStreamPlan(PROFILE.streams[2], 1000.0, 2000, 32, b"t", bursts=True)
+    shaped = EbpfStreamPlan(PROFILE.streams[2], 1000.0, 2000, 1, b"t",
+                            steps=((0.0, 500.0), (1.0, 1500.0)))
+    report = SendReport(27000, 2.0, 0.0072, 0, most_at_once=(55, 8, 3, 40))
+    assert sender_bursts([steady, other, bursty, shaped], report) == {
+        PROFILE.streams[0].id: 141, PROFILE.streams[1].id: 0}
+    assert sender_bursts([steady], None) == {}
 
 
 def test_a_burst_still_in_the_dut_at_a_steps_last_read_is_not_a_lossy_step() -> None:

@@ -108,6 +108,19 @@ def test_dut_loss_floor_is_per_stream() -> None:
     assert trial.dut_loss_floor_ratio == 0.048
 
 
+def test_a_trial_the_tester_overdrove_has_no_dut_loss_floor() -> None:
+    """The generator caught up in a burst beyond its load: the 100 frames stream 0 lost
+    may be the burst's doing, so no goal counts them as the DUT's failure."""
+    check = SelfCheck((PortCheck(2, "p4lt2", 2000, 0, 0, 0, 2000, 0),),
+                      unvouched="stream 0 sent 145 frames beyond its rate", overdriven=True)
+    trial = replace(crossed(), valid=False, error="tester-limited", self_check=check)
+    assert (trial.lost, trial.host_dropped, trial.dut_loss_floor) == (100, 0, 0)
+    assert not NDR_GOAL.is_failed_by_dut(trial)
+    not_overdriven = replace(trial, self_check=replace(check, overdriven=False))
+    assert not_overdriven.dut_loss_floor == 100
+    assert NDR_GOAL.is_failed_by_dut(not_overdriven)
+
+
 # ---- goals and searches ------------------------------------------------------------
 
 

@@ -112,6 +112,16 @@ def test_round_trip_is_exact() -> None:
     )
 
 
+def test_an_overdriven_self_check_round_trips_and_older_files_load_without_it() -> None:
+    overdriven = dataclasses.replace(full_trial(), self_check=SelfCheck(
+        (PortCheck(1, "p4lt1", 0, 1000, 0, 0, 0, 1000),),
+        unvouched="stream 0 sent 141 frames beyond its 20208 frames/s", overdriven=True))
+    assert as_json(overdriven)["self_check"]["overdriven"] is True
+    assert round_trip(overdriven) == overdriven
+    assert "overdriven" not in as_json(full_trial())["self_check"]
+    assert round_trip(full_trial()).self_check.overdriven is False
+
+
 def as_json(trial: TrialResult) -> Any:
     """The dict as a JSON reader sees it (Any: tests index into it freely)."""
     return json.loads(json.dumps(trial_to_dict(trial)))

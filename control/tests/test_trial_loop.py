@@ -30,20 +30,23 @@ TICKS_PER_S = 1_000_000  # the fake switch clock: microseconds
 class FakeTarget:
     """One stream from port 1 to port 2 over a perfect wire; `lost_in_switch` of the
     frames port 2 delivered never reach the program; `stall_s`: the generator sends
-    nothing for that long, then catches up at once."""
+    nothing for that long, then catches up at once; `sender_burst`: what the target's
+    own sender says it wrote at once beyond the rate (between two samples)."""
 
     poll_s = 0.1
     drain_s = 0.5
     host_bound = False
 
     def __init__(self, *, lost_in_switch: int = 0, stall_s: float = 0.0,
-                 unanswered_at: str = "", reference_lost: str = "") -> None:
+                 unanswered_at: str = "", reference_lost: str = "",
+                 sender_burst: int = 0) -> None:
         self.now = 0.0
         self.sent = 0
         self.lost_in_switch = lost_in_switch
         self.stall_s = stall_s
         self.unanswered_at = unanswered_at
         self.reference_lost = reference_lost
+        self.sender_burst = sender_burst
         self.calls: list[str] = []
 
     def sleep(self, seconds: float) -> None:
@@ -92,7 +95,7 @@ class FakeTarget:
 
     def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
                before: CounterSnapshot, after: CounterSnapshot) -> Extras:
-        return Extras(unvouched=self.reference_lost)
+        return Extras(unvouched=self.reference_lost, sender_bursts={0: self.sender_burst})
 
 
 def run(target: FakeTarget) -> tuple[TrialLoop, TrialResult]:
@@ -123,6 +126,22 @@ def test_a_load_sent_in_a_burst_after_a_stall_is_not_the_load_asked_for() -> Non
     assert result.error == ("tester-limited: stream 0 offered 225 frames/s, not its 200 "
                             "(measured on the switch's clock over 0.80 s)")
     assert (result.offered_pps_measured, result.max_burst_frames) == (225.0, 100)
+    # 100 frames at once, 16 allowed: the DUT's loss in this trial may be the burst's.
+    assert result.self_check.overdriven and result.dut_loss_floor == 0
+
+
+def test_a_burst_only_the_sender_saw_is_judged_as_the_samples_bursts() -> None:
+    """The samples show the rate kept (the sender caught up between two of them); its
+    own count of 17 frames at once beyond the rate is over the 16 allowed."""
+    _, result = run(FakeTarget(sender_burst=17))
+    assert result.error == ("tester-limited: stream 0 sent 17 frames beyond its 200 "
+                            "frames/s in one 0.1-s interval (its generator stalled and caught "
+                            "up; 16 allowed)")
+    assert (result.offered_pps_measured, result.max_burst_frames) == (200.0, 17)
+    assert result.self_check.overdriven
+    _, result = run(FakeTarget(sender_burst=16))
+    assert result.valid and result.max_burst_frames == 16
+    assert not result.self_check.overdriven
 
 
 def test_a_switch_that_stops_answering_gives_a_trial_without_figures() -> None:

@@ -23,6 +23,7 @@ from p4tester.config.topology import load_topology
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab import ifaces
 from p4tester.lab.netdev import DUT_NETNS
+from p4tester.search.trials import TESTER_LIMITED_ATTEMPTS
 from p4tester.targets.ebpf.session import EbpfSession
 from p4tester.targets.ebpf.trials import EbpfTrialRunner
 
@@ -87,17 +88,23 @@ def test_loss_is_what_the_dut_dropped_and_the_capture_holds_the_rest(
         "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "over")
     rate = 1.25 * DUT_LIMIT_PPS
-    pcap = tmp_path / "rx.pcap"
-    dropped_before = token_bucket_drops()
-    with (EbpfSession(load_topology(kernel_dut_lab), profile) as session,
-          capture_received(ifaces.tester_iface(2), pcap) as capture):
-        runner = EbpfTrialRunner(session)
-        try:
-            trial = runner.run_trial(TrialSpec("capture", 0, 64, rate / LINE_RATE_64B_PPS,
-                                               TRIAL_S))
-        finally:
-            runner.close()
-    dropped = token_bucket_drops() - dropped_before
+    # A trial the tester cannot vouch for (on a busy host its sender can fall behind
+    # and catch up in a burst beyond what its load allows) is repeated, as a run does.
+    for attempt in range(TESTER_LIMITED_ATTEMPTS):
+        pcap = tmp_path / f"rx{attempt}.pcap"
+        dropped_before = token_bucket_drops()
+        with (EbpfSession(load_topology(kernel_dut_lab), profile) as session,
+              capture_received(ifaces.tester_iface(2), pcap) as capture):
+            runner = EbpfTrialRunner(session)
+            try:
+                trial = runner.run_trial(TrialSpec("capture", attempt, 64,
+                                                   rate / LINE_RATE_64B_PPS, TRIAL_S))
+            finally:
+                runner.close()
+        dropped = token_bucket_drops() - dropped_before
+        if trial.valid:
+            break
+        assert trial.tester_limited, trial.error
     assert trial.valid, trial.error
     assert capture.dropped_by_capture == 0
     (stream,) = trial.streams
@@ -110,5 +117,5 @@ def test_loss_is_what_the_dut_dropped_and_the_capture_holds_the_rest(
     assert stream.lost_in_gaps + tail == dropped, (stream.reordered, tail)
     assert stream.duplicates == 0 and stream.reordered == 0
     # Above the limit for 2 s: the bucket drops what exceeds its rate, its 50-frame
-    # burst and its 100-frame queue.
+    # burst and its 300-frame queue.
     assert dropped >= 0.8 * (rate - DUT_LIMIT_PPS) * TRIAL_S

@@ -79,10 +79,15 @@ class SelfCheck:
     offer the load it was set to (fell behind, or caught up in a burst: a load above
     what it processes, or a starved host), or its program took frames from before the
     trial as a stream's; a lab DUT whose counters could not be read. The trial is then
-    as little the DUT's as one whose ports dropped frames. Empty when the side vouches."""
+    as little the DUT's as one whose ports dropped frames. Empty when the side vouches.
+
+    overdriven: the tester sent bursts beyond what its load allows (a generator that
+    stalled and caught up): traffic harsher than asked, so no frame the DUT lost in the
+    trial is surely the DUT's at the load asked (results.model: dut_loss_floor)."""
 
     ports: tuple[PortCheck, ...]
     unvouched: str = ""
+    overdriven: bool = False
 
     @property
     def ok(self) -> bool:

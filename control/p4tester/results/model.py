@@ -282,7 +282,11 @@ class TrialResult:
         lost itself. Each such frame is inside some stream's TX - RX (TX is counted where
         the tester program sent it, RX where it received it) and so lowers that stream's
         loss by at most one, so what is left was lost elsewhere: by the DUT. A floor:
-        frames counted as host drops may belong to no stream."""
+        frames counted as host drops may belong to no stream. None at all when the
+        tester overdrove the trial (bursts beyond its load): the DUT may have lost
+        frames to the tester's burst that it would not lose at the load asked."""
+        if self.self_check is not None and self.self_check.overdriven:
+            return 0
         return max(self.lost - self.host_dropped, 0)
 
     @property

@@ -215,6 +215,8 @@ def _self_check_out(check: SelfCheck | None) -> JsonObject | None:
                        "tx_dropped": check.tx_dropped, "ports": ports}
     if check.unvouched:  # only then: files of every earlier version lack the key
         out["unvouched"] = check.unvouched
+    if check.overdriven:  # likewise
+        out["overdriven"] = True
     return out
 
 
@@ -479,8 +481,8 @@ def _self_check_in(value: object, where: str) -> SelfCheck | None:
     if value is None:
         return None
     keys: tuple[str, ...] = ("ok", "rx_dropped", "tx_dropped", "ports")
-    if isinstance(value, dict) and "unvouched" in value:
-        keys = (*keys, "unvouched")
+    if isinstance(value, dict):
+        keys = (*keys, *(key for key in ("unvouched", "overdriven") if key in value))
     fields = _Fields(value, where, keys)
     ports = []
     for i, item in enumerate(fields.items("ports")):
@@ -496,7 +498,8 @@ def _self_check_in(value: object, where: str) -> SelfCheck | None:
             program_tx=port.integer("program_tx"),
         ))
     unvouched = fields.text("unvouched") if "unvouched" in keys else ""
-    return SelfCheck(tuple(ports), unvouched=unvouched)
+    overdriven = fields.flag("overdriven") if "overdriven" in keys else False
+    return SelfCheck(tuple(ports), unvouched=unvouched, overdriven=overdriven)
 
 
 def _host_load_in(value: object, where: str) -> HostLoad | None:

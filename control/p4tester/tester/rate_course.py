@@ -104,11 +104,29 @@ def course_not_offered(stream_id: int, course: Sequence[RateStep], poll_s: float
             return (f"stream {stream_id} offered {step.sent_pps:.0f} frames/s in step {index} "
                     f"(from {step.start_s:g} s), not its {step.intended_pps:g} (measured on "
                     f"the switch's clock over {span:.2f} s)")
-        allowed = max(BURST_TOLERANCE * step.intended_pps * poll_s,
-                      BURST_TOLERANCE_FRAMES) + designed \
-            + chance(step.intended_pps * poll_s)
+        allowed = _step_burst_allowed(step, poll_s, burst_frames, count_variance)
         if step.max_burst_frames > allowed:
             return (f"stream {stream_id} sent {step.max_burst_frames} frames beyond its "
                     f"{step.intended_pps:g} frames/s in one {poll_s:g}-s interval of step "
                     f"{index} (its generator stalled and caught up; {allowed:.0f} allowed)")
     return ""
+
+
+def _step_burst_allowed(step: RateStep, poll_s: float, burst_frames: int,
+                        count_variance: float) -> float:
+    """Frames a step may send beyond its rate in one sample interval: a constant
+    trial's tolerance, plus the bursts and the chance it has by design (above)."""
+    designed = burst_frames if burst_frames > 1 else 0
+    chance = CHANCE_SDS * math.sqrt(max(step.intended_pps * poll_s, 0.0) * count_variance)
+    return max(BURST_TOLERANCE * step.intended_pps * poll_s, BURST_TOLERANCE_FRAMES) \
+        + designed + chance
+
+
+def course_overdriven(course: Sequence[RateStep], poll_s: float, burst_frames: int = 1,
+                      count_variance: float = 0.0) -> bool:
+    """A step burst beyond what it allows (course_not_offered): traffic harsher than
+    asked."""
+    return any(step.sent_pps is not None
+               and step.max_burst_frames > _step_burst_allowed(step, poll_s, burst_frames,
+                                                               count_variance)
+               for step in course)

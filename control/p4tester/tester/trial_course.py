@@ -111,12 +111,22 @@ def not_offered(stream_id: int, load: OfferedLoad, rate_pps: float, poll_s: floa
         if missing > max(RATE_TOLERANCE * asked, RATE_TOLERANCE_FRAMES):
             return (f"stream {stream_id} offered {load.pps:.0f} frames/s, not its "
                     f"{rate_pps:g} (measured on the switch's clock over {load.span_s:.2f} s)")
-    allowed = max(BURST_TOLERANCE * rate_pps * poll_s, BURST_TOLERANCE_FRAMES)
+    allowed = burst_allowed(rate_pps, poll_s)
     if load.max_burst_frames > allowed:
         return (f"stream {stream_id} sent {load.max_burst_frames} frames beyond its "
                 f"{rate_pps:g} frames/s in one {poll_s:g}-s interval (its generator stalled "
                 f"and caught up; {allowed:.0f} allowed)")
     return ""
+
+
+def burst_allowed(rate_pps: float, poll_s: float) -> float:
+    """Frames a stream may send beyond its rate in one sample interval (module doc)."""
+    return max(BURST_TOLERANCE * rate_pps * poll_s, BURST_TOLERANCE_FRAMES)
+
+
+def overdriven(load: OfferedLoad, rate_pps: float, poll_s: float) -> bool:
+    """The stream burst beyond what its rate allows: traffic harsher than asked."""
+    return load.max_burst_frames > burst_allowed(rate_pps, poll_s)
 
 
 def switch_seconds(earlier: StreamSample, later: StreamSample) -> float:

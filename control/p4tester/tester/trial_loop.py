@@ -38,7 +38,12 @@ from p4tester.results.reference import ReferenceLatency
 from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
 from p4tester.tester.host_load import CpuTimes, host_load, read_cpu_times
 from p4tester.tester.port_counters import InterfaceCounters
-from p4tester.tester.rate_course import TimedSample, course_not_offered, rate_course
+from p4tester.tester.rate_course import (
+    TimedSample,
+    course_not_offered,
+    course_overdriven,
+    rate_course,
+)
 from p4tester.tester.rate_schedule import RateSchedule
 from p4tester.tester.selfcheck import (
     InterfaceBracket,
@@ -56,6 +61,7 @@ from p4tester.tester.trial_course import (
     latency_course,
     not_offered,
     offered_load,
+    overdriven,
 )
 
 # Queue depth bins (packets) for DUT-stamped frames.
@@ -117,10 +123,16 @@ class RxKinds:
 @dataclass(frozen=True, slots=True)
 class Extras:
     """A target's figures beyond the streams' (the reference stream's latency), and why
-    they leave the trial unvouched ("" when they do not)."""
+    they leave the trial unvouched ("" when they do not).
+
+    sender_bursts: per stream key, the most frames a target's own sender wrote at once
+    beyond the stream's rate (eBPF: a host sender that fell behind and caught up inside
+    one sample interval, which the interval's count cannot show). Judged with the
+    samples' bursts, by the same tolerance."""
 
     reference: ReferenceLatency | None = None
     unvouched: str = ""
+    sender_bursts: Mapping[int, int] = field(default_factory=dict)
 
 
 class TrialTarget(Protocol):
@@ -361,9 +373,22 @@ class TrialLoop:
                 course: _Course | None) -> TrialResult:
         target = self.target
         courses = _courses(course)
-        offered = [_offered(samples[s.key], s, courses.get(s.key))
+        streams = _with_intervals(
+            target.stream_stats(trial, spec, before.snapshot, after.snapshot), samples)
+        streams = tuple(replace(s, rate_course=courses[s.stream_id])
+                        if s.stream_id in courses else s for s in streams)
+        extras = target.extras(trial, streams, before.snapshot, after.snapshot)
+        offered = [_offered(samples[s.key], s, courses.get(s.key),
+                            extras.sender_bursts.get(s.key, 0))
                    for s in trial.waited if s.key in samples]
         proven = len(offered) == len(trial.waited)
+        # Bursts beyond the load (a generator that stalled and caught up) make the DUT's
+        # loss in this trial possibly the tester's: no loss floor is the DUT's then.
+        harsher = proven and any(
+            course_overdriven(courses[sender.key], target.poll_s,
+                              *_designed_variation(course, sender.key))
+            if sender.key in courses else overdriven(load, sender.rate_pps, target.poll_s)
+            for sender, load in zip(trial.waited, offered, strict=True))
         if not behind and proven:
             # A trial proves the load it offered (issue 21): one that fell behind its
             # rate or caught up in a burst is the tester's limit, never the DUT's result;
@@ -374,15 +399,11 @@ class TrialLoop:
                                                  *_designed_variation(course, sender.key))
                     if sender.key in courses
                     else not_offered(sender.key, load, sender.rate_pps, target.poll_s)))
-        streams = _with_intervals(
-            target.stream_stats(trial, spec, before.snapshot, after.snapshot), samples)
-        streams = tuple(replace(s, rate_course=courses[s.stream_id])
-                        if s.stream_id in courses else s for s in streams)
-        extras = target.extras(trial, streams, before.snapshot, after.snapshot)
         behind = behind or extras.unvouched
         if behind:
             check = replace(check or SelfCheck(()),
-                            unvouched=self._with_host_load(behind, cpu_before))
+                            unvouched=self._with_host_load(behind, cpu_before),
+                            overdriven=harsher)
         error = verdict(check, dut_check)
         kinds = target.rx_kinds(before.snapshot, after.snapshot)
         return TrialResult(
@@ -471,12 +492,13 @@ def _courses(course: _Course | None) -> dict[int, tuple[RateStep, ...]]:
 
 
 def _offered(samples: Sequence[StreamSample], sender: Sender,
-             course: tuple[RateStep, ...] | None) -> OfferedLoad:
+             course: tuple[RateStep, ...] | None, sender_burst: int = 0) -> OfferedLoad:
     """What a sender offered; a shaped one's worst burst is its steps' (each against
-    its own rate), not one against its mean rate."""
+    its own rate), not one against its mean rate. `sender_burst`: the target's own
+    sender's worst burst beyond the rate (Extras), where it exceeds the samples'."""
     load = offered_load(samples, sender.rate_pps, sender.budget)
     if course is None:
-        return load
+        return replace(load, max_burst_frames=max(load.max_burst_frames, sender_burst))
     return replace(load, max_burst_frames=max((s.max_burst_frames for s in course), default=0))
 
 
