@@ -75,13 +75,27 @@ def stream_seqs(path: Path, stream_id: int) -> list[int]:
     return [seq for _flags, stream, seq in _tester_frames(path) if stream == stream_id]
 
 
+def stream_times(path: Path, stream_id: int, epoch: int) -> dict[int, float]:
+    """When the capture saw each frame of one stream in one generator epoch (the
+    trial's index % 128), in seconds, by sequence number."""
+    return {seq: when for when, flags, stream, seq in _tester_records(path)
+            if stream == stream_id and (flags & EPOCH_MASK) >> EPOCH_SHIFT == epoch}
+
+
 def _tester_frames(path: Path) -> Iterator[tuple[int, int, int]]:
-    """(flags, stream id, seq) of each tester frame of a pcap, in capture order
-    (Ethernet, IPv4 without options, UDP to the tester port)."""
+    """(flags, stream id, seq) of each tester frame of a pcap, in capture order."""
+    for _when, flags, stream, seq in _tester_records(path):
+        yield flags, stream, seq
+
+
+def _tester_records(path: Path) -> Iterator[tuple[float, int, int, int]]:
+    """(capture time in s, flags, stream id, seq) of each tester frame of a pcap, in
+    capture order (microsecond pcap as tcpdump writes it; Ethernet, IPv4 without
+    options, UDP to the tester port)."""
     data = path.read_bytes()
     offset = PCAP_GLOBAL_HEADER
     while offset + PCAP_RECORD_HEADER <= len(data):
-        _, _, captured, _ = struct.unpack_from("<IIII", data, offset)
+        seconds, micros, captured, _ = struct.unpack_from("<IIII", data, offset)
         frame = data[offset + PCAP_RECORD_HEADER: offset + PCAP_RECORD_HEADER + captured]
         offset += PCAP_RECORD_HEADER + captured
         if len(frame) < 14 + 20 + 8 + 18 or frame[12:14] != b"\x08\x00" or frame[23] != 17:
@@ -92,7 +106,7 @@ def _tester_frames(path: Path) -> Iterator[tuple[int, int, int]]:
         if dst_port != TESTER_UDP_PORT or frame[tester:tester + 2] != TESTER_SIGNATURE:
             continue
         flags, stream, seq = struct.unpack_from("!BHI", frame, tester + 3)  # after the run byte
-        yield flags, stream, seq
+        yield seconds + micros / 1e6, flags, stream, seq
 
 
 def stream_frames_by_epoch(path: Path, stream_id: int) -> dict[int, int]:
