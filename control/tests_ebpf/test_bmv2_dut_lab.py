@@ -36,7 +36,7 @@ def bmv2_dut_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def test_ndr_finds_the_bmv2_dut_queue_rate(bmv2_dut_lab: Path, tmp_path: Path) -> None:
     """NDR at 64 B within 3 % of the DUT's queue rate (6000 frames/s), from trials the
-    tester vouched for; a trial the DUT could not hold is left out, never counted."""
+    tester vouched for; a trial the host held up is left out, never counted."""
     out = tmp_path / "throughput"
     done = subprocess.run(
         [sys.executable, "-m", "p4tester", "throughput", "-t", str(bmv2_dut_lab), "-p",
@@ -50,9 +50,13 @@ def test_ndr_finds_the_bmv2_dut_queue_rate(bmv2_dut_lab: Path, tmp_path: Path) -
     assert abs(ndr - limit) / limit <= 0.03, (ndr, done.stderr[-2000:])
     records = [json.loads(line) for line in (out / "trials.jsonl").read_text().splitlines()]
     trials = [record["trial"] for record in records if "trial" in record]
-    assert len(trials) >= 5
-    # The tester vouched for every trial; any left out is the lab DUT's (the host held
-    # its switch up), and says so.
+    assert len([trial for trial in trials if trial["valid"]]) >= 5
+    # A trial left out says whose it was: the lab DUT's (the host held its switch up),
+    # or the tester's. The tester's sender, held up, slips its schedule rather than
+    # burst (targets.ebpf.sender), so only a stall long enough to cost the trial its
+    # rate leaves it out. (Before the slip, a CI run with one core busy lost a trial
+    # to a catch-up of 54 frames at once.)
     for trial in trials:
         if not trial["valid"]:
-            assert trial["error"].startswith("dut-limited: "), trial["error"]
+            assert trial["error"].startswith(("dut-limited: ", "tester-limited: ")), \
+                trial["error"]

@@ -88,8 +88,8 @@ def test_loss_is_what_the_dut_dropped_and_the_capture_holds_the_rest(
         "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "over")
     rate = 1.25 * DUT_LIMIT_PPS
-    # A trial the tester cannot vouch for (on a busy host its sender can fall behind
-    # and catch up in a burst beyond what its load allows) is repeated, as a run does.
+    # A trial the tester cannot vouch for (on a busy host its sender can fall so far
+    # behind that the trial misses its rate) is repeated, as a run does.
     for attempt in range(TESTER_LIMITED_ATTEMPTS):
         pcap = tmp_path / f"rx{attempt}.pcap"
         dropped_before = token_bucket_drops()

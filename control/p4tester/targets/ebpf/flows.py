@@ -37,6 +37,7 @@ from p4tester.targets.ebpf.session import EbpfSession
 from p4tester.targets.ebpf.trials import (
     SENDER_SLACK_S,
     EbpfTrials,
+    catch_up_templates,
     check_burst_spacing,
     check_frame_fits,
     copies_per_template,
@@ -169,7 +170,11 @@ class EbpfFlowEngine:
                 tagged = tag_template(flow.template, flow.stream_id,
                                       offset_of_tester_header(flow.stream.encapsulation),
                                       flow.stream.tx_port)
-                feeds.append(Feed(tagged, count, flow.rate_pps / copies))
+                # A flow of bursts keeps its bursts whole; a steady one catches up no
+                # more than a trial would allow (sender module doc).
+                catch_up = (None if flow.burst_frames > 1
+                            else catch_up_templates(flow.rate_pps, copies))
+                feeds.append(Feed(tagged, count, flow.rate_pps / copies, catch_up=catch_up))
         self._sending = {flow.stream_id for flow in flows}
         self._stop.clear()
         self._thread = sender_thread(self._sender, feeds, self._stop, self._reported)
