@@ -39,6 +39,12 @@ SLOT_S = 0.001
 SENDER_NICE = -20
 
 
+def slot_share(template_pps: float) -> int:
+    """The most templates a slot on schedule writes at `template_pps`: those due
+    within it, and one more to round up. More at once is a sender catching up."""
+    return math.ceil(template_pps * SLOT_S) + 1
+
+
 @dataclass(frozen=True, slots=True)
 class Feed:
     """One stream's templates in one trial: `count` copies of `template` (tagged) at
@@ -96,11 +102,6 @@ class Feed:
     def rate_at(self, elapsed_s: float) -> float:
         """Templates per second at `elapsed_s`."""
         return self.steps[self._step_at(elapsed_s)][1] if self.steps else self.template_pps
-
-    def slot_share(self, elapsed_s: float) -> int:
-        """The most templates a slot on schedule writes at `elapsed_s`: those due
-        within it, and one more to round up."""
-        return math.ceil(self.rate_at(elapsed_s) * SLOT_S) + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,14 +177,15 @@ class TemplateSender:
             dues = []
             for index, feed in enumerate(feeds):
                 elapsed = now - start - slipped[index] + SLOT_S
+                rate = feed.rate_at(elapsed)
                 due = min(feed.count, int(feed.due_by(elapsed)) + 1)
                 owed = due - done[index]
                 if owed > 0:
-                    worst_lag = max(worst_lag, owed / feed.rate_at(elapsed) - SLOT_S)
+                    worst_lag = max(worst_lag, owed / rate - SLOT_S)
                 if feed.catch_up is not None:
-                    most = feed.slot_share(elapsed) + feed.catch_up
+                    most = slot_share(rate) + feed.catch_up
                     if owed > most:
-                        slipped[index] += (owed - most) / feed.rate_at(elapsed)
+                        slipped[index] += (owed - most) / rate
                         due = done[index] + most
                 dues.append(due)
             # Round robin over the feeds: the streams of one port alternate template by

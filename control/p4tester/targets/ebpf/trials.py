@@ -45,6 +45,7 @@ from p4tester.targets.ebpf.sender import (
     SendReport,
     TemplateSender,
     run_ahead_of_other_work,
+    slot_share,
     stay_on_this_cpu,
 )
 from p4tester.targets.ebpf.session import NS_PER_US, EbpfSession
@@ -141,8 +142,8 @@ def sender_bursts(plans: Sequence[EbpfStreamPlan],
     for plan, most in zip(plans, report.most_at_once, strict=True):
         if plan.bursts or plan.steps:
             continue  # by design not one rate: merged_bursts and the steps judge them
-        per_slot = math.ceil(plan.rate_pps / plan.copies * SLOT_S) + 1
-        bursts[plan.stream.id] = max(most - per_slot, 0) * plan.copies
+        beyond = most - slot_share(plan.rate_pps / plan.copies)
+        bursts[plan.stream.id] = max(beyond, 0) * plan.copies
     return bursts
 
 
@@ -154,8 +155,8 @@ def catch_up_templates(rate_pps: float, copies: int, poll_s: float = POLL_S) -> 
     and the sender slips where it could have caught up: on the router lab, one core
     busy, it fell 4 to 5 ms behind in every trial, and a catch-up of 17 templates
     (two shares less) slipped 8 to 15 ms a trial, 0.3 to 0.7 % of its rate."""
-    share = math.ceil(rate_pps / copies * SLOT_S) + 1
-    return max(0, math.floor(burst_allowed(rate_pps, poll_s) / copies) - share)
+    return max(0, math.floor(burst_allowed(rate_pps, poll_s) / copies)
+               - slot_share(rate_pps / copies))
 
 
 @dataclass(frozen=True, slots=True)
