@@ -82,6 +82,12 @@ def stream_times(path: Path, stream_id: int, epoch: int) -> dict[int, float]:
             if stream == stream_id and (flags & EPOCH_MASK) >> EPOCH_SHIFT == epoch}
 
 
+def frame_latencies_us(sent: dict[int, float], received: dict[int, float]) -> dict[int, float]:
+    """Each received frame's latency in microseconds, by sequence number, from when
+    one capture saw it leave and another saw it arrive (stream_times of each)."""
+    return {seq: (when - sent[seq]) * 1e6 for seq, when in received.items()}
+
+
 def _tester_frames(path: Path) -> Iterator[tuple[int, int, int]]:
     """(flags, stream id, seq) of each tester frame of a pcap, in capture order."""
     for _when, flags, stream, seq in _tester_records(path):

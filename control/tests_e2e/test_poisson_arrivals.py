@@ -17,7 +17,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from capture import capture_received, capture_sent, stream_times
+from capture import capture_received, capture_sent, frame_latencies_us, stream_times
 from test_cli_on_bmv2 import run
 
 from p4tester.lab import ifaces
@@ -94,7 +94,7 @@ def measure(lab: Path, tmp_path: Path, shape: str) -> Measured:
     sent, got = stream_times(sent_pcap, 0, epoch), stream_times(got_pcap, 0, epoch)
     assert len(sent) == 4 * LOAD_PPS and set(got) == set(sent)
     return Measured(stream.latency.avg_us,
-                    statistics.mean(got[seq] - sent[seq] for seq in sent) * 1e6,
+                    statistics.mean(frame_latencies_us(sent, got).values()),
                     sorted(sent.values()))
 
 

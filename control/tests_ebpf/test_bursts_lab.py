@@ -36,6 +36,7 @@ sys.path.insert(0, str(REPO / "control" / "tests_e2e"))
 from capture import (  # type: ignore[import-not-found]
     capture_received,
     capture_sent,
+    frame_latencies_us,
     stream_frames_by_epoch,
     stream_times,
 )
@@ -101,7 +102,9 @@ def test_each_burst_loses_what_overflows_the_duts_buffer(bursts_lab: Path,
     per_burst = BURST - PASSED_AT_ONCE - QUEUED
     assert bursts * (per_burst - 1) <= stream.lost <= bursts * per_burst, (stream.lost, bursts)
     # Latency, against each frame's own from the two captures.
-    captured = captured_latencies_us(sent_pcap, pcap, epoch=1)
+    sent, received = stream_times(sent_pcap, 0, 1), stream_times(pcap, 0, 1)
+    assert received.keys() <= sent.keys(), sorted(received.keys() - sent.keys())[:10]
+    captured = frame_latencies_us(sent, received)
     assert len(captured) == stream.rx_frames
     latency = stream.latency
     assert latency is not None and latency.histogram is not None
@@ -122,14 +125,6 @@ def test_each_burst_loses_what_overflows_the_duts_buffer(bursts_lab: Path,
     spreads = burst_latency_spreads_us(captured)
     assert 0.8e3 <= statistics.median(spreads) <= 1.1e3, sorted(spreads)
     assert latency.max_us - latency.min_us >= 0.8e3, latency
-
-
-def captured_latencies_us(sent_pcap: Path, received_pcap: Path, epoch: int) -> dict[int, float]:
-    """Each received frame's latency by sequence number, from when the capture saw it
-    leave tester port 1 and reach tester port 2 (stream 0)."""
-    sent, received = stream_times(sent_pcap, 0, epoch), stream_times(received_pcap, 0, epoch)
-    assert received.keys() <= sent.keys(), sorted(received.keys() - sent.keys())[:10]
-    return {seq: (when - sent[seq]) * 1e6 for seq, when in received.items()}
 
 
 def count_below(latencies_us: dict[int, float], bound_us: float) -> int:
