@@ -6,10 +6,16 @@ from __future__ import annotations
 import dataclasses
 import re
 import statistics
+from collections.abc import Sequence
 
 import pytest
 
-from p4tester.experiments.figures import median_with_overflow, nearest_rank_with_overflow
+from p4tester.experiments.figures import (
+    Bounded,
+    bounded_statistic,
+    median_with_overflow,
+    nearest_rank_with_overflow,
+)
 from p4tester.experiments.latency import (
     LatencyConfig,
     config_at_throughput,
@@ -27,6 +33,7 @@ from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_
 from p4tester.results.latency import linear_bin_edges
 from p4tester.results.model import TrialResult
 from p4tester.results.reference import ReferenceLatency, spiked
+from p4tester.runs.report_lines import latency_lines
 from p4tester.search import SearchGoal
 
 # 105-B frames are 1000 bits on the wire: 10 Mpps at 10GbE. The DUT forwards half of
@@ -117,20 +124,73 @@ def test_invalid_and_empty_trials_are_excluded_and_counted() -> None:
     assert result.summary is not None and result.summary.trials == 3
 
 
-def test_percentiles_beyond_the_histogram_are_unknown_not_invented() -> None:
-    short_bins = SimulatedDut(
+def _short_bins(last_edge_us: int) -> SimulatedDut:
+    """DUT with 1-us bins up to `last_edge_us`, below its 30-us maximum latency."""
+    return SimulatedDut(
         capacity_by_size=lambda size: 0.5,
         buffer_bytes=10_500,
         fixed_latency_us=10.0,
         store_and_forward=False,
-        latency_edges_us=linear_bin_edges(25, 25),  # a quarter of the frames lie above
+        latency_edges_us=linear_bin_edges(last_edge_us, last_edge_us),
     )
+
+
+def test_percentiles_beyond_the_histogram_are_lower_bounds_not_invented() -> None:
     config = LatencyConfig(SIZE, LOAD, trials=3, trial_duration_s=TRIAL_S)
-    summary = run_latency(config, Recorder(SimulatedRunner(short_bins))).summary
+    # A quarter of the frames (10..30 us evenly) lie at or above the last edge, 25 us.
+    result = run_latency(config, Recorder(SimulatedRunner(_short_bins(25))))
+    for trial in result.trials:
+        assert (trial.p50_us, trial.p99_us, trial.p999_us) == (20.0, 25.0, 25.0)
+        assert trial.lower_bounds == ("p99_us", "p999_us")
+        assert trial.beyond_histogram == 2500
+    summary = result.summary
     assert summary is not None
-    assert summary.typical_latency_us == pytest.approx(20.0)
-    assert summary.worst_case_latency_us is None
-    assert summary.worst_case_p1_us is None
+    assert summary.typical_latency_us == 20.0
+    assert (summary.worst_case_latency_us, summary.worst_case_p1_us) == (25.0, 25.0)
+    assert summary.lower_bounds == ("worst_case_latency_us", "worst_case_p1_us",
+                                    "worst_case_p99_us", "median_p99_us")
+    assert summary.is_lower_bound("worst_case_latency_us")
+    assert not summary.is_lower_bound("typical_latency_us")
+    assert summary.beyond_histogram == 3 * 2500
+
+
+def test_a_median_beyond_the_histogram_is_its_last_edge() -> None:
+    # Three quarters of the frames lie at or above 15 us: even the median does.
+    config = LatencyConfig(SIZE, LOAD, trials=3, trial_duration_s=TRIAL_S)
+    result = run_latency(config, Recorder(SimulatedRunner(_short_bins(15))))
+    assert [t.p50_us for t in result.trials] == [15.0, 15.0, 15.0]
+    assert all(t.lower_bounds == ("p50_us", "p99_us", "p999_us") for t in result.trials)
+    summary = result.summary
+    assert summary is not None
+    assert (summary.typical_latency_us, summary.worst_case_latency_us) == (15.0, 15.0)
+    assert summary.is_lower_bound("typical_latency_us")
+    assert len(summary.lower_bounds) == 7  # every figure
+    assert summary.beyond_histogram == 3 * 7500
+    assert latency_lines(summary).splitlines()[1:3] == [
+        "typical latency (median of p50) ≥ 15 us, worst case (median of p99.9) ≥ 15 us, "
+        "min 10.0 avg 20.0 max 30.0 us",
+        "≥: only a lower bound is known, the histogram's last edge: 22500 frames of the 3 "
+        "trials lay at or above it, up to the max (raise the profile's last latency_bins_us "
+        "edge to measure it)"]
+
+
+def test_a_statistic_of_lower_bounds_is_exact_only_when_they_do_not_decide_it() -> None:
+    median = median_with_overflow
+    assert bounded_statistic(median, [10.0, 12.0, 20.0], [False, False, True]) == Bounded(
+        12.0, lower_bound=False)  # the bound sorts last either way
+    assert bounded_statistic(median, [10.0, 20.0, 30.0], [False, True, False]) == Bounded(
+        20.0, lower_bound=True)  # the median is the bound: at least 20
+    assert bounded_statistic(median, [10.0, 20.0, 25.0, 25.0],
+                             [False, False, True, True]) == Bounded(22.5, lower_bound=True)
+
+    def lowest(values: Sequence[float | None]) -> float | None:
+        return nearest_rank_with_overflow(values, 0.01)
+
+    assert bounded_statistic(lowest, [25.0, 10.0, 12.0], [True, False, False]) == Bounded(
+        10.0, lower_bound=False)
+    # No histogram in a trial (None): unknown, as before.
+    assert bounded_statistic(median, [None, None, 1.0], [False, False, False]) == Bounded(
+        None, lower_bound=False)
 
 
 def test_all_trials_invalid_gives_no_summary() -> None:

@@ -29,6 +29,7 @@ from p4tester.experiments.y1564 import (
 )
 from p4tester.program import main
 from p4tester.results.availability import availability_pct, high_loss, unavailable
+from p4tester.results.latency import linear_bin_edges
 from p4tester.results.model import IntervalCounts
 from p4tester.runs.y1564_body import y1564_report
 
@@ -234,3 +235,15 @@ def test_the_cli_runs_y1564_and_reports_it(tmp_path: Path,
     # 1 Mbit/s of 500-B frames is 250 frames/s; policing offers 312.5, 250 pass.
     assert "voice        policing       1.2500 Mb/s  1.0000 Mb/s  2.00e-01" in report
     assert report.rstrip().endswith("Y.1564: PASS (6 trials)"), report
+
+
+def test_fdv_beyond_the_histogram_is_judged_on_the_max_not_the_lower_bound() -> None:
+    """A p99.9 beyond the last bin edge is only a lower bound: judging FDV on it would
+    pass a service whose delay varies more than its SLA allows. 100..900 us against
+    bins up to 300 us: the max, 900 us, gives the FDV (0.8 ms > 0.5 ms)."""
+    runner = SimulatedServicesRunner(GIGABIT, (PolicedStream(0, FPS_1000, 100.0, 800.0),),
+                                     edges_us=linear_bin_edges(300, 30))
+    voice = run_y1564(config(VOICE), Recorder(runner)).services[0]
+    first = voice.configuration[0]
+    assert first.fdv_ms == pytest.approx(0.8)
+    assert "FDV" in first.failed_on

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from itertools import pairwise
 
 import pytest
@@ -15,6 +16,7 @@ from p4tester.results.latency import (
     log_bin_edges,
     merge_latency,
     percentile,
+    with_lower_bounds,
 )
 from p4tester.results.model import Histogram, LatencyStats
 
@@ -47,11 +49,79 @@ def test_unequal_bins() -> None:
     assert percentile(histogram, 0.95) == 12.0  # rank 95: 5 of bin [8, 16)'s 10
 
 
-def test_rank_among_outside_samples_is_none() -> None:
+def test_rank_among_outside_samples_is_the_last_edge_a_lower_bound() -> None:
     histogram = Histogram(edges=(0, 10), counts=(9,), outside=1)
     assert percentile(histogram, P50) == pytest.approx(50 / 9)
     assert percentile(histogram, 0.9) == 10.0  # rank 9: the last in-bin sample
-    assert percentile(histogram, P99) is None  # rank 9.9 is beyond the last edge
+    assert not histogram.beyond_last_edge(0.9)
+    assert percentile(histogram, P99) == 10.0  # rank 9.9 is beyond the last edge
+    assert histogram.beyond_last_edge(P99)
+    everything_beyond = Histogram(edges=(0, 10, 20), counts=(0, 0), outside=5)
+    assert percentile(everything_beyond, P50) == 20.0
+    assert everything_beyond.beyond_last_edge(P50)
+
+
+# 100 samples: 30 in the bins, 70 at or above the last edge (5000 us), up to 9000 us.
+MOSTLY_BEYOND = Histogram(edges=(0, 1000, 5000), counts=(10, 20), outside=70)
+
+
+def test_median_beyond_the_last_edge_is_the_edge_flagged_as_a_lower_bound() -> None:
+    stats = latency_stats(100, 200.0, 9000.0, 500_000.0, 990.0, MOSTLY_BEYOND)
+    assert (stats.p50_us, stats.p99_us, stats.p999_us) == (5000.0, 5000.0, 5000.0)
+    assert [stats.is_lower_bound(q) for q in (P50, P99, P999)] == [True, True, True]
+    assert stats.lower_bounds == ("p50_us", "p99_us", "p999_us")
+    assert stats.beyond_histogram == 70
+    # The bound is clamped like every estimate: the max says the truth is no higher.
+    capped = latency_stats(100, 200.0, 4500.0, 300_000.0, 990.0, MOSTLY_BEYOND)
+    assert (capped.p50_us, capped.lower_bounds) == (4500.0, ("p50_us", "p99_us", "p999_us"))
+
+
+def test_a_p99_inside_the_bins_is_not_flagged() -> None:
+    # 1000 samples, 995 in the bins: p99 (rank 990) is measured, p99.9 (999) is not.
+    histogram = Histogram(edges=(0, 10, 20), counts=(500, 495), outside=5)
+    stats = latency_stats(1000, 1.0, 80.0, 12_000.0, 999.0, histogram)
+    assert stats.p50_us == 10.0  # rank 500: all of bin [0, 10)
+    assert stats.p99_us == pytest.approx(10 + 490 / 495 * 10)
+    assert stats.p999_us == 20.0
+    assert [stats.is_lower_bound(q) for q in (P50, P99, P999)] == [False, False, True]
+    assert (stats.lower_bounds, stats.beyond_histogram) == (("p999_us",), 5)
+
+
+def test_no_histogram_or_no_samples_is_the_only_none() -> None:
+    stats = latency_stats(4, 2.0, 9.0, 20.0, 6.0)
+    assert (stats.p50_us, stats.lower_bounds, stats.beyond_histogram) == (None, (), 0)
+    assert not stats.is_lower_bound(P50)
+    empty = latency_stats(4, 2.0, 9.0, 20.0, 6.0, Histogram((0, 10), (0,)))
+    assert (empty.p50_us, empty.lower_bounds) == (None, ())
+
+
+def test_merged_lower_bounds_follow_the_added_histogram() -> None:
+    # a: 2 of 4 beyond 20 (median in the bins); b: 4 of 4 beyond. Together 6 of 8 are:
+    # the median is beyond too, and the outside counts add up.
+    a = latency_stats(4, 1.0, 30.0, 60.0, 3.0, Histogram((0, 10, 20), (1, 1), outside=2))
+    b = latency_stats(4, 25.0, 40.0, 120.0, 3.0, Histogram((0, 10, 20), (0, 0), outside=4))
+    assert (a.p50_us, a.lower_bounds) == (20.0, ("p99_us", "p999_us"))
+    assert b.lower_bounds == ("p50_us", "p99_us", "p999_us")
+    merged = merge_latency([a, b])
+    assert merged is not None
+    assert merged.histogram == Histogram((0, 10, 20), (1, 1), outside=6)
+    assert (merged.p50_us, merged.p99_us, merged.p999_us) == (20.0, 20.0, 20.0)
+    assert merged.lower_bounds == ("p50_us", "p99_us", "p999_us")
+    assert merged.beyond_histogram == 6
+    # Bins of another range: no histogram to read percentiles off, nothing flagged.
+    other = latency_stats(2, 1.0, 2.0, 3.0, 1.0, Histogram((0, 5), (2,)))
+    dropped = merge_latency([a, other])
+    assert dropped is not None
+    assert (dropped.p50_us, dropped.lower_bounds, dropped.beyond_histogram) == (None, (), 0)
+
+
+def test_recorded_stats_get_their_lower_bounds_filled_in() -> None:
+    """Stats of an older record (None where a percentile lay beyond) read as new ones."""
+    new = latency_stats(100, 200.0, 9000.0, 500_000.0, 990.0, MOSTLY_BEYOND)
+    old = dataclasses.replace(new, p50_us=None, p99_us=None, p999_us=None)
+    assert old.lower_bounds == ()  # nothing to flag: no value
+    assert with_lower_bounds(old) == new
+    assert with_lower_bounds(new) == new  # recorded values stay as they are
 
 
 def test_empty_histogram_and_bad_quantile() -> None:

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
+from p4tester.results.latency import latency_stats
 from p4tester.results.model import (
+    P50,
     Histogram,
     IntervalCounts,
     LatencyStats,
@@ -48,7 +50,8 @@ def full_trial() -> TrialResult:
         jitter_us=0.1 + 0.2,  # not exactly representable: must survive bit for bit
         p50_us=3.9,
         p99_us=7.75,
-        p999_us=None,
+        # Rank 991.008 of 992 lies beyond the last edge (990 in the bins): at least 16.
+        p999_us=16.0,
         histogram=histogram,
     )
     streams = (
@@ -130,7 +133,6 @@ def as_json(trial: TrialResult) -> Any:
 def test_non_finite_floats_are_strict_json_strings() -> None:
     latency = as_json(full_trial())["streams"][0]["latency"]
     assert latency["max_us"] == "inf"
-    assert latency["p999_us"] is None
     nan_trial = dataclasses.replace(full_trial(), offered_pps=math.nan)
     assert math.isnan(round_trip(nan_trial).offered_pps)
 
@@ -138,7 +140,7 @@ def test_non_finite_floats_are_strict_json_strings() -> None:
 def test_dict_shape() -> None:
     data = as_json(full_trial())
     assert next(iter(data)) == "schema_version"
-    assert data["schema_version"] == SCHEMA_VERSION == 9
+    assert data["schema_version"] == SCHEMA_VERSION == 10
     assert (data["rx_foreign"], data["rx_stale"], data["rx_mismatched"]) == (7, 4, 60)
     assert data["labels"] == [["buffer_pct", "40"], ["dut", "bmv2 \u00e9"]]
     assert data["streams"][1]["latency"] is None
@@ -159,6 +161,57 @@ def test_dict_shape() -> None:
         "start_s": 0.5, "duration_s": 0.5, "intended_pps": 500.0, "sent_pps": None,
         "received_pps": None, "measured_s": 0.0, "max_burst_frames": 0}
     assert data["streams"][1]["rate_course"] == []
+    latency = data["streams"][0]["latency"]
+    assert (latency["p99_us"], latency["p999_us"]) == (7.75, 16.0)
+    assert (latency["beyond_histogram"], latency["lower_bounds"]) == (2, ["p999_us"])
+
+
+# 100 samples: 30 in the bins, 70 at or above the last edge, 5000 us, up to 9000 us.
+MEDIAN_BEYOND = latency_stats(100, 200.0, 9000.0, 500_000.0, 990.0,
+                              Histogram(edges=(0, 1000, 5000), counts=(10, 20), outside=70))
+
+
+def test_a_median_beyond_the_last_edge_round_trips_as_a_lower_bound() -> None:
+    trial = dataclasses.replace(full_trial(), streams=(dataclasses.replace(
+        full_trial().streams[0], latency=MEDIAN_BEYOND),))
+    latency = as_json(trial)["streams"][0]["latency"]
+    assert (latency["p50_us"], latency["p99_us"], latency["p999_us"]) == (5000.0,) * 3
+    assert latency["beyond_histogram"] == 70
+    assert latency["lower_bounds"] == ["p50_us", "p99_us", "p999_us"]
+    loaded = round_trip(trial).streams[0].latency
+    assert loaded == MEDIAN_BEYOND
+    assert loaded is not None and loaded.is_lower_bound(P50)
+
+
+def test_a_version_9_record_loads_its_beyond_percentiles_as_lower_bounds() -> None:
+    """Before version 10 a percentile beyond the last edge was written as null: it
+    loads as the lower bound a version 10 record holds."""
+    data = _mutated(("schema_version",), 9)
+    latency = data["streams"][0]["latency"]
+    assert "lower_bounds" not in latency and "beyond_histogram" not in latency
+    latency["p999_us"] = None
+    assert trial_from_dict(data) == full_trial()  # p999_us 16.0, flagged
+    data["streams"][0]["latency"]["beyond_histogram"] = 2
+    with pytest.raises(SerializeError, match=r"^trial\.streams\[0\]\.latency: unknown "
+                                             r"beyond_histogram \(schema version 9"):
+        trial_from_dict(data)
+
+
+def test_lower_bound_keys_must_agree_with_the_histogram() -> None:
+    with pytest.raises(SerializeError, match=r"^trial\.streams\[0\]\.latency\.lower_bounds: "
+                                             r"\['p99_us', 'p999_us'\], but the histogram makes "
+                                             r"\['p999_us'\] lower bounds$"):
+        trial_from_dict(_mutated(("streams", 0, "latency", "lower_bounds"),
+                                 ["p99_us", "p999_us"]))
+    with pytest.raises(SerializeError, match=r"latency\.beyond_histogram: 3, but the histogram "
+                                             r"has 2 samples beyond its last edge$"):
+        trial_from_dict(_mutated(("streams", 0, "latency", "beyond_histogram"), 3))
+    with pytest.raises(SerializeError, match=r"latency\.lower_bounds\[0\]: expected a string"):
+        trial_from_dict(_mutated(("streams", 0, "latency", "lower_bounds"), [1]))
+    data = as_json(full_trial())
+    del data["streams"][0]["latency"]["lower_bounds"]
+    with pytest.raises(SerializeError, match=r"latency: missing lower_bounds"):
+        trial_from_dict(data)
 
 
 def test_version_1_records_load_without_checks() -> None:
@@ -372,11 +425,15 @@ def before_rate_courses(trial: TrialResult) -> TrialResult:
 
 def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
     """full_trial's record with one value changed; an older schema version's record
-    also without what that version did not have in its streams (intervals)."""
+    also without what that version did not have in its streams (intervals) and their
+    latency (lower_bounds)."""
     data: dict[str, Any] = as_json(full_trial())
-    if path == ("schema_version",) and isinstance(value, int) and value < 9:
+    if path == ("schema_version",) and isinstance(value, int) and value < 10:
         for stream in data["streams"]:
-            del stream["receivers"], stream["replicated"]
+            if stream["latency"] is not None:
+                del stream["latency"]["beyond_histogram"], stream["latency"]["lower_bounds"]
+            if value < 9:
+                del stream["receivers"], stream["replicated"]
             if value < 8:
                 del stream["rate_course"]
             if value < 7:
@@ -390,10 +447,10 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
 
 def test_unknown_version_is_rejected() -> None:
     with pytest.raises(SerializeError) as caught:
-        trial_from_dict(_mutated(("schema_version",), 10))
+        trial_from_dict(_mutated(("schema_version",), 11))
     assert str(caught.value) == (
-        "trial: unknown schema version 10; this p4tester reads versions 1, 2, 3, 4, 5, 6, 7, 8, 9 "
-        "(written by a newer p4tester: upgrade p4tester to read it)"
+        "trial: unknown schema version 11; this p4tester reads versions 1, 2, 3, 4, 5, 6, 7, 8, "
+        "9, 10 (written by a newer p4tester: upgrade p4tester to read it)"
     )
     with pytest.raises(SerializeError, match=r"unknown schema version '1'"):
         trial_from_dict(_mutated(("schema_version",), "1"))
@@ -423,7 +480,7 @@ def test_errors_name_the_exact_place() -> None:
 
 def test_unknown_and_missing_keys_are_rejected() -> None:
     data = _mutated(("colour",), "blue")
-    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 9 has"):
+    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 10 has"):
         trial_from_dict(data)
     data = _mutated(("streams", 0, "latency"), {"samples": 1})
     with pytest.raises(SerializeError, match=r"latency: missing min_us, max_us"):

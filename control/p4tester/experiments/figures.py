@@ -4,7 +4,7 @@ trial's counters summed over its streams, histograms added up."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from p4tester.results.model import Histogram, TrialResult, loss_ratio_of
@@ -22,8 +22,9 @@ def median(values: Sequence[float]) -> float:
 
 
 def median_with_overflow(values: Sequence[float | None]) -> float | None:
-    """Median where None means "above the histogram's last edge" (a large, unknown
-    value): such values sort last, and a median that lands on one is unknown (None)."""
+    """Median where None means an unknown value taken as above every known one (beyond
+    any histogram): such values sort last, and a median that lands on one is unknown
+    (None)."""
     if not values:
         raise ValueError("median of no values")
     ordered = sorted(math.inf if value is None else value for value in values)
@@ -44,6 +45,32 @@ def nearest_rank_with_overflow(values: Sequence[float | None], quantile: float) 
     # The slack keeps 0.99 x 100 = 99.00000000000001 from ranking one too high.
     rank = max(1, math.ceil(quantile * len(values) - 1e-9))
     return known[rank - 1] if rank <= len(known) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Bounded:
+    """A statistic of values some of which are only lower bounds: `value` is a lower
+    bound of the true statistic, exact unless `lower_bound`; None: unknown values
+    decided it."""
+
+    value: float | None
+    lower_bound: bool
+
+
+def bounded_statistic(statistic: Callable[[Sequence[float | None]], float | None],
+                      values: Sequence[float | None], lower_bounds: Sequence[bool]) -> Bounded:
+    """`statistic` (median_with_overflow, a nearest rank) over values where
+    lower_bounds[i] says values[i] is only a lower bound (a percentile beyond a
+    histogram's last edge: the truth lies at or above it).
+
+    An order statistic does not fall when a value rises, so taken over the bounds it
+    is at most the true one, and taken with the bounds unknown (above everything) at
+    least: the result is exact when the two agree, else only its lower bound is known.
+    """
+    low = statistic(values)
+    high = statistic([None if bound else value
+                      for value, bound in zip(values, lower_bounds, strict=True)])
+    return Bounded(low, low is not None and low != high)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,21 +18,23 @@ Each trial runs a reference stream looped inside the tester switch where the tar
 can (BMv2; results.reference): the tester's own latency floor and spikes in that trial.
 A trial whose reference spiked enough to account for its figures is kept, marked
 (`tester_spiked`), and counted in the summary: its max and high percentiles may be
-the tester's, not the DUT's. A percentile beyond the histogram's last bin edge is unknown
-(None); such a trial counts as "higher than everything" when taking the median, so
-a summary lands on None only when the unknown values decide it.
+the tester's, not the DUT's. A percentile beyond the histogram's last bin edge is known
+only from below: the trial holds the edge and names it in `lower_bounds`
+(results.latency). A summary figure is then the same statistic over those bounds, a
+lower bound itself, and named in the summary's `lower_bounds` unless the bounds did not
+decide it (figures.bounded_statistic). None only where trials had no histogram.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from p4tester.results.reference import ReferenceLatency
 from p4tester.results.tables import trial_latency
 
-from .figures import median_with_overflow, nearest_rank_with_overflow
+from .figures import Bounded, bounded_statistic, median_with_overflow, nearest_rank_with_overflow
 from .recording import Labels, Recorder
 from .throughput import ThroughputAtSize
 from .validation import (
@@ -98,7 +100,8 @@ def config_at_throughput(
 @dataclass(frozen=True, slots=True)
 class LatencyTrial:
     """One valid trial's latency over all its streams (switch clock units, BMv2: us).
-    A percentile is None without a histogram or beyond its last edge."""
+    A percentile is None without a histogram; beyond its last edge, the edge, a lower
+    bound named in `lower_bounds`."""
 
     trial_index: int
     samples: int
@@ -112,10 +115,18 @@ class LatencyTrial:
     loss_ratio: float
     # The tester's own latency in this trial (None: the target ran no reference stream).
     reference: ReferenceLatency | None = None
+    # The names of the percentile fields above that hold only a lower bound (e.g.
+    # ("p999_us",)), and the samples at or above the histogram's last edge.
+    lower_bounds: tuple[str, ...] = ()
+    beyond_histogram: int = 0
 
     @property
     def tester_spiked(self) -> bool:
         return self.reference is not None and self.reference.spiked
+
+    def is_lower_bound(self, name: str) -> bool:
+        """Whether the percentile field `name` (e.g. "p999_us") is only a lower bound."""
+        return name in self.lower_bounds
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +150,15 @@ class LatencySummary:
     tester_floor_us: float | None = None
     tester_max_us: float | None = None
     tester_spiked_trials: int = 0
+    # The names of the figures above that are only lower bounds (per-trial percentiles
+    # beyond the histogram's last edge decided them), and the samples beyond that edge
+    # in all trials used.
+    lower_bounds: tuple[str, ...] = ()
+    beyond_histogram: int = 0
+
+    def is_lower_bound(self, name: str) -> bool:
+        """Whether the figure `name` (e.g. "typical_latency_us") is only a lower bound."""
+        return name in self.lower_bounds
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,26 +179,50 @@ def summarize(trials: Sequence[LatencyTrial]) -> LatencySummary | None:
     """The RFC 8219 7.2 summary of per-trial figures; None for no trials."""
     if not trials:
         return None
-    typical = [t.p50_us for t in trials]
-    worst = [t.p999_us for t in trials]
+    # Each percentile's per-trial values, and which of them are lower bounds.
+    typical = ([t.p50_us for t in trials], [t.is_lower_bound("p50_us") for t in trials])
+    worst = ([t.p999_us for t in trials], [t.is_lower_bound("p999_us") for t in trials])
+    p99 = ([t.p99_us for t in trials], [t.is_lower_bound("p99_us") for t in trials])
+    typical_latency = bounded_statistic(median_with_overflow, *typical)
+    worst_case_latency = bounded_statistic(median_with_overflow, *worst)
+    typical_p1 = bounded_statistic(_nearest_rank(_P01), *typical)
+    typical_p99 = bounded_statistic(_nearest_rank(_P99), *typical)
+    worst_case_p1 = bounded_statistic(_nearest_rank(_P01), *worst)
+    worst_case_p99 = bounded_statistic(_nearest_rank(_P99), *worst)
+    median_p99 = bounded_statistic(median_with_overflow, *p99)
     samples = sum(t.samples for t in trials)
     references = [t.reference for t in trials if t.reference is not None]
     return LatencySummary(
         trials=len(trials),
-        typical_latency_us=median_with_overflow(typical),
-        worst_case_latency_us=median_with_overflow(worst),
-        typical_p1_us=nearest_rank_with_overflow(typical, _P01),
-        typical_p99_us=nearest_rank_with_overflow(typical, _P99),
-        worst_case_p1_us=nearest_rank_with_overflow(worst, _P01),
-        worst_case_p99_us=nearest_rank_with_overflow(worst, _P99),
-        median_p99_us=median_with_overflow([t.p99_us for t in trials]),
+        typical_latency_us=typical_latency.value,
+        worst_case_latency_us=worst_case_latency.value,
+        typical_p1_us=typical_p1.value,
+        typical_p99_us=typical_p99.value,
+        worst_case_p1_us=worst_case_p1.value,
+        worst_case_p99_us=worst_case_p99.value,
+        median_p99_us=median_p99.value,
         min_us=min(t.min_us for t in trials),
         avg_us=sum(t.avg_us * t.samples for t in trials) / samples,
         max_us=max(t.max_us for t in trials),
         tester_floor_us=min((r.min_us for r in references), default=None),
         tester_max_us=max((r.max_us for r in references), default=None),
         tester_spiked_trials=sum(1 for t in trials if t.tester_spiked),
+        lower_bounds=_lower_bound_names(
+            typical_latency_us=typical_latency, worst_case_latency_us=worst_case_latency,
+            typical_p1_us=typical_p1, typical_p99_us=typical_p99,
+            worst_case_p1_us=worst_case_p1, worst_case_p99_us=worst_case_p99,
+            median_p99_us=median_p99),
+        beyond_histogram=sum(t.beyond_histogram for t in trials),
     )
+
+
+def _lower_bound_names(**figures: Bounded) -> tuple[str, ...]:
+    """The names (LatencySummary's fields) of the figures that are only lower bounds."""
+    return tuple(name for name, figure in figures.items() if figure.lower_bound)
+
+
+def _nearest_rank(quantile: float) -> Callable[[Sequence[float | None]], float | None]:
+    return lambda values: nearest_rank_with_overflow(values, quantile)
 
 
 def run_latency(config: LatencyConfig, recorder: Recorder) -> LatencyResult:
@@ -215,6 +259,8 @@ def run_latency(config: LatencyConfig, recorder: Recorder) -> LatencyResult:
                 p999_us=latency.p999_us,
                 loss_ratio=trial.loss_ratio,
                 reference=trial.reference,
+                lower_bounds=latency.lower_bounds,
+                beyond_histogram=latency.beyond_histogram,
             )
         )
     return LatencyResult(

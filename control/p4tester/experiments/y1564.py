@@ -21,11 +21,13 @@ FLR, FTD, FDV and availability are within the SAC.
 Figures (Y.1563 / MEF 10.3): IR = the bits (L2, FCS included) of the service's frames
 received over the step's duration; FLR = frames lost / frames sent (TX - RX after the
 drain); FTD = mean delay; FDV = the 99.9th percentile of the delay less its minimum
-(max - min without histogram bins); availability from the trial's 1-s intervals: an
-interval whose FLR exceeds `UNAVAILABLE_FLR` is severely errored, and time is
-unavailable from the start of `UNAVAILABLE_RUN` such intervals in a row to the start of
-as many good ones (MEF 10.3 with C = 0.5, n = 10). A target without in-trial samples
-reports availability as not measured, and that criterion is not judged.
+(max - min without histogram bins, or when the 99.9th lies beyond the last bin edge:
+only its lower bound is known there, which would understate the FDV); availability
+from the trial's 1-s intervals: an interval whose FLR exceeds `UNAVAILABLE_FLR` is
+severely errored, and time is unavailable from the start of `UNAVAILABLE_RUN` such
+intervals in a row to the start of as many good ones (MEF 10.3 with C = 0.5, n = 10). A
+target without in-trial samples reports availability as not measured, and that
+criterion is not judged.
 
 Each step is one trial with the service's stream only (TrialSpec.stream_loads). A step
 the tester cannot vouch for is repeated (Recorder.valid_trial) and, if it stays so,
@@ -40,7 +42,7 @@ from typing import Final
 
 from p4tester.config.services import ServiceConfig
 from p4tester.results.availability import availability_pct
-from p4tester.results.model import StreamStats, TrialResult
+from p4tester.results.model import P999, StreamStats, TrialResult
 from p4tester.streams.rates import l2_frame_bits, line_rate_pps
 
 from .recording import DEFAULT_ATTEMPTS, Labels, Recorder
@@ -287,7 +289,9 @@ def _figures_of(stream: StreamStats, duration_s: float) -> _Figures:
     latency = stream.latency
     if latency is not None:
         ftd = latency.avg_us / _US_PER_MS
-        high = latency.p999_us if latency.p999_us is not None else latency.max_us
+        # A lower bound would pass an FDV the DUT may exceed: the max bounds it above.
+        p999 = latency.p999_us
+        high = latency.max_us if p999 is None or latency.is_lower_bound(P999) else p999
         fdv = max(0.0, high - latency.min_us) / _US_PER_MS
     availability = (availability_pct(stream.intervals) if stream.intervals is not None
                     else None)

@@ -6,8 +6,11 @@
 - The data plane has one `outside` cell for everything not in a bin. Bin edges start at
   0 (the generators below make sure), so nothing is below the first edge and `outside`
   counts samples at or above the last edge. A percentile whose rank lands there is only
-  known to be >= the last edge: it is returned as None ("beyond the histogram"), never as
-  a made-up number. Widen the range (a higher last edge) to get it.
+  known to lie in [last edge, max]: it is given as the last edge, a proven lower bound
+  (clamped to [min, max] like every estimate), and LatencyStats.is_lower_bound flags it,
+  so every display says "≥ edge", never a made-up number. A figure always has an
+  answer: None only without a histogram (no bins configured, or merged streams whose
+  bins differ) or without samples. Widen the range (a higher last edge) for the value.
 - Jitter is the mean absolute IPDV of consecutive frames (RFC 3393): the data plane
   sums |latency(i) - latency(i-1)|, which has samples - 1 terms.
 """
@@ -15,27 +18,39 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import pairwise
-from typing import Final
 
 from p4tester.dataplane.constants import MAX_HIST_BINS
-from p4tester.results.model import Histogram, LatencyStats
+from p4tester.results.model import P50, P99, P999, Histogram, LatencyStats
 
-P50: Final = 0.5
-P99: Final = 0.99
-P999: Final = 0.999
+__all__ = [
+    "P50",
+    "P99",
+    "P999",
+    "latency_stats",
+    "linear_bin_edges",
+    "log_bin_edges",
+    "merge_latency",
+    "percentile",
+    "with_lower_bounds",
+]
 
 
 def percentile(histogram: Histogram, quantile: float) -> float | None:
     """The value below which `quantile` (0 < q <= 1) of the samples lie.
 
-    None when the histogram is empty or the rank falls among the `outside` samples.
+    When the rank falls among the `outside` samples (histogram.beyond_last_edge), the
+    last edge: a lower bound, the value is at least that. None when the histogram is
+    empty.
     """
     if not 0.0 < quantile <= 1.0:
         raise ValueError(f"quantile must be in (0, 1], got {quantile} (p99.9 is 0.999)")
     total = histogram.total
     if total == 0:
         return None
+    if histogram.beyond_last_edge(quantile):
+        return float(histogram.edges[-1])
     rank = quantile * total
     below = 0  # samples in the bins before the current one
     for index, count in enumerate(histogram.counts):
@@ -43,7 +58,7 @@ def percentile(histogram: Histogram, quantile: float) -> float | None:
             low, high = histogram.edges[index], histogram.edges[index + 1]
             return low + (rank - below) / count * (high - low)
         below += count
-    return None  # rank is among the samples above the last edge
+    raise AssertionError(f"rank {rank} of {histogram} is in no bin nor beyond the last edge")
 
 
 def latency_stats(
@@ -93,11 +108,25 @@ def _clamped_percentiles(
     return clamped(P50), clamped(P99), clamped(P999)
 
 
+def with_lower_bounds(stats: LatencyStats) -> LatencyStats:
+    """`stats` as recorded before a percentile beyond the histogram's last edge had an
+    answer (it was None then), with such percentiles given their lower bound; the
+    recorded values stay as they are."""
+    if stats.histogram is None:
+        return stats
+    recorded = (stats.p50_us, stats.p99_us, stats.p999_us)
+    computed = _clamped_percentiles(stats.histogram, stats.min_us, stats.max_us)
+    p50, p99, p999 = (old if old is not None else new
+                      for old, new in zip(recorded, computed, strict=True))
+    return replace(stats, p50_us=p50, p99_us=p99, p999_us=p999)
+
+
 def merge_latency(stats: Sequence[LatencyStats]) -> LatencyStats | None:
     """Several streams' latency as one (e.g. a trial's): min of mins, max of maxes,
     sample-weighted mean; jitter weighted by consecutive pairs. Histograms are added when
-    all have the same edges (then percentiles are recomputed), otherwise dropped.
-    None when there is nothing to merge."""
+    all have the same edges (then percentiles are recomputed, and which are lower bounds
+    follows from the added histogram), otherwise dropped. None when there is nothing to
+    merge."""
     stats = [s for s in stats if s.samples > 0]
     if not stats:
         return None

@@ -13,6 +13,7 @@ loss, and a DUT losing frames would pass NDR.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, TRIAL_ERROR, HostLoad, SelfCheck
 from p4tester.results.reference import ReferenceLatency
@@ -42,6 +43,14 @@ class StreamLoss:
         return cls(stream.stream_id, stream.lost)
 
 
+# The percentiles LatencyStats holds (RFC 8219: median and 99.9th, with the 99th between)
+# as quantiles, and by the name of the field that holds each.
+P50: Final = 0.5
+P99: Final = 0.99
+P999: Final = 0.999
+PERCENTILE_FIELDS: Final = (("p50_us", P50), ("p99_us", P99), ("p999_us", P999))
+
+
 @dataclass(frozen=True, slots=True)
 class Histogram:
     """Counts per bin; bin i covers [edges[i], edges[i+1]); `outside` counts the rest."""
@@ -61,20 +70,62 @@ class Histogram:
     def total(self) -> int:
         return sum(self.counts) + self.outside
 
+    def beyond_last_edge(self, quantile: float) -> bool:
+        """Whether the rank of `quantile` (0 < q <= 1) falls among the `outside` samples,
+        above every sample in the bins: that percentile is then only known to be at
+        least the last edge. The one rule results.latency.percentile and the lower-bound
+        flags share, so a value and its flag never disagree."""
+        in_bins = self.total - self.outside
+        return self.outside > 0 and quantile * self.total > in_bins
+
 
 @dataclass(frozen=True, slots=True)
 class LatencyStats:
-    """One stream's latency over a trial (switch clock units, BMv2: microseconds)."""
+    """One stream's latency over a trial (switch clock units, BMv2: microseconds).
+
+    A percentile whose rank lies beyond the histogram's last edge holds that edge
+    (clamped to [min_us, max_us]): a proven lower bound, the true value lies between it
+    and max_us. `is_lower_bound` tells which percentiles are such bounds.
+    """
 
     samples: int
     min_us: float
     max_us: float
     avg_us: float
     jitter_us: float  # mean |latency difference| of consecutive frames (RFC 3393 IPDV)
-    p50_us: float | None = None  # from the histogram (RFC 8219 median); None without bins
+    # From the histogram (RFC 8219 median); None without bins or samples, a lower bound
+    # where is_lower_bound(P50).
+    p50_us: float | None = None
     p99_us: float | None = None
     p999_us: float | None = None
     histogram: Histogram | None = None
+    # Derived from the histogram in __post_init__, never passed: fields, not properties,
+    # so that JSON written field by field (the API, summary.json) carries them; derived,
+    # so that they never disagree with the histogram however the stats were built.
+    beyond_histogram: int = field(init=False)  # samples at or above the last edge
+    lower_bounds: tuple[str, ...] = field(init=False)  # fields holding one, ("p999_us",)
+
+    def __post_init__(self) -> None:
+        beyond = 0 if self.histogram is None else self.histogram.outside
+        bounds = tuple(name for name, quantile in PERCENTILE_FIELDS
+                       if self.percentile_us(quantile) is not None
+                       and self.is_lower_bound(quantile))
+        # Frozen: a derived field can only be set this way, once, here.
+        object.__setattr__(self, "beyond_histogram", beyond)
+        object.__setattr__(self, "lower_bounds", bounds)
+
+    def percentile_us(self, quantile: float) -> float | None:
+        """The percentile field of `quantile`: p50_us for P50, p99_us for P99, p999_us
+        for P999."""
+        values = {P50: self.p50_us, P99: self.p99_us, P999: self.p999_us}
+        if quantile not in values:
+            raise ValueError(f"latency holds the percentiles {sorted(values)}, not {quantile}")
+        return values[quantile]
+
+    def is_lower_bound(self, quantile: float) -> bool:
+        """Whether the percentile at `quantile` (P50, P99, P999) is only its lower bound:
+        its rank is above the samples inside the bins."""
+        return self.histogram is not None and self.histogram.beyond_last_edge(quantile)
 
 
 @dataclass(frozen=True, slots=True)

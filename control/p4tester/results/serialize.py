@@ -24,7 +24,13 @@ added a stream's rate_course (the steps of a shaped stream, intended and measure
 rates; [] for a constant rate); older records load with it empty. Version 9 added
 a stream's receivers (its figures per RX port, for a stream received on several
 ports; [] otherwise) and replicated (each port due every frame); older records load
-with none and false.
+with none and false. Version 10 gives a latency percentile whose rank lies beyond the
+histogram's last edge as that edge, a lower bound (results.latency), where older
+versions wrote null; a latency object says so in two keys, LatencyStats fields derived
+from its histogram: beyond_histogram (samples at or above the last edge) and
+lower_bounds (the names of the percentile keys holding lower bounds). The loader
+checks they agree with the histogram. Older records load with those percentiles
+filled in as lower bounds, as a version 10 record of the trial would hold them.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import math
 from typing import Final, TypeAlias
 
 from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
+from p4tester.results.latency import with_lower_bounds
 from p4tester.results.model import (
     Histogram,
     IntervalCounts,
@@ -44,9 +51,9 @@ from p4tester.results.model import (
 )
 from p4tester.results.reference import ReferenceLatency
 
-SCHEMA_VERSION: Final = 9
+SCHEMA_VERSION: Final = 10
 # Versions the loader reads; what a version lacks is None in the TrialResult.
-READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9)
+READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 _V1_KEYS: Final = (
     "schema_version",
     "experiment",
@@ -68,7 +75,7 @@ _V5_KEYS: Final = (*_V3_KEYS, "offered_pps_measured", "max_burst_frames", "dut_b
                    "late_frames")
 _V6_KEYS: Final = (*_V5_KEYS, "reference")
 _KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS, 5: _V5_KEYS,
-                           6: _V6_KEYS, 7: _V6_KEYS, 8: _V6_KEYS, 9: _V6_KEYS}
+                           6: _V6_KEYS, 7: _V6_KEYS, 8: _V6_KEYS, 9: _V6_KEYS, 10: _V6_KEYS}
 _STREAM_KEYS: Final = ("stream_id", "frame_size", "tx_frames", "rx_frames", "rx_bytes",
                        "gap_events", "lost_in_gaps", "reordered", "duplicates", "latency",
                        "queue_depth")
@@ -76,6 +83,11 @@ _INTERVALS_SINCE: Final = 7
 _INTERVAL_KEYS: Final = ("interval_s", "sent", "received")
 _RATE_COURSE_SINCE: Final = 8
 _RECEIVERS_SINCE: Final = 9
+_LATENCY_KEYS: Final = ("samples", "min_us", "max_us", "avg_us", "jitter_us", "p50_us",
+                        "p99_us", "p999_us", "histogram")
+# Derived from the histogram, written for readers of the file (jq) from this version on.
+_LOWER_BOUNDS_SINCE: Final = 10
+_LOWER_BOUND_KEYS: Final = ("beyond_histogram", "lower_bounds")
 _RECEIVER_KEYS: Final = ("port", "rx_frames", "rx_bytes", "gap_events", "lost_in_gaps",
                          "reordered", "duplicates", "latency", "queue_depth")
 _RATE_STEP_KEYS: Final = ("start_s", "duration_s", "intended_pps", "sent_pps", "received_pps",
@@ -143,6 +155,8 @@ def _latency_out(latency: LatencyStats | None) -> JsonObject | None:
         "p99_us": _opt_float_out(latency.p99_us),
         "p999_us": _opt_float_out(latency.p999_us),
         "histogram": _histogram_out(latency.histogram),
+        "beyond_histogram": latency.beyond_histogram,
+        "lower_bounds": list(latency.lower_bounds),
     }
 
 
@@ -312,10 +326,7 @@ class _Fields:
         return None if value is None else _float(value, self.path(key))
 
     def text(self, key: str) -> str:
-        value = self._data[key]
-        if not isinstance(value, str):
-            raise SerializeError(f"{self.path(key)}: expected a string, got {_show(value)}")
-        return value
+        return _text(self._data[key], self.path(key))
 
     def opt_text(self, key: str) -> str | None:
         return None if self._data[key] is None else self.text(key)
@@ -354,6 +365,12 @@ def _float(value: object, where: str) -> float:
     return float(value)
 
 
+def _text(value: object, where: str) -> str:
+    if not isinstance(value, str):
+        raise SerializeError(f"{where}: expected a string, got {_show(value)}")
+    return value
+
+
 def _list(value: object, where: str) -> list[object]:
     if not isinstance(value, list):
         raise SerializeError(f"{where}: expected a list, got {_show(value)}")
@@ -378,24 +395,34 @@ def _histogram_in(value: object, where: str) -> Histogram | None:
         raise SerializeError(f"{where}: {error}") from None
 
 
-def _latency_in(value: object, where: str) -> LatencyStats | None:
+def _latency_in(value: object, where: str, version: int) -> LatencyStats | None:
     if value is None:
         return None
-    fields = _Fields(
-        value,
-        where,
-        (
-            "samples",
-            "min_us",
-            "max_us",
-            "avg_us",
-            "jitter_us",
-            "p50_us",
-            "p99_us",
-            "p999_us",
-            "histogram",
-        ),
-    )
+    with_bounds = version >= _LOWER_BOUNDS_SINCE
+    fields = _Fields(value, where, (*_LATENCY_KEYS, *(_LOWER_BOUND_KEYS if with_bounds else ())),
+                     version)
+    stats = _latency_stats_in(fields)
+    if not with_bounds:
+        return with_lower_bounds(stats)  # null then meant "beyond the last edge"
+    _check_lower_bounds(fields, stats)
+    return stats
+
+
+def _check_lower_bounds(fields: _Fields, stats: LatencyStats) -> None:
+    """The derived keys must say what the histogram does: a file whose flags disagree
+    with its counts was edited or is corrupt, and either may be the wrong one."""
+    beyond = fields.integer("beyond_histogram")
+    if beyond != stats.beyond_histogram:
+        raise SerializeError(f"{fields.path('beyond_histogram')}: {beyond}, but the histogram "
+                             f"has {stats.beyond_histogram} samples beyond its last edge")
+    names = tuple(_text(v, f"{fields.path('lower_bounds')}[{i}]")
+                  for i, v in enumerate(fields.items("lower_bounds")))
+    if names != stats.lower_bounds:
+        raise SerializeError(f"{fields.path('lower_bounds')}: {list(names)}, but the histogram "
+                             f"makes {list(stats.lower_bounds)} lower bounds")
+
+
+def _latency_stats_in(fields: _Fields) -> LatencyStats:
     return LatencyStats(
         samples=fields.integer("samples"),
         min_us=fields.number("min_us"),
@@ -427,22 +454,22 @@ def _stream_in(value: object, where: str, version: int = SCHEMA_VERSION) -> Stre
         lost_in_gaps=fields.integer("lost_in_gaps"),
         reordered=fields.integer("reordered"),
         duplicates=fields.integer("duplicates"),
-        latency=_latency_in(fields.raw("latency"), fields.path("latency")),
+        latency=_latency_in(fields.raw("latency"), fields.path("latency"), version),
         queue_depth=_histogram_in(fields.raw("queue_depth"), fields.path("queue_depth")),
         intervals=(_intervals_in(fields.raw("intervals"), fields.path("intervals"))
                    if with_intervals else None),
         rate_course=tuple(_rate_step_in(step, f"{fields.path('rate_course')}[{i}]")
                           for i, step in enumerate(fields.items("rate_course")))
         if with_course else (),
-        receivers=tuple(_receiver_in(receiver, f"{fields.path('receivers')}[{i}]")
+        receivers=tuple(_receiver_in(receiver, f"{fields.path('receivers')}[{i}]", version)
                         for i, receiver in enumerate(fields.items("receivers")))
         if with_receivers else (),
         replicated=fields.flag("replicated") if with_receivers else False,
     )
 
 
-def _receiver_in(value: object, where: str) -> ReceiverStats:
-    fields = _Fields(value, where, _RECEIVER_KEYS)
+def _receiver_in(value: object, where: str, version: int) -> ReceiverStats:
+    fields = _Fields(value, where, _RECEIVER_KEYS, version)
     return ReceiverStats(
         port=fields.integer("port"),
         rx_frames=fields.integer("rx_frames"),
@@ -451,7 +478,7 @@ def _receiver_in(value: object, where: str) -> ReceiverStats:
         lost_in_gaps=fields.integer("lost_in_gaps"),
         reordered=fields.integer("reordered"),
         duplicates=fields.integer("duplicates"),
-        latency=_latency_in(fields.raw("latency"), fields.path("latency")),
+        latency=_latency_in(fields.raw("latency"), fields.path("latency"), version),
         queue_depth=_histogram_in(fields.raw("queue_depth"), fields.path("queue_depth")),
     )
 

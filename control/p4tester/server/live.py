@@ -24,13 +24,21 @@ MAX_STREAM_S: Final = 3600.0
 _EXIT_POLL_S: Final = 0.25
 
 
+# The live document's percentile keys, in StreamReading.percentiles_us's order.
+PERCENTILE_KEYS: Final = ("latency_p50_us", "latency_p99_us", "latency_p999_us")
+
+
 def live_document(reading: LiveReading | None, error: str | None,
                   progress: Progress | None) -> dict[str, Any]:
     streams = []
     for s in reading.streams if reading is not None else ():
-        p50, p99, p999 = s.percentiles_us
-        streams.append({**to_jsonable(s), "latency_p50_us": p50, "latency_p99_us": p99,
-                        "latency_p999_us": p999})
+        percentiles = dict(zip(PERCENTILE_KEYS, s.percentiles_us, strict=True))
+        # Which percentiles are only lower bounds (beyond the last bin edge), and the
+        # samples there, so the dashboard shows "≥ edge" and how many lay beyond.
+        bounds = [key for key, bound in zip(PERCENTILE_KEYS, s.percentiles_lower_bound,
+                                            strict=True) if bound]
+        streams.append({**to_jsonable(s), **percentiles, "latency_lower_bounds": bounds,
+                        "latency_beyond_histogram": s.latency_histogram_us.outside})
     return {"time": reading.time if reading is not None else time.time(),
             "sim_time_s": reading.sim_time_s if reading is not None else None,
             "streams": streams,

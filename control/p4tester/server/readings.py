@@ -34,9 +34,19 @@ class StreamReading:
 
     @property
     def percentiles_us(self) -> tuple[float | None, float | None, float | None]:
-        """p50, p99, p99.9 of the histogram (since the counters started; RFC 8219)."""
-        return tuple(percentile(self.latency_histogram_us, q)  # type: ignore[return-value]
-                     for q in (P50, P99, P999))
+        """p50, p99, p99.9 of the histogram (since the counters started; RFC 8219); one
+        beyond the last edge is that edge, a lower bound (percentiles_lower_bound)."""
+        histogram = self.latency_histogram_us
+        return (percentile(histogram, P50), percentile(histogram, P99),
+                percentile(histogram, P999))
+
+    @property
+    def percentiles_lower_bound(self) -> tuple[bool, bool, bool]:
+        """Which of percentiles_us are only lower bounds: their rank lies among the
+        samples at or above the histogram's last edge."""
+        histogram = self.latency_histogram_us
+        return (histogram.beyond_last_edge(P50), histogram.beyond_last_edge(P99),
+                histogram.beyond_last_edge(P999))
 
 
 @dataclass(frozen=True, slots=True)

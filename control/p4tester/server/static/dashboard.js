@@ -136,6 +136,13 @@ function rates() {
   return out;
 }
 
+// A percentile of a live stream: "≥ edge" when its rank lies beyond the histogram's last
+// edge, where only that lower bound is known (the document lists such keys).
+function percentile(s, key) {
+  const bound = (s.latency_lower_bounds || []).includes(key);
+  return bound ? "≥ " + fmt(s[key]) : fmt(s[key]);
+}
+
 function showCounters(doc) {
   const head = "<thead><tr><th>stream</th><th>TX</th><th>RX</th><th>gaps</th><th>reordered" +
     "</th><th>dup</th><th>lat min µs</th><th>avg</th><th>max</th><th>p50</th><th>p99</th>" +
@@ -144,8 +151,8 @@ function showCounters(doc) {
     `<tr><td>${s.stream} (${s.tx_port}→${s.rx_port})</td><td>${s.tx_frames}</td>` +
     `<td>${s.rx_frames}</td><td>${s.lost_in_gaps ?? "–"}</td><td>${s.reordered}</td>` +
     `<td>${s.duplicates}</td><td>${fmt(s.latency_min_us)}</td><td>${fmt(s.latency_avg_us)}</td>` +
-    `<td>${fmt(s.latency_max_us)}</td><td>${fmt(s.latency_p50_us)}</td>` +
-    `<td>${fmt(s.latency_p99_us)}</td></tr>`).join("") + "</tbody>";
+    `<td>${fmt(s.latency_max_us)}</td><td>${percentile(s, "latency_p50_us")}</td>` +
+    `<td>${percentile(s, "latency_p99_us")}</td></tr>`).join("") + "</tbody>";
   $("ports").innerHTML = "<thead><tr><th>port</th><th>RX frames</th><th>RX bytes</th>" +
     "<th>TX frames</th><th>TX bytes</th></tr></thead><tbody>" + doc.ports.map((p) =>
     `<tr><td>${p.port}</td><td>${p.rx_frames}</td><td>${p.rx_bytes}</td>` +
@@ -166,8 +173,11 @@ function draw() {
     { name: "max", cls: "max", points: lat("latency_max_us") }], WINDOW_S);
   const s = streamReading(doc);
   if (s) {
-    $("percentiles").textContent = `p50 ${fmt(s.latency_p50_us)} · p99 ` +
-      `${fmt(s.latency_p99_us)} · p99.9 ${fmt(s.latency_p999_us)} µs`;
+    const beyond = (s.latency_lower_bounds || []).length ?
+      ` (${s.latency_beyond_histogram} samples at or above the last bin edge)` : "";
+    $("percentiles").textContent = `p50 ${percentile(s, "latency_p50_us")} · p99 ` +
+      `${percentile(s, "latency_p99_us")} · p99.9 ${percentile(s, "latency_p999_us")} µs` +
+      beyond;
     const h = s.latency_histogram_us, q = s.queue_depth_frames;
     barChart($("chart-histogram"), h.edges, h.counts, h.outside);
     barChart($("chart-queue"), q.edges, q.counts, q.outside);
