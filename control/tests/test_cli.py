@@ -127,23 +127,22 @@ def test_calibrate_needs_a_loopback_topology(capsys: pytest.CaptureFixture[str])
 
 
 def test_a_load_above_the_calibration_is_warned(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Stored calibration: 3720 frames/s at 64 B. A soak at 60 % of the 5 Mbit/s port
-    (4464 frames/s) is warned about before the (unreachable) switch is tried."""
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Stored calibration (--calibration): 3720 frames/s at 64 B. A soak at 60 % of the
+    5 Mbit/s port (4464 frames/s) is warned about before the (unreachable) switch is
+    tried."""
     from p4tester.experiments.calibration import Calibration, SizeCapacity, save_calibration
 
     stored = save_calibration(
         Calibration("h", "loopback", 0.0, (SizeCapacity(64, 5e6, (0.5,)),)),
         tmp_path / "calibration.json")
-    monkeypatch.setattr("p4tester.runs.capacity_warnings.CALIBRATION_FILE", stored)
     topology = tmp_path / "t.yaml"
     topology.write_text(
         TOPOLOGY.read_text()
         .replace("grpc: 127.0.0.1:9559", f"grpc: 127.0.0.1:{free_port()}\n  timeout_s: 0.5")
     )
     code = main(["soak", "-t", str(topology), "-p", str(PROFILE), "-o", str(tmp_path / "o"),
-                 "--load", "60%", "--total", "2"])
+                 "--load", "60%", "--total", "2", "--calibration", str(stored)])
     assert code == exit_codes.SWITCH_UNAVAILABLE
     err = capsys.readouterr().err
     assert ("warning: 4464 frames/s at 64 B is above the tester's own loss-free rate on this "

@@ -47,6 +47,19 @@ def test_throughput_plot(tmp_path: Path) -> None:
     assert again.read_bytes() == path.read_bytes()  # deterministic
 
 
+def test_throughput_plot_shows_a_load_asked_above_the_bound(tmp_path: Path) -> None:
+    """Issue 41: the point is at what the trial proved it offered; a dash marks the load
+    it was set to."""
+    proven = ThroughputPoint(64, 10e9, 0.0985, 0.0985, ndr_intended_fraction=0.1)
+    as_asked = ThroughputPoint(64, 10e9, 0.0985, 0.0985, ndr_intended_fraction=0.0985)
+    dashed = plot_throughput([proven], tmp_path / "dashed.png")
+    plain = plot_throughput([as_asked], tmp_path / "plain.png")
+    assert_png(dashed)
+    assert dashed.read_bytes() != plain.read_bytes()
+    assert plain.read_bytes() == plot_throughput(
+        [ThroughputPoint(64, 10e9, 0.0985, 0.0985)], tmp_path / "none.png").read_bytes()
+
+
 def test_frame_loss_rate_plot(tmp_path: Path) -> None:
     trials = [
         loss_trial(i, size, fraction, lost)

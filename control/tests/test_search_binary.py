@@ -133,6 +133,23 @@ def test_line_rate_passing_ends_after_one_trial() -> None:
     assert result.within_goal_width
 
 
+def test_a_search_capped_at_the_testers_capacity_starts_there_and_goes_no_higher() -> None:
+    """The tester carries 0.8 of line rate here: a DUT that passes it is reported at
+    the tester's capacity, never as passing line rate; one that fails below it is
+    measured as before, its trials never above the cap."""
+    (capped,) = binary_search(CleanDut(1.0), [NDR], max_fraction=0.8)
+    assert (capped.lower_bound_fraction, capped.upper_bound_fraction) == (0.8, None)
+    assert [t.offered_fraction for t in capped.trials] == [0.8]
+    assert capped.lower_bound_is_tester_capacity and not capped.upper_bound_is_tester_limit
+    (measured,) = binary_search(CleanDut(0.6), [NDR], max_fraction=0.8)
+    assert [t.offered_fraction for t in measured.trials][:4] == [0.8, 0.4, 0.6000000000000001,
+                                                                 0.5]
+    assert max(t.offered_fraction for t in measured.trials) == 0.8
+    assert measured.brackets(0.6) and not measured.lower_bound_is_tester_capacity
+    (uncapped,) = binary_search(CleanDut(1.0), [NDR])
+    assert not uncapped.lower_bound_is_tester_capacity  # line rate itself passed
+
+
 def test_nothing_passing_stops_at_the_minimum_load() -> None:
     (result,) = binary_search(CleanDut(0.0001), [NDR], min_fraction=0.001)
     assert result.lower_bound_fraction is None
@@ -174,8 +191,11 @@ def test_the_trial_count_is_bounded() -> None:
 def test_argument_errors() -> None:
     with pytest.raises(ValueError, match="no goals given"):
         binary_search(CleanDut(0.6), [])
-    with pytest.raises(ValueError, match=re.escape("min_fraction must be in (0, 1)")):
+    with pytest.raises(ValueError, match=re.escape(
+            "need 0 < min_fraction < max_fraction <= 1 of line rate, got 0.0 and 1.0")):
         binary_search(CleanDut(0.6), [NDR], min_fraction=0.0)
+    with pytest.raises(ValueError, match=re.escape("got 0.001 and 1.5")):
+        binary_search(CleanDut(0.6), [NDR], max_fraction=1.5)
 
 
 # --- noise -------------------------------------------------------------------------
@@ -285,3 +305,35 @@ def test_dut_limited_trials_also_lower_the_ceiling() -> None:
     assert result.lower_bound_fraction is not None and result.lower_bound_fraction <= 0.3
     assert result.tester_ceiling_fraction == result.upper_bound_fraction
     assert {t.invalid_reason for t in result.trials if not t.valid} == {"dut-limited"}
+
+
+def test_a_starved_lab_duts_loss_is_believed_only_when_every_repeat_shows_it() -> None:
+    """A lab DUT (limit 0.6) starved by the host in the first trial at 0.5 lost a frame
+    at its interface and 29 more in its queue: the floor of 29 is the host's stall too,
+    so the load is asked again, and the vouched repeat passes. At line rate every repeat
+    is starved and every floor is far above the goal: a failure, with the smallest."""
+    starved_at = {0, 1, 2, 3}  # calls: line rate three times, then the first 0.5
+
+    class StarvedDut:
+        calls = 0
+
+        def measure(self, duration_s: float, offered_fraction: float) -> TrialResult:
+            trial = CleanDut(0.6).measure(duration_s, offered_fraction)
+            call, StarvedDut.calls = StarvedDut.calls, StarvedDut.calls + 1
+            if call not in starved_at:
+                return trial
+            (stream,) = trial.streams
+            lost = 1 + 29 if offered_fraction < 1.0 else 1 + call  # 1: at the interface
+            starved = replace(stream, rx_frames=stream.rx_frames - lost)
+            check = SelfCheck((PortCheck(1, "p4ld1", 10, 0, 0, 0, 9, 0),))
+            return replace(trial, streams=(starved,), valid=False, error="dut-limited",
+                           dut_check=check)
+
+    (result,) = binary_search(StarvedDut(), [NDR])
+    assert [(t.offered_fraction, t.invalid_reason) for t in result.trials[:5]] == [
+        (1.0, "dut-limited"), (1.0, "dut-limited"), (1.0, "dut-limited"),
+        (0.5, "dut-limited"), (0.5, None)]
+    assert [t.dut_loss_floor for t in result.trials[:4]] == [
+        357142858, 357142859, 357142860, 29]
+    assert (result.lower_bound_fraction, result.upper_bound_fraction) == (0.599609375, 0.6015625)
+    assert result.tester_ceiling_fraction is None

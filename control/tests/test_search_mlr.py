@@ -3,6 +3,7 @@ trials, and the same bounds contract as the binary search."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -95,6 +96,18 @@ def test_line_rate_passing_has_no_upper_bound() -> None:
     assert [t.duration_s for t in ndr.trials][-1] == 60.0
 
 
+def test_a_search_capped_at_the_testers_capacity_reports_it_as_the_bound() -> None:
+    ndr, pdr = mlr_search(CleanDut(1.0), [NDR, PDR], max_fraction=0.8)
+    for result in (ndr, pdr):
+        assert (result.lower_bound_fraction, result.upper_bound_fraction) == (0.8, None)
+        assert result.lower_bound_is_tester_capacity
+    assert max(t.offered_fraction for t in ndr.trials) == 0.8
+    (below,) = mlr_search(CleanDut(0.6), [NDR], max_fraction=0.8)
+    assert below.brackets(0.6) and below.within_goal_width
+    assert not below.lower_bound_is_tester_capacity
+    assert max(t.offered_fraction for t in below.trials) == 0.8
+
+
 def test_nothing_passing_gives_no_lower_bound() -> None:
     (ndr,) = mlr_search(CleanDut(0.0001), [NDR], min_fraction=0.001)
     assert ndr.lower_bound_fraction is None
@@ -144,8 +157,11 @@ def test_the_trial_count_is_bounded() -> None:
 def test_argument_errors() -> None:
     with pytest.raises(ValueError, match="no goals given"):
         mlr_search(CleanDut(0.6), [])
-    with pytest.raises(ValueError, match="min_fraction must be in"):
+    with pytest.raises(ValueError, match=re.escape(
+            "need 0 < min_fraction < max_fraction <= 1 of line rate, got 1.0 and 1.0")):
         mlr_search(CleanDut(0.6), [NDR], min_fraction=1.0)
+    with pytest.raises(ValueError, match=re.escape("got 0.5 and 0.4")):
+        mlr_search(CleanDut(0.6), [NDR], min_fraction=0.5, max_fraction=0.4)
 
 
 # --- noise -------------------------------------------------------------------------

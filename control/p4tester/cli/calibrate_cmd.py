@@ -13,7 +13,7 @@ from typing import Final
 
 from p4tester.cli import exit_codes
 from p4tester.cli.output import emit
-from p4tester.config.dut_limits import lab_need
+from p4tester.config.dut_limits import CAPACITY_MARGIN, lab_need
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import load_profile
 from p4tester.config.topology import load_topology
@@ -52,8 +52,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sub.add_argument("--json", action="store_true")
     sub.add_argument("--push-pipeline", action="store_true")
     sub.add_argument("--require-for", type=Path, nargs="+", default=[], metavar="TOPOLOGY",
-                     help="then check that this host carries these labs: their DUT limits "
-                     "at most half the capacity at 64 B, and their ports' line rate; exit 1 "
+                     help="then check that this host carries these labs' DUTs: each DUT's "
+                     f"limit times {CAPACITY_MARGIN:g} at most the capacity at 64 B; exit 1 "
                      "naming what was measured and what each lab needs when it does not")
 
 
@@ -76,7 +76,8 @@ def calibrate(args: argparse.Namespace) -> int:
     with open_trial_runner(topology, replace(profile, streams=(stream,)),
                            push_pipeline=args.push_pipeline) as runner:
         recorder = Recorder(runner, log)
-        calibration = run_calibration(config, recorder, topology.source or topology.name)
+        calibration = run_calibration(config, recorder, topology.source or topology.name,
+                                      topology.switch.target)
     save_calibration(calibration, output / "calibration.json")
     save_calibration(calibration, args.store)
     document = write_outputs(output, calibration, recorder.trials)
@@ -91,6 +92,8 @@ def _check_labs(calibration: Calibration, topologies: list[Path]) -> int:
     short = []
     for path in topologies:
         need = lab_need(load_topology(path))
+        if need is None:
+            continue  # a DUT without a stated limit: searches stop at the capacity
         shortfall = capacity_shortfall(calibration, need.frames_per_s, need.reason)
         if shortfall is not None:
             short.append(f"{path}: {shortfall}")

@@ -58,7 +58,7 @@ def handler(experiment: Experiment) -> Handler:
             o.name: getattr(args, o.name.replace("-", "_")) for o in experiment.options})
         output: Path = args.output
         plan = plan_run(experiment, request, topology, profile, output, resume=args.resume,
-                        placement=place_controller(topology))
+                        placement=place_controller(topology), calibration=args.calibration)
         for warning in plan.warnings:
             sys.stderr.write(f"p4tester: {warning}\n")
         outcome = run_experiment(

@@ -14,7 +14,9 @@ from p4tester.cli.output import emit
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import load_profile
 from p4tester.config.topology import load_topology
+from p4tester.runs.capacity_warnings import CALIBRATION_FILE
 from p4tester.runs.catalog import EXPERIMENTS
+from p4tester.runs.search_capacity import SEARCH_CAPACITY_SHARE
 
 
 def _common(sub: argparse.ArgumentParser, *, switch: bool) -> None:
@@ -44,6 +46,11 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
                          help="results directory (trials.jsonl, summary.json, CSV, PNG)")
         sub.add_argument("--resume", action="store_true",
                          help="skip trials already finished in OUTPUT/trials.jsonl")
+        sub.add_argument("--calibration", type=Path, default=CALIBRATION_FILE,
+                         help="the tester's capacity on this host as `p4tester calibrate` "
+                         "stored it: loads above it are warned of, and a search goes no "
+                         f"higher than {SEARCH_CAPACITY_SHARE * 100:.0f}%% of it (default: "
+                         "%(default)s)")
         add_options(sub, experiment)
     add_calibrate(commands)
     replot_parser = commands.add_parser("replot",

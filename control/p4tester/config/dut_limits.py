@@ -17,17 +17,12 @@ from typing import Final
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.topology import Topology
-from p4tester.streams.rates import line_rate_pps
 
-# A lab's DUT limit may be at most this share of the tester's calibrated capacity.
-CAPACITY_MARGIN: Final = 2.0
-# The share of its ports' 64-B line rate a lab needs the tester to carry loss-free.
-# Experiments offer 100 % only in a search's first trials, and a trial whose load the
-# generator did not prove it offered is tester-limited, repeated, and searched below
-# (issue 21): the labs' figures need the tester well above the loads that decide them,
-# not at line rate itself. A 2-core host with one core busy carried 98.4 % of a
-# 5-Mbit/s port with its offered load proven (p4tester calibrate, 64 B).
-LINE_RATE_NEED: Final = 0.9
+# A lab's DUT limit may be at most this share of the tester's calibrated capacity: a
+# search offers up to 90 % of the capacity (runs.search_capacity), which leaves room
+# above the DUT's limit for the trials that fail it. A lab whose DUT states no limit
+# needs nothing: its searches stop at what the tester carries and say so.
+CAPACITY_MARGIN: Final = 1.25
 # 64-B frames as a qdisc counts them: without the 4-byte FCS.
 _QDISC_FRAME_BITS: Final = (64 - 4) * 8
 _QDISC_RATE: Final = re.compile(r"\brate\s+(\S+)")
@@ -57,19 +52,14 @@ class LabNeed:
     reason: str
 
 
-def lab_need(topology: Topology) -> LabNeed:
-    """Twice the DUT's limit (CAPACITY_MARGIN), and at least LINE_RATE_NEED of the
-    busiest port's line rate at 64 B."""
-    where = topology.source or topology.name
-    port = max(topology.ports, key=lambda p: p.line_rate_bps)
-    need = LabNeed(LINE_RATE_NEED * line_rate_pps(port.line_rate_bps, 64),
-                   f"{where}: {LINE_RATE_NEED:.0%} of port {port.number}'s line rate at 64 B")
+def lab_need(topology: Topology) -> LabNeed | None:
+    """CAPACITY_MARGIN x the DUT's limit; None when the DUT states none."""
     limit = dut_limit(topology)
-    if limit is not None and limit.required_capacity_pps > need.frames_per_s:
-        need = LabNeed(limit.required_capacity_pps,
-                       f"{CAPACITY_MARGIN:g} x the DUT's limit of {limit.frames_per_s:.0f} "
-                       f"frames/s ({limit.source})")
-    return need
+    if limit is None:
+        return None
+    return LabNeed(limit.required_capacity_pps,
+                   f"{CAPACITY_MARGIN:g} x the DUT's limit of {limit.frames_per_s:.0f} "
+                   f"frames/s ({limit.source})")
 
 
 def dut_limit(topology: Topology) -> DutLimit | None:

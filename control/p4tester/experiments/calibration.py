@@ -91,6 +91,8 @@ class Calibration:
     topology: str
     measured_at: float  # Unix time
     sizes: tuple[SizeCapacity, ...]
+    # The tester's target (bmv2, ebpf, tofino): a capacity holds for its own target only.
+    target: str = "bmv2"
 
     def capacity_pps(self, frame_size: int) -> SizeCapacity:
         """The capacity measured at the nearest calibrated frame size (BMv2's cost is
@@ -118,14 +120,15 @@ def _bisect(config: CalibrationConfig, recorder: Recorder, frame_size: int,
         load = max((lower + upper) / 2.0, MIN_FRACTION)
 
 
-def run_calibration(config: CalibrationConfig, recorder: Recorder, topology: str) -> Calibration:
+def run_calibration(config: CalibrationConfig, recorder: Recorder, topology: str,
+                    target: str = "bmv2") -> Calibration:
     sizes = []
     for size in config.frame_sizes:
         fractions = tuple(_bisect(config, recorder, size, repetition)
                           for repetition in range(config.repetitions))
         sizes.append(SizeCapacity(size, config.line_rate_bps, fractions))
     return Calibration(host=socket.gethostname(), topology=topology, measured_at=time.time(),
-                       sizes=tuple(sizes))
+                       sizes=tuple(sizes), target=target)
 
 
 def capacity_shortfall(calibration: Calibration, need_pps: float, reason: str,
@@ -151,6 +154,7 @@ def calibration_to_dict(calibration: Calibration) -> dict[str, object]:
         "host": calibration.host,
         "topology": calibration.topology,
         "measured_at": calibration.measured_at,
+        "target": calibration.target,
         "sizes": [{"frame_size": s.frame_size, "line_rate_bps": s.line_rate_bps,
                    "fractions": list(s.fractions), "capacity_pps": s.pps}
                   for s in calibration.sizes],
@@ -169,8 +173,9 @@ def calibration_from_dict(data: object, where: str) -> Calibration:
                       for s in data["sizes"])
         if not sizes:
             raise ValueError(f"{where}: calibration without frame sizes")
+        # Files written before the target was stored are BMv2's (the only one then).
         return Calibration(str(data["host"]), str(data["topology"]),
-                           float(data["measured_at"]), sizes)
+                           float(data["measured_at"]), sizes, str(data.get("target", "bmv2")))
     except (AssertionError, KeyError, TypeError) as error:
         raise ValueError(f"{where}: not a p4tester calibration ({error!r}); run p4tester "
                          "calibrate again") from None

@@ -55,9 +55,18 @@ class ThroughputConfig:
     labels: Labels = ()
     # Only these streams, each at the load x its share (SpecMeasurer); empty: all.
     stream_shares: tuple[tuple[int, float], ...] = ()
+    # The highest load a search offers per frame size, where it is below line rate:
+    # the tester's calibrated capacity on this host (runs.search_capacity). A size not
+    # named is searched from line rate.
+    max_fractions: tuple[tuple[int, float], ...] = ()
 
     def __post_init__(self) -> None:
         check_positive(_OWNER, "line_rate_bps", self.line_rate_bps, "bit/s (e.g. 10e9)")
+        for frame_size, highest in self.max_fractions:
+            if not self.min_fraction < highest <= 1.0:
+                raise ValueError(f"{_OWNER}: the highest load at {frame_size} B, {highest}, "
+                                 f"must be above min_fraction {self.min_fraction} and at "
+                                 "most 1 (line rate)")
         for stream_id, share in self.stream_shares:
             if not 0.0 < share <= 1.0:
                 raise ValueError(f"{_OWNER}: stream {stream_id}'s share {share} must be in (0, 1]")
@@ -80,14 +89,23 @@ class ThroughputConfig:
         check_name(_OWNER, "experiment", self.experiment)
         check_labels(_OWNER, self.labels)
 
+    def max_fraction(self, frame_size: int) -> float:
+        """The highest load the search offers at `frame_size` (1.0: line rate)."""
+        return dict(self.max_fractions).get(frame_size, 1.0)
+
 
 @dataclass(frozen=True, slots=True)
 class RateBounds:
     """Where one goal's limit lies at one frame size, in every unit: `lower` is the
-    highest load that met the goal (None: not even the minimum load did), `upper` the
-    lowest that failed (None: line rate met it). `tester_limited`: `upper` is where the
-    tester itself gave out on this host (search.trials), not a load the DUT failed:
-    the DUT's limit is at least `lower` and may be higher. `losing_streams`: the
+    highest load that met the goal, at the rate its trial proved it offered where that
+    was below the rate it was set to (SearchResult.proven_lower_bound_fraction; None:
+    not even the minimum load did), `lower_intended` the search's own lower bound, the
+    load that trial was set to (None: not known apart from `lower`), `upper` the
+    lowest that failed (None: the search's highest load met it). `tester_limited`: the
+    search could go no higher on this host: `upper` is where the tester itself gave
+    out (search.trials), not a load the DUT failed, or `lower` is the tester's
+    calibrated capacity (`at_tester_capacity`, no `upper`); either way the DUT's limit
+    is at least `lower` and may be higher. `losing_streams`: the
     streams that lost frames at `upper`, worst first (SearchResult.losing_streams)."""
 
     goal: str
@@ -100,10 +118,23 @@ class RateBounds:
     # it): `lower` may hold only for trials that short (SearchResult).
     buffered_us: float | None = None
     trial_s: float = 0.0  # the duration of that trial
+    at_tester_capacity: bool = False  # `lower` is the highest load the tester carries here
+    lower_intended: ResolvedRate | None = None
 
     @property
     def lower_fraction(self) -> float | None:
         return None if self.lower is None else self.lower.fraction
+
+    @property
+    def lower_intended_fraction(self) -> float | None:
+        return None if self.lower_intended is None else self.lower_intended.fraction
+
+    @property
+    def lower_below_intended(self) -> bool:
+        """`lower` is below the search's bound: its trial offered less than it was set
+        to (a report says both)."""
+        intended = self.lower_intended_fraction
+        return intended is not None and (self.lower is None or self.lower.fraction < intended)
 
     @property
     def upper_fraction(self) -> float | None:
@@ -123,7 +154,8 @@ class ThroughputAtSize:
 
     @property
     def throughput(self) -> ResolvedRate | None:
-        """The RFC 2544 throughput: the highest load found without loss."""
+        """The RFC 2544 throughput: the highest load found without loss, at the rate
+        its trial proved it offered (RateBounds.lower)."""
         return self.ndr.lower
 
     def point(self) -> ThroughputPoint:
@@ -135,6 +167,8 @@ class ThroughputAtSize:
             pdr_fraction=self.pdr.lower_fraction,
             ndr_tester_limited=self.ndr.tester_limited,
             pdr_tester_limited=self.pdr.tester_limited,
+            ndr_intended_fraction=self.ndr.lower_intended_fraction,
+            pdr_intended_fraction=self.pdr.lower_intended_fraction,
         )
 
 
@@ -170,12 +204,16 @@ def _bounds(result: SearchResult, frame_size: int, line_rate_bps: float) -> Rate
     return RateBounds(
         goal=result.goal.name,
         loss_ratio=result.goal.loss_ratio,
-        lower=_resolve(result.lower_bound_fraction, frame_size, line_rate_bps),
+        # Reported at what the trial proved it offered; the search's own bound kept beside.
+        lower=_resolve(result.proven_lower_bound_fraction, frame_size, line_rate_bps),
         upper=_resolve(result.upper_bound_fraction, frame_size, line_rate_bps),
-        tester_limited=result.upper_bound_is_tester_limit,
+        tester_limited=(result.upper_bound_is_tester_limit
+                        or result.lower_bound_is_tester_capacity),
         losing_streams=result.losing_streams,
         buffered_us=result.buffered_at_lower_bound_us,
         trial_s=result.passing_trial.duration_s if result.passing_trial else 0.0,
+        at_tester_capacity=result.lower_bound_is_tester_capacity,
+        lower_intended=_resolve(result.lower_bound_fraction, frame_size, line_rate_bps),
     )
 
 
@@ -188,6 +226,7 @@ def _search_size(config: ThroughputConfig, recorder: Recorder, frame_size: int) 
             measurer,
             (config.ndr, config.pdr),
             min_fraction=config.min_fraction,
+            max_fraction=config.max_fraction(frame_size),
             max_trials=config.max_trials,
         )
         # One search served both goals: its trials are counted once.
@@ -200,7 +239,8 @@ def _search_size(config: ThroughputConfig, recorder: Recorder, frame_size: int) 
                 config.stream_shares,
             )
             (result,) = binary_search(
-                measurer, (goal,), min_fraction=config.min_fraction, max_trials=config.max_trials
+                measurer, (goal,), min_fraction=config.min_fraction,
+                max_fraction=config.max_fraction(frame_size), max_trials=config.max_trials
             )
             found.append(result)
         ndr, pdr = found

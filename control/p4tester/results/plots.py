@@ -98,14 +98,25 @@ def _valid(trials: Iterable[TrialResult]) -> list[TrialResult]:
     return kept
 
 
+def _plot_intended_above_proven(axes: Axes, points: Sequence[ThroughputPoint]) -> None:
+    """A grey dash at the load a search set where its trial proved it offered less: the
+    point below it is the bound (what reached the DUT), the dash what was asked."""
+    shown = [(p.frame_size, intended.percent) for p in points
+             for _, _, intended in p.below_intended()]
+    if shown:
+        axes.plot([size for size, _ in shown], [percent for _, percent in shown],
+                  linestyle="none", marker="_", markersize=14, color="grey",
+                  label="set, not proven (its trial offered less)")
+
+
 def plot_throughput(
     points: Sequence[ThroughputPoint],
     path: Path | str,
     title: str = "Throughput (RFC 2544)",
     pdr_label: str = "PDR",
 ) -> Path:
-    """NDR and PDR (% of line rate) vs frame size; a size whose goal was not found has
-    no point."""
+    """NDR and PDR (% of line rate, at the rate their trials proved they offered) vs
+    frame size; a size whose goal was not found has no point."""
     if not points:
         raise PlotError("no throughput points to plot")
     figure, (axes,) = _figure()
@@ -126,6 +137,7 @@ def plot_throughput(
                   [(p.ndr_fraction or 0.0) * 100.0 for p in limited], linestyle="none",
                   marker="^", markersize=12, markerfacecolor="none", color="red",
                   label="tester-limited (DUT limit >= point)")
+    _plot_intended_above_proven(axes, ordered)
     # Frame sizes double from 64 B up: a base-2 log axis spaces them evenly.
     axes.set_xscale("log", base=2)
     sizes = [p.frame_size for p in ordered]

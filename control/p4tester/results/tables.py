@@ -3,7 +3,9 @@
 CSV: one row per trial (`write_trials_csv`), one row per stream per trial
 (`write_streams_csv`), one row per frame size of a throughput search
 (`write_throughput_csv`). Empty cell = no value (e.g. no latency samples). Floats are
-written with repr, which reads back to the same float.
+written with repr, which reads back to the same float. A latency percentile beyond the
+histogram's last edge is its lower bound (results.latency): its latency_*_lower_bound
+column says true, and latency_outside_bins_frames how many frames lay beyond.
 
 Terminal: `render_table` lays out fixed-width columns; `throughput_table` and
 `trials_table` build on it.
@@ -20,6 +22,9 @@ from typing import Final
 from p4tester.results.checks import CHECK_OK, DUT_LIMITED, TESTER_LIMITED
 from p4tester.results.latency import merge_latency
 from p4tester.results.model import (
+    P50,
+    P99,
+    P999,
     LatencyStats,
     ReceiverStats,
     StreamLoss,
@@ -37,6 +42,22 @@ from p4tester.streams.rates import (
 
 Cell = str | int | float | bool | None
 
+# A trial's (merged) or a stream's latency. A percentile's lower_bound column: true when
+# only its lower bound is known (its rank lies beyond the histogram's last edge), false
+# when measured, empty without the percentile.
+LATENCY_COLUMNS: Final = (
+    "latency_min_us",
+    "latency_avg_us",
+    "latency_max_us",
+    "latency_jitter_us",
+    "latency_p50_us",
+    "latency_p99_us",
+    "latency_p999_us",
+    "latency_p50_lower_bound",
+    "latency_p99_lower_bound",
+    "latency_p999_lower_bound",
+    "latency_outside_bins_frames",
+)
 TRIAL_COLUMNS: Final = (
     "experiment",
     "trial_index",
@@ -52,13 +73,7 @@ TRIAL_COLUMNS: Final = (
     "rx_frames",
     "lost_frames",
     "loss_pct",
-    "latency_min_us",
-    "latency_avg_us",
-    "latency_max_us",
-    "latency_jitter_us",
-    "latency_p50_us",
-    "latency_p99_us",
-    "latency_p999_us",
+    *LATENCY_COLUMNS,
     "valid",
     "error",
     # The trial's self-check (results.checks): ok / tester-limited / dut-limited, empty
@@ -98,14 +113,7 @@ STREAM_COLUMNS: Final = (
     "reordered_frames",
     "duplicate_frames",
     "latency_samples",
-    "latency_min_us",
-    "latency_avg_us",
-    "latency_max_us",
-    "latency_jitter_us",
-    "latency_p50_us",
-    "latency_p99_us",
-    "latency_p999_us",
-    "latency_outside_bins_frames",
+    *LATENCY_COLUMNS,
 )
 THROUGHPUT_COLUMNS: Final = (
     "frame_size_B",
@@ -122,6 +130,10 @@ THROUGHPUT_COLUMNS: Final = (
     # where the DUT lost frames; the DUT's limit may be higher.
     "ndr_tester_limited",
     "pdr_tester_limited",
+    # The search's own bound, the rate its trial was set to offer: above ndr_pps when
+    # that trial proved it offered less (measured on the switch's clock).
+    "ndr_intended_pps",
+    "pdr_intended_pps",
 )
 LABEL_PREFIX: Final = "label_"  # trial labels get one column each: label_buffer_pct, ...
 
@@ -132,15 +144,22 @@ class ThroughputPoint:
 
     frame_size: int  # bytes incl. FCS
     line_rate_bps: float  # L1 line rate the fractions refer to (all TX ports together)
-    ndr_fraction: float | None  # of line rate, 0..1; None = loss even at the lowest load
+    # Of line rate, 0..1, at the rate the trial at the bound proved it offered
+    # (SearchResult.proven_lower_bound_fraction); None = loss even at the lowest load.
+    ndr_fraction: float | None
     pdr_fraction: float | None
     # The goal's upper bound is the tester's own ceiling on this host (search.trials):
     # the DUT carried everything the tester could offer, its limit may be higher.
     ndr_tester_limited: bool = False
     pdr_tester_limited: bool = False
+    # The search's own bounds, the loads their trials were set to (None: not known
+    # apart from the fractions above); above them when a trial offered less.
+    ndr_intended_fraction: float | None = None
+    pdr_intended_fraction: float | None = None
 
     def __post_init__(self) -> None:
-        for name in ("ndr_fraction", "pdr_fraction"):
+        for name in ("ndr_fraction", "pdr_fraction", "ndr_intended_fraction",
+                     "pdr_intended_fraction"):
             value = getattr(self, name)
             if value is not None and not 0.0 < value <= 1.0:
                 raise ValueError(
@@ -153,6 +172,23 @@ class ThroughputPoint:
 
     def pdr(self) -> ResolvedRate | None:
         return self._resolve(self.pdr_fraction)
+
+    def ndr_intended(self) -> ResolvedRate | None:
+        return self._resolve(self.ndr_intended_fraction)
+
+    def pdr_intended(self) -> ResolvedRate | None:
+        return self._resolve(self.pdr_intended_fraction)
+
+    def below_intended(self) -> tuple[tuple[str, ResolvedRate | None, ResolvedRate], ...]:
+        """(goal, reported, intended) of each goal whose reported bound is below the
+        search's own: its trial proved it offered less than it was set to."""
+        goals = (("NDR", self.ndr(), self.ndr_intended()),
+                 ("PDR", self.pdr(), self.pdr_intended()))
+        # Compared as the table shows them (whole frames/s): a trial that offered 405.8
+        # of its 406 frames/s is no news to a reader.
+        return tuple((goal, reported, intended) for goal, reported, intended in goals
+                     if intended is not None
+                     and (reported is None or round(reported.pps) < round(intended.pps)))
 
     def _resolve(self, fraction: float | None) -> ResolvedRate | None:
         if fraction is None:
@@ -185,16 +221,19 @@ def _write_csv(path: Path | str, header: Sequence[str], rows: Iterable[Sequence[
 
 
 def _latency_cells(latency: LatencyStats | None) -> list[Cell]:
+    """The LATENCY_COLUMNS of one latency."""
     if latency is None:
-        return [None] * 7
+        return [None] * len(LATENCY_COLUMNS)
+    quantiles = (P50, P99, P999)
     return [
         latency.min_us,
         latency.avg_us,
         latency.max_us,
         latency.jitter_us,
-        latency.p50_us,
-        latency.p99_us,
-        latency.p999_us,
+        *(latency.percentile_us(q) for q in quantiles),
+        *(None if latency.percentile_us(q) is None else latency.is_lower_bound(q)
+          for q in quantiles),
+        None if latency.histogram is None else latency.beyond_histogram,
     ]
 
 
@@ -284,7 +323,6 @@ def _check_cells(trial: TrialResult) -> list[Cell]:
 
 def _stream_row(trial: TrialResult, stream: StreamStats) -> list[Cell]:
     latency = stream.latency
-    histogram = latency.histogram if latency is not None else None
     return [
         trial.experiment,
         trial.trial_index,
@@ -301,7 +339,6 @@ def _stream_row(trial: TrialResult, stream: StreamStats) -> list[Cell]:
         stream.duplicates,
         latency.samples if latency is not None else None,
         *_latency_cells(latency),
-        histogram.outside if histogram is not None else None,
     ]
 
 
@@ -398,11 +435,17 @@ def _rate_cells(rate: ResolvedRate | None) -> list[Cell]:
     return [rate.percent, rate.pps, rate.l1_bps, rate.l2_bps]
 
 
+def _intended_pps_cells(point: ThroughputPoint) -> list[Cell]:
+    return [None if rate is None else rate.pps
+            for rate in (point.ndr_intended(), point.pdr_intended())]
+
+
 def write_throughput_csv(points: Iterable[ThroughputPoint], path: Path | str) -> Path:
-    """One row per frame size: NDR and PDR in % of line rate, pps, L1 and L2 bit/s."""
+    """One row per frame size: NDR and PDR in % of line rate, pps, L1 and L2 bit/s (at
+    the rate proven offered), then the pps the search's bounds were set to."""
     rows = [
         [p.frame_size, p.line_rate_bps, *_rate_cells(p.ndr()), *_rate_cells(p.pdr()),
-         p.ndr_tester_limited, p.pdr_tester_limited]
+         p.ndr_tester_limited, p.pdr_tester_limited, *_intended_pps_cells(p)]
         for p in points
     ]
     return _write_csv(path, THROUGHPUT_COLUMNS, rows)
@@ -448,14 +491,38 @@ def _fixed(value: float | None, digits: int) -> str:
     return _MISSING if value is None else f"{value:.{digits}f}"
 
 
-def _percentile_text(latency: LatencyStats | None, value: float | None) -> str:
-    """A percentile, or '>edge' when it lies beyond the histogram's last edge."""
-    if value is not None or latency is None:
-        return _fixed(value, 1)
-    histogram = latency.histogram
-    if histogram is not None and histogram.outside:
-        return f">{histogram.edges[-1]}"
-    return _MISSING
+# Marks a percentile known only from below: its rank lies beyond the histogram's last
+# edge, so it is at least that edge (results.latency).
+LOWER_BOUND_MARK: Final = "≥"
+
+
+def bounded_text(value: float, lower_bound: bool) -> str:
+    """A percentile to a tenth of a microsecond (all the BMv2 clock's 1 us supports), or
+    '≥ 5000' when only its lower bound is known: a bin edge, shown as the whole number
+    it is."""
+    if not lower_bound:
+        return f"{value:.1f}"
+    shown = f"{value:.0f}" if value.is_integer() else f"{value:.1f}"
+    return f"{LOWER_BOUND_MARK} {shown}"
+
+
+def _percentile_text(latency: LatencyStats | None, quantile: float) -> str:
+    """One of the latency's percentiles for a table cell; '-' without it."""
+    if latency is None:
+        return _MISSING
+    value = latency.percentile_us(quantile)
+    return _MISSING if value is None else bounded_text(value, latency.is_lower_bound(quantile))
+
+
+def lower_bound_note(name: str, beyond: Sequence[tuple[int, LatencyStats]]) -> str:
+    """The line under a table whose `name` percentile (e.g. "p99") is a lower bound in
+    the given trials (trial index, its latency): how many frames lay beyond the last
+    edge, and what would measure it."""
+    counts = [f"{latency.beyond_histogram} of {latency.samples} frames in trial {index}"
+              for index, latency in beyond]
+    return (f"{LOWER_BOUND_MARK} {name}: only a lower bound is known, the histogram's last "
+            f"edge: {', '.join(counts)} lay at or above it (raise the profile's last "
+            "latency_bins_us edge to measure it)")
 
 
 def _rate_text(rate: ResolvedRate | None) -> list[str]:
@@ -472,14 +539,22 @@ def _rate_text(rate: ResolvedRate | None) -> list[str]:
 
 TESTER_LIMIT_MARK: Final = "*"
 TESTER_LIMIT_NOTE: Final = (
-    f"{TESTER_LIMIT_MARK} tester-limited: the search stopped where the tester itself "
-    "could not carry the load on this host; the DUT's limit is at least this, maybe higher"
+    f"{TESTER_LIMIT_MARK} tester-limited: the search went no higher than the tester itself "
+    "carries on this host (its calibrated capacity, or a load it could not carry); the "
+    "DUT's limit is at least this, maybe higher"
 )
 
 
+PROVEN_OFFERED_WHY: Final = (
+    ": the trial at the bound offered less than it was set to (measured on the "
+    "switch's clock)")
+
+
 def throughput_table(points: Iterable[ThroughputPoint]) -> str:
-    """Frame size, then NDR and PDR each as % line rate, pps, L1 and L2 bit/s; a goal
-    whose upper bound was the tester's own ceiling is marked, with a note below."""
+    """Frame size, then NDR and PDR each as % line rate, pps, L1 and L2 bit/s, at the
+    rate the trial at the bound proved it offered; a goal whose upper bound was the
+    tester's own ceiling is marked, with a note below, and one reported below the load
+    its search set gets a line saying both (proven_offered_lines)."""
     columns = [Column("frame B")]
     for goal in ("NDR", "PDR"):
         columns += [
@@ -494,7 +569,16 @@ def throughput_table(points: Iterable[ThroughputPoint]) -> str:
     table = render_table(columns, rows)
     if any(p.ndr_tester_limited or p.pdr_tester_limited for p in points):
         table += "\n" + TESTER_LIMIT_NOTE
-    return table
+    return "\n".join([table, *proven_offered_lines(points)])
+
+
+def proven_offered_lines(points: Iterable[ThroughputPoint]) -> list[str]:
+    """A line per frame size and goal reported below the load its search set, e.g.
+    '64 B: NDR ≥ 104184 frames/s (proven offered; 105773 intended)': the table says
+    what the trial proved it offered, this line why that is not the load asked."""
+    return [f"{p.frame_size} B: {goal} ≥ {0.0 if proven is None else proven.pps:.0f} "
+            f"frames/s (proven offered; {intended.pps:.0f} intended){PROVEN_OFFERED_WHY}"
+            for p in points for goal, proven, intended in p.below_intended()]
 
 
 def _marked(cells: list[str], tester_limited: bool) -> list[str]:
@@ -519,7 +603,8 @@ def losing_streams_text(losses: Sequence[StreamLoss]) -> str:
 
 def trials_table(trials: Iterable[TrialResult]) -> str:
     """One line per trial: load, counts, loss and the streams that lost (per stream,
-    results.model), merged latency and whether it is valid."""
+    results.model), merged latency and whether it is valid; a line under the table
+    when a p99 is only a lower bound."""
     columns = [
         Column("#"),
         Column("frame B"),
@@ -538,6 +623,7 @@ def trials_table(trials: Iterable[TrialResult]) -> str:
         Column("status", left=True),
     ]
     rows = []
+    beyond: list[tuple[int, LatencyStats]] = []  # trials whose p99 is a lower bound
     for trial in trials:
         latency = trial_latency(trial)
         rows.append(
@@ -554,12 +640,15 @@ def trials_table(trials: Iterable[TrialResult]) -> str:
                 _fixed(latency.min_us if latency else None, 1),
                 _fixed(latency.avg_us if latency else None, 1),
                 _fixed(latency.max_us if latency else None, 1),
-                _percentile_text(latency, latency.p99_us if latency else None),
+                _percentile_text(latency, P99),
                 _MISSING if trial.host_load is None else f"{trial.host_load.load_1m:.2f}",
                 _status(trial),
             ]
         )
-    return render_table(columns, rows)
+        if latency is not None and latency.is_lower_bound(P99):
+            beyond.append((trial.trial_index, latency))
+    table = render_table(columns, rows)
+    return (table + "\n" + lower_bound_note("p99", beyond)) if beyond else table
 
 
 def _status(trial: TrialResult) -> str:

@@ -37,7 +37,13 @@ from p4tester.streams.rates import Rate
 
 from .dut_buffer import bmv2_dut_buffer
 from .loads import fraction_at, line_rate_of
-from .report_lines import buffering_lines, fit_warnings, latency_lines, losing_stream_lines
+from .report_lines import (
+    buffering_lines,
+    capacity_lines,
+    fit_warnings,
+    latency_lines,
+    losing_stream_lines,
+)
 from .requests import (
     BackToBackRequest,
     FrameLossRequest,
@@ -49,6 +55,7 @@ from .requests import (
     SoakRequest,
     ThroughputRequest,
 )
+from .search_capacity import search_capacity
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +67,7 @@ class RunContext:
     profile: Profile
     recorder: Recorder
     output: Path
+    calibration: Path | None = None  # None: runs.capacity_warnings.CALIBRATION_FILE
 
     def fraction(self, rate: Rate, frame_size: int) -> float:
         return fraction_at(rate, frame_size, self.topology, self.profile)
@@ -82,13 +90,16 @@ def throughput_body(request: ThroughputRequest, run: RunContext) -> Outcome:
                      initial_trial_duration_s=profile.trial.initial_duration_s)
     pdr = SearchGoal("PDR", profile.search.pdr_loss_ratio, width, final,
                      initial_trial_duration_s=profile.trial.initial_duration_s)
+    frame_sizes = request.frame_sizes or profile.frame_sizes
+    capacity = search_capacity(frame_sizes, run.topology, profile, run.calibration)
     config = ThroughputConfig(line_rate_bps=line_rate_of(run.topology, profile),
-                              frame_sizes=request.frame_sizes or profile.frame_sizes,
+                              frame_sizes=frame_sizes,
                               method=SearchMethod(request.method or profile.search.method),
-                              ndr=ndr, pdr=pdr)
+                              ndr=ndr, pdr=pdr, max_fractions=capacity.max_fractions)
     result = run_throughput(config, run.recorder)
     plot(lambda: plot_throughput(result.points(), run.output / "throughput.png"))
-    return result, "\n".join([throughput_table(result.points()), *losing_stream_lines(result),
+    return result, "\n".join([throughput_table(result.points()), *capacity.notes,
+                              *capacity_lines(result), *losing_stream_lines(result),
                               *buffering_lines(result)])
 
 

@@ -47,6 +47,7 @@ class RunPlan:
     output: Path
     log: ResultLog
     warnings: tuple[str, ...]  # loads above the tester's calibrated capacity
+    calibration: Path | None = None  # the stored capacity a search is capped at
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,7 @@ def plan_run(experiment: Experiment, request: ExperimentRequest, topology: Topol
     warnings = tuple(load_warnings(request, topology, profile, calibration))
     log = open_log(output, experiment.name, profile.source, topology.source, resume,
                    placement)
-    return RunPlan(experiment, request, topology, profile, output, log, warnings)
+    return RunPlan(experiment, request, topology, profile, output, log, warnings, calibration)
 
 
 def failure_text(exc: BaseException) -> str:
@@ -83,7 +84,7 @@ def run_experiment(plan: RunPlan, runner: AbstractContextManager[TrialRunner], *
         with runner as opened:
             recorder = Recorder(observe(opened) if observe else opened, plan.log)
             result, text = plan.experiment.body(plan.request, RunContext(
-                plan.topology, plan.profile, recorder, plan.output))
+                plan.topology, plan.profile, recorder, plan.output, plan.calibration))
     except StopRequested:
         return _ended_early(plan, recorder, RunEnd.STOPPED, STOPPED_BY_USER)
     except (ExperimentError, SearchError) as exc:

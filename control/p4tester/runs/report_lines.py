@@ -15,7 +15,7 @@ from p4tester.results.buffer_fill import buffer_fill
 from p4tester.results.model import TrialResult
 from p4tester.results.plots import LinearFit
 from p4tester.results.reference import SPIKED_MARK
-from p4tester.results.tables import losing_streams_text
+from p4tester.results.tables import LOWER_BOUND_MARK, bounded_text, losing_streams_text
 
 # Seed 004 expects average and maximum latency linear in buffer %: below this R^2 the
 # line is not the DUT's shape, and on a busy host it is the host's.
@@ -29,6 +29,28 @@ def losing_stream_lines(result: ThroughputResult) -> list[str]:
             f"%, frames lost per stream (stream:lost) {losing_streams_text(bounds.losing_streams)}"
             for size in result.sizes for bounds in (size.ndr, size.pdr)
             if bounds.upper is not None and bounds.losing_streams]
+
+
+def capacity_lines(result: ThroughputResult) -> list[str]:
+    """A line per goal and frame size whose search went no higher than the tester's
+    calibrated capacity: met there, the DUT's limit is above what this host can
+    measure; failed for the tester below it, the stored calibration is out of date."""
+    lines = []
+    for size in result.sizes:
+        capped = result.config.max_fraction(size.frame_size) < 1.0
+        for bounds in (size.ndr, size.pdr):
+            if bounds.at_tester_capacity and bounds.lower is not None:
+                lines.append(
+                    f"{size.frame_size} B {bounds.goal} >= {bounds.lower.pps:.0f} frames/s "
+                    f"({bounds.lower.percent:.2f} %): the tester's capacity here; the DUT "
+                    "met the goal up to it, and its limit may lie anywhere above")
+            elif capped and bounds.tester_limited and bounds.upper is not None:
+                lines.append(
+                    f"{size.frame_size} B {bounds.goal}: the tester could not carry "
+                    f"{bounds.upper.pps:.0f} frames/s, below the capacity its stored "
+                    "calibration claims: the host is busier than when it was calibrated; "
+                    "run p4tester calibrate again")
+    return lines
 
 
 def buffering_lines(result: ThroughputResult) -> list[str]:
@@ -51,18 +73,30 @@ def buffering_lines(result: ThroughputResult) -> list[str]:
     return lines
 
 
-def percentile_text(value: float | None) -> str:
-    """A percentile from histogram interpolation: a tenth of a microsecond is all the
-    BMv2 clock (1 us) supports; None (no samples, or beyond the last bin) said as such."""
-    return "n/a" if value is None else f"{value:.1f}"
+def percentile_text(value: float | None, lower_bound: bool = False) -> str:
+    """A percentile from histogram interpolation (tables.bounded_text: '≥ 5000' when
+    only its lower bound is known); None (no histogram) said as such."""
+    return "n/a" if value is None else bounded_text(value, lower_bound)
 
 
 def latency_lines(summary: LatencySummary) -> str:
     """Typical and worst-case latency of a latency run, then the tester's own."""
-    return (f"\ntypical latency (median of p50) {percentile_text(summary.typical_latency_us)} "
-            f"us, worst case (median of p99.9) {percentile_text(summary.worst_case_latency_us)}"
-            f" us, min {summary.min_us} avg {summary.avg_us:.1f} max {summary.max_us} us"
-            + own_latency_line(summary))
+    typical = percentile_text(summary.typical_latency_us,
+                              summary.is_lower_bound("typical_latency_us"))
+    worst = percentile_text(summary.worst_case_latency_us,
+                            summary.is_lower_bound("worst_case_latency_us"))
+    return (f"\ntypical latency (median of p50) {typical} us, worst case (median of p99.9) "
+            f"{worst} us, min {summary.min_us} avg {summary.avg_us:.1f} max {summary.max_us} us"
+            + beyond_histogram_line(summary) + own_latency_line(summary))
+
+
+def beyond_histogram_line(summary: LatencySummary) -> str:
+    """What a figure marked as a lower bound above means, when one is."""
+    if not summary.lower_bounds:
+        return ""
+    return (f"\n{LOWER_BOUND_MARK}: only a lower bound is known, the histogram's last edge: "
+            f"{summary.beyond_histogram} frames of the {summary.trials} trials lay at or above "
+            "it, up to the max (raise the profile's last latency_bins_us edge to measure it)")
 
 
 def own_latency_line(summary: LatencySummary) -> str:

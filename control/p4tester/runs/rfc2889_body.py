@@ -152,7 +152,23 @@ def rfc2889_report(result: Rfc2889Result) -> list[str]:
     if any(s.throughput.ndr.tester_limited for s in result.meshed):
         lines.append("≥: the search stopped where the tester itself gave out on this host; "
                      "the DUT forwards at least this")
+    lines += [_proven_line(size.frame_size, bounds) for size in result.meshed
+              for bounds in (size.throughput.ndr, size.throughput.pdr)
+              if bounds.lower_below_intended and _shown_apart(bounds)]
     return lines
+
+
+def _shown_apart(bounds: RateBounds) -> bool:
+    """The proven and intended shares differ as the report prints them (0.01 %)."""
+    proven, intended = bounds.lower_fraction or 0.0, bounds.lower_intended_fraction or 0.0
+    return f"{proven:.2%}" != f"{intended:.2%}"
+
+
+def _proven_line(frame_size: int, bounds: RateBounds) -> str:
+    """Why a share above is below the load its search set (RateBounds.lower)."""
+    proven, intended = bounds.lower_fraction or 0.0, bounds.lower_intended_fraction or 0.0
+    return (f"{frame_size} B: {bounds.goal} ≥ {proven:.2%} (proven offered; {intended:.2%} "
+            "intended): the trial at the bound offered less than it was set to")
 
 
 def _back_pressure(size: CongestionAtSize) -> str:

@@ -23,9 +23,13 @@ def binary_search(
     goals: Sequence[SearchGoal],
     *,
     min_fraction: float = DEFAULT_MIN_FRACTION,
+    max_fraction: float = _LINE_RATE,
     max_trials: int = DEFAULT_MAX_TRIALS,
 ) -> tuple[SearchResult, ...]:
     """Search each goal on its own; one SearchResult per goal, in the goals' order.
+
+    The first trial is at `max_fraction`: line rate, or less where the tester cannot
+    carry line rate on this host (runs.search_capacity); nothing above it is offered.
 
     A trial meets a goal when its loss ratio is at most the goal's. `max_trials` caps
     each goal's search (TrialBudgetError past it); an invalid trial is repeated once,
@@ -36,20 +40,23 @@ def binary_search(
     """
     if not goals:
         raise ValueError("binary_search: no goals given (e.g. [NDR, PDR])")
-    if not 0.0 < min_fraction < _LINE_RATE:
+    if not 0.0 < min_fraction < max_fraction <= _LINE_RATE:
         raise ValueError(
-            f"binary_search: min_fraction must be in (0, 1) of line rate, got {min_fraction}"
+            f"binary_search: need 0 < min_fraction < max_fraction <= 1 of line rate, got "
+            f"{min_fraction} and {max_fraction}"
         )
-    return tuple(_search_goal(measurer, goal, min_fraction, max_trials) for goal in goals)
+    return tuple(_search_goal(measurer, goal, min_fraction, max_fraction, max_trials)
+                 for goal in goals)
 
 
 def _search_goal(
-    measurer: Measurer, goal: SearchGoal, min_fraction: float, max_trials: int
+    measurer: Measurer, goal: SearchGoal, min_fraction: float, max_fraction: float,
+    max_trials: int
 ) -> SearchResult:
     recorder = TrialRecorder(measurer, max_trials, goal.loss_ratio)
     lower: float | None = None
     upper: float | None = None
-    load = _LINE_RATE
+    load = max_fraction
     while True:
         trial = recorder.measure(goal.final_trial_duration_s, load)
         if trial is not None and goal.is_met_by(trial):
@@ -57,7 +64,7 @@ def _search_goal(
         else:
             upper = load
         if upper is None:
-            break  # line rate meets the goal: nothing above it to find
+            break  # the highest load meets the goal: nothing above it to find
         if relative_width(lower, upper) <= goal.relative_width:
             break
         if lower is None and upper <= min_fraction:
@@ -73,4 +80,5 @@ def _search_goal(
         trials=recorder.trials,
         trial_seconds=recorder.trial_seconds,
         tester_ceiling_fraction=recorder.tester_ceiling,
+        max_fraction=max_fraction,
     )

@@ -36,6 +36,16 @@ def relative_width(lower: float | None, upper: float | None) -> float:
     return (upper - (lower or 0.0)) / upper
 
 
+def proven_offered_fraction(trial: TrialResult) -> float | None:
+    """The load (fraction of line rate) the trial proved it offered: its intended load
+    scaled by the rate its generator was measured to send, on the switch's clock, over
+    the rate it was set to (both all streams together); None when not measured."""
+    measured = trial.offered_pps_measured
+    if measured is None or trial.offered_pps <= 0.0:
+        return None
+    return trial.offered_fraction * measured / trial.offered_pps
+
+
 @dataclass(frozen=True, slots=True)
 class SearchGoal:
     """One conditional-throughput goal.
@@ -165,13 +175,17 @@ PDR = SearchGoal.pdr()
 class SearchResult:
     """Where one goal's limit lies, as fractions of line rate.
 
-    `lower_bound_fraction`: the highest load known to meet the goal; None when not even
-    the search's minimum load did. `upper_bound_fraction`: the lowest load known to
-    fail it; None when line rate itself meets the goal (then the lower bound is 1.0).
+    `lower_bound_fraction`: the highest load known to meet the goal, as the trials were
+    set to offer it (the search steers by it; a report gives
+    `proven_lower_bound_fraction`); None when not even the search's minimum load did.
+    `upper_bound_fraction`: the lowest load known to fail it; None when line rate itself
+    meets the goal (then the lower bound is 1.0).
     `trials` are the trials the search ran for this result, invalid ones included,
     and `trial_seconds` their summed durations: the search's cost in traffic time.
     `tester_ceiling_fraction`: the lowest load the tester itself could not carry on
     this host (its trials stayed tester-limited); None when every load was measured.
+    `max_fraction`: the highest load the search offered: line rate (1.0), or the
+    tester's calibrated capacity on this host where that is lower (runs.search_capacity).
     """
 
     goal: SearchGoal
@@ -180,11 +194,13 @@ class SearchResult:
     trials: tuple[TrialResult, ...]
     trial_seconds: float
     tester_ceiling_fraction: float | None = None
+    max_fraction: float = 1.0
 
     def __post_init__(self) -> None:
         lower, upper = self.lower_bound_fraction, self.upper_bound_fraction
         bounds = (("lower", lower), ("upper", upper), ("tester ceiling",
-                                                       self.tester_ceiling_fraction))
+                                                       self.tester_ceiling_fraction),
+                  ("highest load", self.max_fraction))
         for label, bound in bounds:
             if bound is not None and not 0.0 < bound <= 1.0:
                 raise ValueError(
@@ -200,6 +216,14 @@ class SearchResult:
     def relative_width(self) -> float:
         """See the module function `relative_width`."""
         return relative_width(self.lower_bound_fraction, self.upper_bound_fraction)
+
+    @property
+    def lower_bound_is_tester_capacity(self) -> bool:
+        """The goal was met at the highest load the search offered, and that load was
+        the tester's capacity on this host, not line rate: the DUT's limit is at least
+        the lower bound and may lie anywhere above it."""
+        return (self.max_fraction < 1.0 and self.upper_bound_fraction is None
+                and self.lower_bound_fraction == self.max_fraction)
 
     @property
     def upper_bound_is_tester_limit(self) -> bool:
@@ -229,6 +253,45 @@ class SearchResult:
         passed = [t for t in self.trials if t.offered_fraction == lower and t.valid
                   and not self.goal.is_failed_by_dut(t)]
         return max(reversed(passed), key=lambda t: t.duration_s, default=None)
+
+    @property
+    def proven_lower_bound_fraction(self) -> float | None:
+        """The lower bound as reported: min(intended, proven), the load the search set
+        (`lower_bound_fraction`, which it keeps steering by) or, when lower, the load
+        `passing_trial` proved it offered (proven_offered_fraction); the intended load
+        when that trial's rate was not measured. None without a lower bound, and when
+        the trial measured no frames/s at all (it proved no load).
+
+        A bound is a claim about the DUT: it carried what reached it, not what the
+        generator was set to send. A trial within the rate tolerance
+        (tester.trial_course) is valid and still offered up to that much less, and at
+        the tester's ceiling it offers exactly as much less as it can: reported at the
+        intended load, "NDR >=" would claim a rate the tester never offered.
+
+        Only the passing trial proves the bound, never a tester-limited trial above it
+        whose DUT lost nothing at a higher measured rate. That trial's rate is measured
+        right, but its loss is not vouched for: the self-check that made it invalid
+        may also have found frames from before the trial counted as a stream's
+        (received counts too high, loss too low), and the trial keeps only one reason
+        (tester.trial_loop: a rate shortfall replaces that finding), so "lost nothing"
+        there is not proven. Hence the bound is at most the highest rate a trial proved
+        it offered within the goal."""
+        lower = self.lower_bound_fraction
+        trial = self.passing_trial
+        proven = None if trial is None else proven_offered_fraction(trial)
+        if lower is None or proven is None:
+            return lower
+        if proven <= 0.0:
+            return None
+        return min(lower, proven)
+
+    @property
+    def lower_bound_below_intended(self) -> bool:
+        """The reported lower bound (`proven_lower_bound_fraction`) is below the
+        search's own because the trial at it offered less than it was set to."""
+        lower = self.lower_bound_fraction
+        proven = self.proven_lower_bound_fraction
+        return lower is not None and (proven is None or proven < lower)
 
     @property
     def buffered_at_lower_bound_us(self) -> float | None:

@@ -85,6 +85,7 @@ def mlr_search(
     goals: Sequence[SearchGoal],
     *,
     min_fraction: float = DEFAULT_MIN_FRACTION,
+    max_fraction: float = 1.0,
     warmup_s: float = 0.0,
     max_trials: int = DEFAULT_MAX_TRIALS,
     wall_limit_s: float = DEFAULT_SEARCH_WALL_LIMIT_S,
@@ -98,20 +99,22 @@ def mlr_search(
     and paid for). Errors: InvalidTrialError, TrialBudgetError as in the binary
     search; RuntimeError from MLRsearch past `wall_limit_s`. A load the tester itself
     cannot carry (tester-limited after its repeats) fails for MLRsearch and sets
-    every result's `tester_ceiling_fraction`.
+    every result's `tester_ceiling_fraction`. `max_fraction` is the highest load
+    offered (MLRsearch starts there): line rate, or the tester's capacity on this host.
     """
     if not goals:
         raise ValueError("mlr_search: no goals given (e.g. [NDR, PDR])")
-    if not 0.0 < min_fraction < 1.0:
+    if not 0.0 < min_fraction < max_fraction <= 1.0:
         raise ValueError(
-            f"mlr_search: min_fraction must be in (0, 1) of line rate, got {min_fraction}"
+            f"mlr_search: need 0 < min_fraction < max_fraction <= 1 of line rate, got "
+            f"{min_fraction} and {max_fraction}"
         )
     mlr_goals = {goal: to_mlr_goal(goal) for goal in goals}
     config = Config()
     # Two of our goals may differ only in name; MLRsearch rejects duplicates.
     config.goals = tuple(dict.fromkeys(mlr_goals.values()))
     config.min_load = min_fraction
-    config.max_load = 1.0
+    config.max_load = max_fraction
     config.search_duration_max = wall_limit_s
     config.warmup_duration = warmup_s
     recorder = TrialRecorder(measurer, max_trials, max(g.loss_ratio for g in goals))
@@ -131,6 +134,7 @@ def mlr_search(
                 trials=trials,
                 trial_seconds=trial_seconds,
                 tester_ceiling_fraction=recorder.tester_ceiling,
+                max_fraction=max_fraction,
             )
         )
     return tuple(results)
