@@ -23,7 +23,10 @@ flood). Step 4 is a trial of the one trial loop: a trial the tester cannot vouch
 is repeated (Recorder.valid_trial); what it lost is the DUT's.
 
 Steps 2 to 4 must end within the DUT's ageing time, or the DUT forgets addresses
-during the test: the probe says how long they took (`seconds`).
+during the test: the probe says how long they took (`seconds`). A probe that took as
+long as the ageing time (a busy host slows the trials' set-up and reads) proves
+nothing about the DUT's cache and is run again, up to PROBE_ATTEMPTS times in all;
+the result notes a probe that stayed that slow.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Final
 
@@ -49,6 +52,9 @@ TEST_PORT_FRAMES: Final = 3
 # Waited beyond the ageing time: a DUT sweeps its table now and then, not at the
 # instant an entry expires.
 AGEING_MARGIN_S: Final = 1.0
+# A probe slower than the ageing time is tried this often in all before its figures are
+# used with a note: a busy host is often busy for a moment only.
+PROBE_ATTEMPTS: Final = 3
 
 
 class AddressTest(Enum):
@@ -128,6 +134,8 @@ class AddressProbe:
     flooded: int
     seconds: float  # from T's first frame to the test trial's end
     test_trial: TrialResult
+    # It took as long as the ageing time and was run again: its figures are not used.
+    repeated: bool = False
 
     @property
     def passed(self) -> bool:
@@ -190,6 +198,12 @@ def run_address_test(config: AddressTestConfig, recorder: Recorder,
     probes: list[AddressProbe] = []
 
     def probe(count: int, pps: float) -> bool:
+        for _ in range(PROBE_ATTEMPTS - 1):
+            tried = probe_addresses(config, recorder, count, pps, sleep, clock)
+            if tried.seconds < config.ageing_s:
+                probes.append(tried)
+                return tried.passed
+            probes.append(replace(tried, repeated=True))
         probes.append(probe_addresses(config, recorder, count, pps, sleep, clock))
         return probes[-1].passed
 
@@ -232,10 +246,11 @@ def _largest_passing(low: int, high: int, passes: Callable[[int], bool]) -> int 
 
 
 def _ageing_notes(config: AddressTestConfig, probes: list[AddressProbe]) -> tuple[str, ...]:
-    slow = [p for p in probes if p.seconds >= config.ageing_s]
+    slow = [p for p in probes if p.seconds >= config.ageing_s and not p.repeated]
     if not slow:
         return ()
     worst = max(slow, key=lambda p: p.seconds)
-    return (f"{len(slow)} probe(s) took as long as the ageing time or longer (up to "
-            f"{worst.seconds:.1f} s against {config.ageing_s:g} s): the DUT may have "
-            "forgotten addresses during them; give the DUT a longer ageing time",)
+    return (f"{len(slow)} probe(s) took as long as the ageing time or longer in each of "
+            f"{PROBE_ATTEMPTS} tries (up to {worst.seconds:.1f} s against "
+            f"{config.ageing_s:g} s): the DUT may have forgotten addresses during them; "
+            "run on a less busy host or give the DUT a longer ageing time",)

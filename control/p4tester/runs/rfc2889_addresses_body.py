@@ -9,6 +9,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import StreamConfig
 from p4tester.config.stream_learning import learned_address
 from p4tester.experiments.rfc2889_addresses import (
+    AddressProbe,
     AddressResult,
     AddressTest,
     AddressTestConfig,
@@ -79,9 +80,15 @@ def rfc2889_addresses_report(result: AddressResult) -> list[str]:
                   f"{'lost':>5} {'flooded':>7} {'seconds':>7}  verdict"]
     lines += [f"{index:>5} {p.count:>9} {p.learning_pps:>9g} {p.sent:>6} {p.received:>6} "
               f"{p.lost:>5} {p.flooded:>7} {p.seconds:>7.1f}  "
-              f"{'all learnt' if p.passed else 'flooded or lost'}"
+              f"{_verdict(p)}"
               for index, p in enumerate(result.probes)]
     lines.append(f"addresses: {learned_address(0)} up; flooded: test frames that reached a "
                  "port other than the learning port (an address the DUT did not learn)")
     lines += list(result.notes)
     return lines
+
+
+def _verdict(probe: AddressProbe) -> str:
+    if probe.repeated:
+        return "too slow for the ageing time: run again"
+    return "all learnt" if probe.passed else "flooded or lost"
