@@ -30,6 +30,7 @@ from p4tester.experiments.simulated_runner import (
     SimulatedRunner,
 )
 from p4tester.experiments.throughput import SearchMethod, ThroughputConfig, run_throughput
+from p4tester.results.checks import SelfCheck
 from p4tester.results.latency import linear_bin_edges
 from p4tester.results.model import TrialResult
 from p4tester.results.reference import ReferenceLatency, spiked
@@ -307,3 +308,39 @@ def test_without_a_reference_stream_the_summary_says_nothing_of_the_tester() -> 
     assert summary is not None
     assert (summary.tester_floor_us, summary.tester_max_us, summary.tester_spiked_trials) == (
         None, None, 0)
+
+
+class UnvouchedCalls:
+    """A SimulatedRunner whose trials at these call numbers the tester could not vouch
+    for (its generator fell behind on a busy host)."""
+
+    def __init__(self, inner: SimulatedRunner, unvouched: frozenset[int]) -> None:
+        self._inner, self._unvouched, self._calls = inner, unvouched, 0
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        trial = self._inner.run_trial(spec)
+        call, self._calls = self._calls, self._calls + 1
+        if call not in self._unvouched:
+            return trial
+        reason = "stream 0 offered 2021 frames/s, not its 3200"
+        return dataclasses.replace(trial, valid=False, error=f"tester-limited: {reason}",
+                                   self_check=SelfCheck((), unvouched=reason))
+
+
+def test_a_repetition_the_tester_could_not_vouch_for_is_run_again() -> None:
+    """Repetition 0's first two attempts and repetition 1's three are unvouched: the
+    first is measured on its third attempt, the second gives up after three and is
+    counted invalid; a crashed trial is not repeated."""
+    runner = UnvouchedCalls(SimulatedRunner(DUT), frozenset({0, 1, 3, 4, 5}))
+    config = LatencyConfig(SIZE, LOAD, trials=3, trial_duration_s=TRIAL_S)
+    recorder = Recorder(runner)
+    result = run_latency(config, recorder)
+    assert [(t.trial_index, t.valid, dict(t.labels)["repetition"]) for t in recorder.trials] == [
+        (0, False, "0"), (1, False, "0"), (2, True, "0"),
+        (3, False, "1"), (4, False, "1"), (5, False, "1"),
+        (6, True, "2")]
+    assert [t.trial_index for t in result.trials] == [2, 6]
+    assert result.invalid_trials == 1
+    crashed = run_latency(config, Recorder(CrashingRunner(SimulatedRunner(DUT),
+                                                          frozenset({0}))))
+    assert (crashed.invalid_trials, [t.trial_index for t in crashed.trials]) == (1, [1, 2])

@@ -31,8 +31,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from p4tester.results.model import TrialResult
 from p4tester.results.reference import ReferenceLatency
 from p4tester.results.tables import trial_latency
+from p4tester.search.trials import TESTER_LIMITED_ATTEMPTS
 
 from .figures import Bounded, bounded_statistic, median_with_overflow, nearest_rank_with_overflow
 from .recording import Labels, Recorder
@@ -226,19 +228,16 @@ def _nearest_rank(quantile: float) -> Callable[[Sequence[float | None]], float |
 
 
 def run_latency(config: LatencyConfig, recorder: Recorder) -> LatencyResult:
-    """Run the trials, one after the other, each labelled with its repetition."""
+    """Run the trials, one after the other, each labelled with its repetition. A
+    repetition the tester or a lab DUT could not vouch for is run again, up to
+    TESTER_LIMITED_ATTEMPTS times in all (a busy host is often busy for a moment
+    only); every attempt is a trial of its own in the log, and only a vouched one
+    gives the repetition's figures."""
     used: list[LatencyTrial] = []
     invalid = 0
     without = 0
     for repetition in range(config.trials):
-        trial = recorder.trial(
-            config.experiment,
-            config.frame_size,
-            config.offered_fraction,
-            config.trial_duration_s,
-            labels=(*config.labels, ("repetition", str(repetition))),
-            reference_loop=True,
-        )
+        trial = _vouched_repetition(config, recorder, repetition)
         if not trial.valid:
             invalid += 1
             continue
@@ -270,3 +269,21 @@ def run_latency(config: LatencyConfig, recorder: Recorder) -> LatencyResult:
         invalid_trials=invalid,
         trials_without_latency=without,
     )
+
+
+def _vouched_repetition(config: LatencyConfig, recorder: Recorder,
+                        repetition: int) -> TrialResult:
+    """The repetition's first vouched trial, or its last attempt: a failed trial (the
+    switch did not answer) is not repeated here, a host-limited one is."""
+    for _attempt in range(TESTER_LIMITED_ATTEMPTS):
+        trial = recorder.trial(
+            config.experiment,
+            config.frame_size,
+            config.offered_fraction,
+            config.trial_duration_s,
+            labels=(*config.labels, ("repetition", str(repetition))),
+            reference_loop=True,
+        )
+        if trial.valid or not trial.host_limited:
+            break
+    return trial
