@@ -45,6 +45,10 @@ class CachingSwitch:
     test_port_known: bool = False
     specs: list[TrialSpec] = field(default_factory=list)
     slept: list[float] = field(default_factory=list)
+    # Seconds between the starts of consecutive trials, per trial (the host's pace);
+    # once used up, 0.5 s.
+    trial_gaps_s: list[float] = field(default_factory=list)
+    now_s: float = 0.0
 
     def sleep(self, seconds: float) -> None:
         self.slept.append(seconds)
@@ -69,8 +73,11 @@ class CachingSwitch:
             flooded = sum(1 for index in range(frames) if index % count not in self.learnt)
         stats = StreamStats(stream_id, spec.frame_size, frames, received,
                             received * spec.frame_size, 0, 0, 0, 0)
+        started_at = self.now_s
+        self.now_s += self.trial_gaps_s.pop(0) if self.trial_gaps_s else 0.5
         return TrialResult(spec.experiment, spec.trial_index, spec.offered_fraction, pps,
-                           spec.duration_s, spec.frame_size, (stats,), rx_mismatched=flooded)
+                           spec.duration_s, spec.frame_size, (stats,), started_at=started_at,
+                           rx_mismatched=flooded)
 
 
 def _config(test: AddressTest, **extra: object) -> AddressTestConfig:
@@ -174,32 +181,33 @@ def test_rates_above_the_line_rate_are_refused() -> None:
 
 
 def test_a_probe_slower_than_the_ageing_time_in_every_try_is_noted() -> None:
-    switch = CachingSwitch(cache=5000)
-    ticks = iter(range(0, 100, 5))  # each probe "takes" 5 s against 3 s of ageing
+    """Every trial starts 2.5 s after the one before (a busy host's set-up): the test
+    trial's 1000 frames at 1000 fps end 3.5 s after the learning trial began."""
+    switch = CachingSwitch(cache=5000, trial_gaps_s=[2.5] * 9)
     result = run_address_test(_config(AddressTest.CACHING_CAPACITY), Recorder(switch),
-                              sleep=switch.sleep, clock=lambda: float(next(ticks)))
-    assert [(p.count, p.repeated) for p in result.probes] == [
-        (1000, True), (1000, True), (1000, False)]
+                              sleep=switch.sleep)
+    assert [(p.count, p.repeated, p.held_s) for p in result.probes] == [
+        (1000, True, 3.5), (1000, True, 3.5), (1000, False, 3.5)]
     assert len(switch.slept) == PROBE_ATTEMPTS == 3
     assert result.notes == (
-        "1 probe(s) took as long as the ageing time or longer in each of 3 tries (up to "
-        "5.0 s against 3 s): the DUT may have forgotten addresses during them; run on a "
-        "less busy host or give the DUT a longer ageing time",)
+        "1 probe(s) needed the DUT to hold its addresses as long as the ageing time or "
+        "longer in each of 3 tries (up to 3.5 s against 3 s): the DUT may have forgotten "
+        "addresses during them; run on a less busy host or give the DUT a longer ageing "
+        "time",)
 
 
 def test_a_probe_slowed_once_is_run_again_and_only_the_repeat_counts() -> None:
-    """The first probe of 1000 takes 4 s (the host was busy), its repeat 1 s: the
-    capacity comes from the repeat, the slow one is kept and marked, and nothing is
-    noted. The slow one's figures do not decide the search (its flooding would)."""
-    switch = CachingSwitch(cache=300)
-    times = iter([0.0, 4.0, *[float(t) for t in range(10, 200)]])
+    """The first probe of 1000 is slowed (its test trial starts 2.5 s after the
+    learning trial), its repeat is not: the capacity comes from the repeat, the slow
+    one is kept and marked, and nothing is noted."""
+    switch = CachingSwitch(cache=300, trial_gaps_s=[0.5, 2.5])
     result = run_address_test(_config(AddressTest.CACHING_CAPACITY), Recorder(switch),
-                              sleep=switch.sleep, clock=lambda: next(times))
-    assert [(p.count, p.repeated) for p in result.probes[:3]] == [
-        (1000, True), (1000, False), (1, False)]
+                              sleep=switch.sleep)
+    assert [(p.count, p.repeated, round(p.held_s, 9)) for p in result.probes[:3]] == [
+        (1000, True, 3.5), (1000, False, 1.5), (1, False, 0.6)]
     assert (result.capacity, result.notes) == (300, ())
     lines = rfc2889_addresses_report(result)
-    assert lines[4].endswith("4.0  too slow for the ageing time: run again")
+    assert lines[4].endswith("3.5  too slow for the ageing time: run again")
 
 
 def test_the_report_gives_the_capacity_the_conditions_and_every_probe() -> None:
@@ -212,12 +220,14 @@ def test_the_report_gives_the_capacity_the_conditions_and_every_probe() -> None:
         "RFC 2889 address caching capacity: 2 addresses",
         "learning port 1, test port 2, 64 B, learning frames at 1000 fps, test frames at "
         "1000 fps, ageing time 3 s"]
-    # Probes 4 (2 flooded), 1, 2, 3 (1 flooded).
+    # Probes 4 (2 flooded), 1, 2, 3 (1 flooded); the addresses held from the learning
+    # trial's start (0.5 s before the test trial's) to the end of the test frames.
+    assert lines[3].endswith("flooded  held s  verdict")
     assert lines[4:8] == [
-        "    0         4      1000      4      4     0       2     0.0  flooded or lost",
-        "    1         1      1000      1      1     0       0     0.0  all learnt",
-        "    2         2      1000      2      2     0       0     0.0  all learnt",
-        "    3         3      1000      3      3     0       1     0.0  flooded or lost"]
+        "    0         4      1000      4      4     0       2     0.6  flooded or lost",
+        "    1         1      1000      1      1     0       0     0.6  all learnt",
+        "    2         2      1000      2      2     0       0     0.6  all learnt",
+        "    3         3      1000      3      3     0       1     0.6  flooded or lost"]
 
 
 def test_a_profile_without_an_addresses_entry_is_refused_saying_how_to_add_one() -> None:

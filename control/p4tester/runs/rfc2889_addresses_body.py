@@ -77,9 +77,9 @@ def rfc2889_addresses_report(result: AddressResult) -> list[str]:
             lines.append("≥: all were learnt at the search's upper bound; raise "
                          "--learning-rate to find the limit")
     lines += ["", f"{'probe':>5} {'addresses':>9} {'learn fps':>9} {'sent':>6} {'to L':>6} "
-                  f"{'lost':>5} {'flooded':>7} {'seconds':>7}  verdict"]
+                  f"{'lost':>5} {'flooded':>7} {'held s':>7}  verdict"]
     lines += [f"{index:>5} {p.count:>9} {p.learning_pps:>9g} {p.sent:>6} {p.received:>6} "
-              f"{p.lost:>5} {p.flooded:>7} {p.seconds:>7.1f}  "
+              f"{p.lost:>5} {p.flooded:>7} {p.held_s:>7.1f}  "
               f"{_verdict(p)}"
               for index, p in enumerate(result.probes)]
     lines.append(f"addresses: {learned_address(0)} up; flooded: test frames that reached a "
