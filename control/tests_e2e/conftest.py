@@ -91,8 +91,9 @@ CHECKED_LABS = ("loopback", "bmv2-dut", "bmv2-impaired", "bmv2-delay", "bmv2-dee
 @pytest.fixture(scope="session", autouse=True)
 def host_carries_the_labs(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Before any lab runs: the tester's capacity on this host (p4tester calibrate, 64 B,
-    median of 3) against what each lab needs (twice its DUT's limit, its ports' line
-    rate). A host too slow says so, with both figures, instead of failing lab by lab."""
+    median of 3) against what each lab needs (its DUT's limit with a margin,
+    config.dut_limits). A host too slow says so, with both figures, instead of failing
+    lab by lab."""
     if missing_prerequisite() is not None:
         return
     rundir = tmp_path_factory.mktemp("capacity")

@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from p4tester.results.jsonl import ResultLog
+from p4tester.results.model import TrialResult
 
 from conftest import p4tester
 
 PROFILE = "topologies/profiles/one-stream.yaml"
 DUT_QUEUE_RATE_PPS = 3000  # topologies/bmv2-dut.yaml
+DUT_QUEUE_DEPTH = 64  # frames, the same DUT's egress queue
 OUTPUTS = ("trials.jsonl", "summary.json", "trials.csv", "streams.csv")
 
 
@@ -65,12 +67,34 @@ def test_every_experiment_writes_its_results(lab: Path, tmp_path: Path) -> None:
     }
     for experiment, options in runs.items():
         run(lab, tmp_path / experiment, experiment, *options)
+    # The figures are the lab DUT's, on the trials the tester vouched for: below its
+    # queue rate (3000 frames/s) nothing is lost, above it what exceeds the rate.
+    for experiment in ("latency", "frame-loss", "soak", "back-to-back"):
+        for trial in vouched(tmp_path / experiment):
+            if trial.offered_pps <= DUT_QUEUE_RATE_PPS:
+                assert trial.lost == 0, (experiment, trial)
+    ramp = vouched(tmp_path / "ramp")
+    assert [t.lost for t in ramp if t.offered_pps < DUT_QUEUE_RATE_PPS] == [0, 0], ramp
+    # The scan's 64-B trial offers 45 % of 7440 = 3348 frames/s for 1 s: the DUT lets
+    # 3000 through, and the 64 frames its queue holds when the trial ends come out in
+    # the drain.
+    (scan_64,) = [t for t in vouched(tmp_path / "frame-size-scan") if t.frame_size == 64]
+    assert 0.97 * DUT_QUEUE_RATE_PPS <= scan_64.rx_frames / scan_64.duration_s <= (
+        1.03 * DUT_QUEUE_RATE_PPS + DUT_QUEUE_DEPTH), scan_64
+    assert all(t.lost == 0 for t in vouched(tmp_path / "frame-size-scan") if t.frame_size > 64)
     assert (tmp_path / "latency/latency.png").exists()
     assert (tmp_path / "frame-loss/frame-loss.png").exists()
     assert (tmp_path / "frame-size-scan/loss-vs-frame-size.png").exists()
     assert (tmp_path / "queue-sweep/latency_vs_buffer_64B.png").exists()
     assert (tmp_path / "ramp/ramp.png").exists()
     assert (tmp_path / "soak/soak.png").exists()
+
+
+def vouched(output: Path) -> list[TrialResult]:
+    """A run's trials the tester vouched for, at least one."""
+    trials = [t for t in ResultLog(output / "trials.jsonl").load() if t.valid]
+    assert trials, output
+    return trials
 
 
 @pytest.mark.topology("loopback.yaml")
