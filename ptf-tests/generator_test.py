@@ -106,8 +106,10 @@ class TxTimestampsFollowTheRate(GeneratorTest):
         self.assertEqual(len(stamps), 30)
         gaps = [b - a for a, b in pairwise(stamps)]
         self.assertTrue(all(g >= 0 for g in gaps), f"timestamps went backwards: {stamps}")
-        mean_gap_us = (stamps[-1] - stamps[0]) / (len(stamps) - 1)
-        self.assertAlmostEqual(mean_gap_us, 1e6 / rate, delta=0.05 * 1e6 / rate)
+        # The median gap: a stall of BMv2 delays a frame and bunches the few after it
+        # (its queue lets frames it is late for go at once), which moves a mean over the
+        # run by the first frame's delay alone, and the median not.
+        self.assertAlmostEqual(median(gaps), 1e6 / rate, delta=0.05 * 1e6 / rate, msg=gaps)
 
 
 class StopEndsTheStream(GeneratorTest):
@@ -186,8 +188,15 @@ class SeveralFramesPerLoopPass(GeneratorTest):
         # host stamped late shortens the gap after it (seen: 1227 us once in a CI run
         # with one core held busy) and says nothing of the pacing.
         self.assertGreater(median(gaps), 0.9 * 1e6 / rate, gaps)
-        mean_gap_us = (stamps[-1] - stamps[0]) / (len(stamps) - 1)
-        self.assertAlmostEqual(mean_gap_us, 1e6 / rate, delta=0.05 * 1e6 / rate)
+        # Evenly: a pass's 4 frames span 3 gaps. BMv2's queue keeps each frame's time
+        # from when it was enqueued and lets a frame it is late for go at once, so a host
+        # that stalls it shortens only the span whose first frame it delayed (seen: the
+        # whole run's mean gap 2186 us, its first frame 8.5 ms late, in a CI run on a
+        # busy host): judged by the median pass of seven.
+        spans = [stamps[start + per_pass - 1] - stamps[start]
+                 for start in range(0, len(stamps), per_pass)]
+        self.assertAlmostEqual(median(spans), (per_pass - 1) * 1e6 / rate,
+                               delta=0.05 * (per_pass - 1) * 1e6 / rate, msg=spans)
         state = self.tester.read_stream_registers(stream)
         self.assertEqual((state.generated, state.tx_next_seq), (budget, budget))
         self.assertEqual(self.tester.read_counter(names.TX_STREAM)[stream].packets, budget)
