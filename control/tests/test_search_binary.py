@@ -259,25 +259,41 @@ def test_a_tester_limited_trial_is_repeated_and_never_counted_as_loss() -> None:
     assert result.trial_seconds == clean.trial_seconds + 120.0
 
 
-def test_a_tester_limited_trial_the_dut_failed_anyway_is_a_failure() -> None:
+def test_a_tester_limited_trial_the_dut_failed_anyway_is_asked_again() -> None:
     """At line rate the DUT (limit 0.6) loses 357142858 frames itself, the tester one
-    more: the trial fails NDR on the DUT's own loss and is not repeated."""
+    more: the floor is not believed from one trial (the host that starved the tester
+    may have starved a lab DUT too), the load is tried again, and the vouched repeat
+    fails NDR on the DUT's own loss."""
     limited = LimitedTester(CleanDut(0.6), limited_calls=frozenset({0}))
     (result,) = binary_search(limited, [NDR])
-    first = result.trials[0]
+    first, second = result.trials[:2]
     assert (first.invalid_reason, first.lost, first.dut_loss_floor) == (
         "tester-limited", 357142859, 357142858)
-    assert result.trials[1].offered_fraction == 0.5
+    assert (second.offered_fraction, second.valid, second.lost) == (1.0, True, 357142858)
+    assert result.trials[2].offered_fraction == 0.5
+    assert (result.lower_bound_fraction, result.upper_bound_fraction) == (0.599609375, 0.6015625)
+
+
+def test_a_tester_limited_load_whose_every_repeat_the_dut_failed_is_a_failure() -> None:
+    """Every line-rate trial is tester-limited, and each one's floor is the DUT's loss:
+    after three, the load fails NDR (the smallest floor), it is no ceiling."""
+    limited = LimitedTester(CleanDut(0.6), limited_calls=frozenset({0, 1, 2}))
+    (result,) = binary_search(limited, [NDR])
+    assert [(t.offered_fraction, t.invalid_reason) for t in result.trials[:4]] == [
+        (1.0, "tester-limited"), (1.0, "tester-limited"), (1.0, "tester-limited"),
+        (0.5, None)]
+    assert result.tester_ceiling_fraction is None
     assert (result.lower_bound_fraction, result.upper_bound_fraction) == (0.599609375, 0.6015625)
 
 
 def test_a_load_the_tester_cannot_carry_lowers_the_ceiling() -> None:
-    """DUT limit 0.6, tester limit 0.4: line rate fails on the DUT's own loss; every
-    load in (0.4, 0.6] is tester-limited three times and becomes the ceiling; the
-    search ends under it and says that its upper bound is the tester's, not the DUT's."""
+    """DUT limit 0.6, tester limit 0.4: line rate fails on the DUT's own loss in each of
+    its three tester-limited tries; every load in (0.4, 0.6] is tester-limited three
+    times and becomes the ceiling; the search ends under it and says that its upper
+    bound is the tester's, not the DUT's."""
     (result,) = binary_search(LimitedTester(CleanDut(0.6), capacity_fraction=0.4), [NDR])
     assert [(t.offered_fraction, t.valid) for t in result.trials] == [
-        (1.0, False), *[(0.5, False)] * 3, (0.25, True), (0.375, True),
+        *[(1.0, False)] * 3, *[(0.5, False)] * 3, (0.25, True), (0.375, True),
         *[(0.4375, False)] * 3, *[(0.40625, False)] * 3, (0.390625, True), (0.3984375, True),
         *[(0.40234375, False)] * 3, *[(0.400390625, False)] * 3,
     ]
