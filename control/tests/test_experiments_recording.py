@@ -258,7 +258,8 @@ def test_valid_trial_repeats_unvouched_trials_three_times_apart_from_errors() ->
 
 def test_a_host_limited_trial_that_fails_on_the_dut_s_own_loss_is_an_answer() -> None:
     """A burst of 1000: the DUT's queue dropped 500, the tester lost 13 more itself.
-    The DUT lost at least 487: for "did every frame come back?" that is an answer."""
+    The DUT lost at least 487 in each of three tries: for "did every frame come back?"
+    that is an answer (the first of the equal floors)."""
 
     class Burst(ListRunner):
         def run_trial(self, spec: TrialSpec) -> TrialResult:
@@ -271,9 +272,30 @@ def test_a_host_limited_trial_that_fails_on_the_dut_s_own_loss_is_an_answer() ->
     trial = recorder.valid_trial("b2b", 64, 1.0, 1.0, fails_above=0.0)
     assert (trial.trial_index, trial.lost, trial.host_dropped, trial.dut_loss_floor) == (
         0, 513, 13, 500)
+    assert len(recorder.trials) == 3
     # Asked for a figure (no threshold), the same trial is not an answer.
     with pytest.raises(UnvouchedTrialError):
         Recorder(Burst()).valid_trial("loss", 64, 1.0, 1.0)
     # Nor when the floor is within the threshold asked about.
     with pytest.raises(UnvouchedTrialError):
         Recorder(Burst()).valid_trial("scan", 64, 1.0, 1.0, fails_above=0.5)
+
+
+def test_a_floor_one_try_shows_is_asked_again_and_a_vouched_repeat_answers() -> None:
+    """The first try lost 500 frames beyond the tester's own 13 (a host that starved
+    the tester can starve a lab DUT beside it), the second is vouched and clean: the
+    clean one answers, not the first one's floor."""
+
+    class OnceStarved(ListRunner):
+        def run_trial(self, spec: TrialSpec) -> TrialResult:
+            trial = super().run_trial(spec)
+            if spec.trial_index > 0:
+                return trial
+            check = SelfCheck((PortCheck(2, "p4lt2", 500, 0, 0, 0, 487, 0),))
+            return replace(trial, streams=(StreamStats(0, 64, 1000, 487, 0, 0, 0, 0, 0),),
+                           valid=False, error="tester-limited", self_check=check)
+
+    recorder = Recorder(OnceStarved())
+    trial = recorder.valid_trial("scan", 64, 1.0, 1.0, fails_above=0.0)
+    assert (trial.trial_index, trial.valid) == (1, True)
+    assert [t.invalid_reason for t in recorder.trials] == ["tester-limited", None]

@@ -201,3 +201,17 @@ def test_linear_bin_edges() -> None:
 def test_bin_edges_errors(high: int, bins: int, low: int, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         log_bin_edges(high, bins, low)
+
+
+def test_percentiles_clamped_to_whole_register_values_are_floats_and_print() -> None:
+    """The checker's registers read as ints: a percentile clamped to the max (here
+    every rank is beyond the last edge, 10, and the max is 8) is the float 8.0, and the
+    trials table prints it (a CI run's latency table failed on an int there)."""
+    from p4tester.results.tables import bounded_text
+
+    histogram = Histogram(edges=(0, 5, 10), counts=(0, 0), outside=4)
+    stats = latency_stats(4, 2, 8, 20, 3, histogram)
+    assert (stats.p50_us, stats.p99_us) == (8.0, 8.0)
+    assert all(isinstance(v, float) for v in (stats.p50_us, stats.p99_us, stats.p999_us))
+    assert bounded_text(8, True) == "≥ 8"
+    assert bounded_text(stats.p99_us, stats.is_lower_bound(0.99)) == "≥ 8"

@@ -103,7 +103,9 @@ def _clamped_percentiles(
 ) -> tuple[float | None, float | None, float | None]:
     def clamped(quantile: float) -> float | None:
         value = None if histogram is None else percentile(histogram, quantile)
-        return None if value is None else min(max(value, min_us), max_us)
+        # float(): the checker's registers read as whole numbers, and a percentile
+        # clamped to them must stay the float its readers format.
+        return None if value is None else float(min(max(value, min_us), max_us))
 
     return clamped(P50), clamped(P99), clamped(P999)
 

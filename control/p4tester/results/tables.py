@@ -502,7 +502,7 @@ def bounded_text(value: float, lower_bound: bool) -> str:
     it is."""
     if not lower_bound:
         return f"{value:.1f}"
-    shown = f"{value:.0f}" if value.is_integer() else f"{value:.1f}"
+    shown = f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
     return f"{LOWER_BOUND_MARK} {shown}"
 
 
