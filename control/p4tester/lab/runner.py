@@ -22,6 +22,7 @@ from p4tester.lab.ifaces import TESTER_PREFIX, dut_iface, host_iface, tester_ifa
 from p4tester.lab.kinds import dut_kind, lab_kind
 from p4tester.lab.placement import pin, plan_placement
 from p4tester.lab.processes import start_switch, stop_process
+from p4tester.lab.receive_steering import steer_receive_off_the_sender
 from p4tester.lab.state import LabState
 
 DEFAULT_RUNDIR = Path("run/lab")
@@ -47,7 +48,9 @@ def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False,
         state.save(rundir)
         if topology.switch.target == "ebpf":
             # No switch process: the trial runner loads the tester program onto the
-            # tester ports for its run (targets.ebpf.session).
+            # tester ports for its run (targets.ebpf.session). The ports' receive work
+            # runs off its sender's CPU (lab.receive_steering).
+            steer_receive_off_the_sender(_received_on(topology, state))
             return state
         grpc_port = int(topology.switch.grpc.rsplit(":", 1)[1])
         ports = [(p.number, tester_iface(p.number)) for p in topology.ports]
@@ -60,6 +63,18 @@ def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False,
         down(rundir)
         raise
     return state
+
+
+def _received_on(topology: Topology, state: LabState) -> list[tuple[str, str | None]]:
+    """(interface, netns) of every tester port and of the DUT's side of each cable."""
+    ifaces: list[tuple[str, str | None]] = [(tester_iface(p.number), None)
+                                            for p in topology.ports]
+    for port in topology.cabled_dut_ports:
+        iface = dut_iface(port)
+        netns = next((ns for ns in state.netns if iface in netdev.run(
+            ["ip", "-o", "link", "show"], netns=ns)), None)
+        ifaces.append((iface, netns))
+    return ifaces
 
 
 def _place(tester: int, dut: Sequence[int]) -> str:

@@ -29,7 +29,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from pathlib import Path
+
+from p4tester.lab.receive_steering import sender_cpu
 
 SLOT_S = 0.001
 # The sender thread's nice value (run_ahead_of_other_work). Measured on the router lab,
@@ -118,15 +119,13 @@ class SendReport:
     slipped_s: tuple[float, ...] = ()
 
 
-def stay_on_this_cpu() -> int:
-    """Pins the calling thread to the CPU it runs on, and returns it. A sender that
-    moves between CPUs leaves copies in the old CPU's backlog while the new CPU's
-    overtake them: the host itself would reorder the trial's frames (measured on the
-    router lab: 3 to 20 of 52 083 frames reordered when the sender was free to move)."""
-    stat = Path("/proc/thread-self/stat").read_text()
-    # Fields after the command name (in parentheses, which may hold spaces); the CPU
-    # last run on is field 39 of proc(5), the 37th after it.
-    cpu = int(stat.rsplit(")", 1)[1].split()[36])
+def stay_on_the_sender_cpu() -> int:
+    """Pins the calling thread to the sender's CPU (lab.receive_steering: the labs steer
+    their ports' receive work off it), and returns it. A sender that moves between CPUs
+    leaves copies in the old CPU's backlog while the new CPU's overtake them: the host
+    itself would reorder the trial's frames (measured on the router lab: 3 to 20 of
+    52 083 frames reordered when the sender was free to move)."""
+    cpu = sender_cpu()
     os.sched_setaffinity(0, {cpu})  # 0: this thread, not the process
     return cpu
 

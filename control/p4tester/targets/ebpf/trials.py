@@ -46,7 +46,7 @@ from p4tester.targets.ebpf.sender import (
     TemplateSender,
     run_ahead_of_other_work,
     slot_share,
-    stay_on_this_cpu,
+    stay_on_the_sender_cpu,
 )
 from p4tester.targets.ebpf.session import NS_PER_US, EbpfSession
 from p4tester.targets.ebpf.tester import MAX_COPIES
@@ -251,7 +251,7 @@ def sender_thread(sender: TemplateSender, feeds: Sequence[Feed], stop: threading
     limit = max((f.count / f.template_pps for f in feeds), default=0.0) + SENDER_SLACK_S
 
     def send() -> None:
-        stay_on_this_cpu()
+        stay_on_the_sender_cpu()
         run_ahead_of_other_work()
         done(sender.send_feeds(feeds, limit, stop))
 
