@@ -210,7 +210,7 @@ class BurstsAreOnePassEach(GeneratorTest):
     next burst waits for the next pass of the slower loop."""
 
     def runTest(self) -> None:
-        stream, port, burst, bursts = 12, PORT_B, 16, 7
+        stream, port, burst, bursts = 12, PORT_B, 16, 3
         line_pps, loop_pps = 4000, 20  # 250 us apart in a burst; a burst every 50 ms
         self.tester.configure_stream(stream, port, frames_per_pass=burst)
         self.set_queue_rate(pacer_port(stream), loop_pps)
@@ -224,22 +224,16 @@ class BurstsAreOnePassEach(GeneratorTest):
         self.assertEqual([self.header_of(f).seq for f in frames], list(range(budget)))
         stamps = [self.header_of(f).tx_ts for f in frames]
         gaps = [b - a for a, b in pairwise(stamps)]
-        # One burst per pass: the only gaps longer than 10 ms are between bursts (50 ms
-        # less a burst's 15 x 250 us; inside a burst a gap is 250 us).
+        # The gaps between bursts: 50 ms less the burst's own 15 x 250 us; a gap inside
+        # a burst is 250 us (a host that stalls egress 10 ms inside a 4-ms burst is
+        # what this would catch, and the queue's rate has never let that happen).
         between = [index for index, gap in enumerate(gaps) if gap > 10_000]
-        self.assertEqual(between, [n * burst - 1 for n in range(1, bursts)], gaps)
-        # The TX queue paces a burst: its last frame leaves 15 x 250 us after its first.
-        # BMv2's queue sets each frame's time as it is enqueued and lets a frame it is
-        # late for go at once, so a host that stalls it inside a burst bunches the
-        # frames after the stall (seen: median gap 190 us on a busy host) but cannot
-        # move the burst's last frame earlier: the span of a burst changes only when its
-        # first or last frame is late. Judged by the median burst of seven.
-        spans = [stamps[n * burst + burst - 1] - stamps[n * burst] for n in range(bursts)]
-        self.assertAlmostEqual(median(spans), (burst - 1) * 1e6 / line_pps,
-                               delta=0.1 * (burst - 1) * 1e6 / line_pps, msg=spans)
-        self.assertAlmostEqual(median(gaps[index] for index in between),
-                               1e6 / loop_pps - (burst - 1) * 1e6 / line_pps,
-                               delta=0.2 * 1e6 / loop_pps, msg=gaps)
+        self.assertEqual(between, [burst - 1, 2 * burst - 1], gaps)
+        inside = [gap for index, gap in enumerate(gaps) if index not in between]
+        self.assertAlmostEqual(median(inside), 1e6 / line_pps, delta=0.1 * 1e6 / line_pps)
+        for index in between:
+            self.assertAlmostEqual(gaps[index], 1e6 / loop_pps - (burst - 1) * 1e6 / line_pps,
+                                   delta=0.2 * 1e6 / loop_pps)
         self.assertEqual(self.tester.read_counter(names.TX_PORT)[port].packets, budget)
 
 
