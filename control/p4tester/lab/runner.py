@@ -22,7 +22,7 @@ from p4tester.lab.ifaces import TESTER_PREFIX, dut_iface, host_iface, tester_ifa
 from p4tester.lab.kinds import dut_kind, lab_kind
 from p4tester.lab.placement import pin, plan_placement
 from p4tester.lab.processes import start_switch, stop_process
-from p4tester.lab.receive_steering import steer_receive_off_the_sender
+from p4tester.lab.receive_steering import KERNEL_DUTS, steer_receive_off_the_sender
 from p4tester.lab.state import LabState
 
 DEFAULT_RUNDIR = Path("run/lab")
@@ -48,9 +48,11 @@ def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False,
         state.save(rundir)
         if topology.switch.target == "ebpf":
             # No switch process: the trial runner loads the tester program onto the
-            # tester ports for its run (targets.ebpf.session). The ports' receive work
-            # runs off its sender's CPU (lab.receive_steering).
-            steer_receive_off_the_sender(_received_on(topology, state))
+            # tester ports for its run (targets.ebpf.session). A kernel DUT's forwarding
+            # and the checker run off its sender's CPU (lab.receive_steering); a BMv2
+            # DUT is a process of its own, which that receive work would crowd instead.
+            if topology.dut.kind in KERNEL_DUTS:
+                steer_receive_off_the_sender(_received_on(topology, state))
             return state
         grpc_port = int(topology.switch.grpc.rsplit(":", 1)[1])
         ports = [(p.number, tester_iface(p.number)) for p in topology.ports]
