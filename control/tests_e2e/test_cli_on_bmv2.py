@@ -130,17 +130,20 @@ def test_a_shaped_stream_loses_only_in_the_steps_above_the_dut(lab: Path,
                                                                tmp_path: Path) -> None:
     """A square wave between 3200 and 800 frames/s (2000 +- 60 %) into a DUT whose queue
     forwards 3000: each step sends its rate (the tester proves it step by step), the
-    high steps lose what is above the DUT's rate, the low steps nothing."""
+    high steps lose what is above the DUT's rate, the low steps nothing. One period of
+    4 s: every 1-s step of a trial must prove its rate, so a longer trial is more often
+    one a busy host held up somewhere (8-s trials failed all three tries on a 2-core VM
+    with 6-15 % CPU steal, steps 2.5-10 % short)."""
     out = tmp_path / "shape"
     document = run(lab, out, "shape", "--shape", "square,period=4,amplitude=0.6",
-                   "--load", "2000pps", "--duration", "8", "--step", "1")
+                   "--load", "2000pps", "--duration", "4", "--step", "1")
     assert document["trials"] >= 1
     (trial,) = [t for t in ResultLog(out / "trials.jsonl").load() if t.valid]
     (stream,) = trial.streams
     high = [s for s in stream.rate_course if s.intended_pps == 3200]
     low = [s for s in stream.rate_course if s.intended_pps == 800]
-    assert [s.start_s for s in high] == [0, 1, 4, 5]
-    assert [s.start_s for s in low] == [2, 3, 6, 7]
+    assert [s.start_s for s in high] == [0, 1]
+    assert [s.start_s for s in low] == [2, 3]
     for step in stream.rate_course:
         assert step.sent_pps is not None and step.received_pps is not None
         assert abs(step.sent_pps - step.intended_pps) <= 0.02 * step.intended_pps, step
@@ -156,8 +159,8 @@ def test_a_shaped_stream_loses_only_in_the_steps_above_the_dut(lab: Path,
     # A low step after a high one also delivers what the DUT's queue held (64 frames).
     for step in low:
         assert step.received_pps >= 0.99 * step.sent_pps, step
-    # In all: the frames above 3000/s in the 4 s at 3200/s (each step within its 2 %),
-    # less what the 64-frame queue took in at the start of each of the two high spells.
-    assert 2 * (2 * (0.98 * 3200 - DUT_QUEUE_RATE_PPS) - 64) <= stream.lost \
-        <= 4 * (1.02 * 3200 - DUT_QUEUE_RATE_PPS)
+    # In all: the frames above 3000/s in the 2 s at 3200/s (each step within its 2 %),
+    # less what the 64-frame queue took in at the start of the high spell.
+    assert 2 * (0.98 * 3200 - DUT_QUEUE_RATE_PPS) - 64 <= stream.lost \
+        <= 2 * (1.02 * 3200 - DUT_QUEUE_RATE_PPS)
     assert (out / "shape.png").stat().st_size > 0
