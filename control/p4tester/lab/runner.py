@@ -71,10 +71,12 @@ def _received_on(topology: Topology, state: LabState) -> list[tuple[str, str | N
     """(interface, netns) of every tester port and of the DUT's side of each cable."""
     ifaces: list[tuple[str, str | None]] = [(tester_iface(p.number), None)
                                             for p in topology.ports]
+    # One listing per namespace, not one per port.
+    links = {ns: netdev.run(["ip", "-o", "link", "show"], netns=ns) for ns in state.netns}
     for port in topology.cabled_dut_ports:
         iface = dut_iface(port)
-        netns = next((ns for ns in state.netns if iface in netdev.run(
-            ["ip", "-o", "link", "show"], netns=ns)), None)
+        netns = next((ns for ns, listed in links.items() if f" {iface}@" in listed
+                      or f" {iface}:" in listed), None)
         ifaces.append((iface, netns))
     return ifaces
 
