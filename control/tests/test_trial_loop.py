@@ -6,6 +6,7 @@ the loop's sleep."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -20,7 +21,14 @@ from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.trial_course import StreamSample
-from p4tester.tester.trial_loop import ArmedTrial, Extras, RxKinds, TrialLoop
+from p4tester.tester.trial_loop import (
+    IDLE_MAX_S,
+    IDLE_READ_S,
+    ArmedTrial,
+    Extras,
+    RxKinds,
+    TrialLoop,
+)
 
 BUDGET = 200  # frames: 1 s at 200 frames/s
 SPEC = TrialSpec("throughput", 0, 64, 0.5, 1.0)
@@ -36,6 +44,7 @@ class FakeTarget:
     poll_s = 0.1
     drain_s = 0.5
     host_bound = False
+    queues_input = True  # as a BMv2 switch: the opening edge waits until it is idle
 
     def __init__(self, *, lost_in_switch: int = 0, stall_s: float = 0.0,
                  unanswered_at: str = "", reference_lost: str = "",
@@ -158,6 +167,71 @@ def test_a_switch_that_stops_answering_gives_a_trial_without_figures() -> None:
 def test_a_targets_own_reason_makes_the_trial_unvouched() -> None:
     _, result = run(FakeTarget(reference_lost="reference stream: 2 of 100 frames lost"))
     assert result.error == "tester-limited: reference stream: 2 of 100 frames lost"
+
+
+class BackloggedTarget(FakeTarget):
+    """Port 2 delivered `backlog` frames before the trial that the switch takes in at
+    `intake_pps` (a busy host's leftover); `arriving_pps`: frames that keep arriving until
+    `arriving_s`, each taken in at once (a DUT still draining into the tester)."""
+
+    def __init__(self, *, backlog: int = 0, intake_pps: float = 0.0, arriving_pps: float = 0.0,
+                 arriving_s: float = 0.0, lost_in_switch: int = 0) -> None:
+        super().__init__(lost_in_switch=lost_in_switch)
+        self.backlog, self.intake_pps = backlog, intake_pps
+        self.arriving_pps, self.arriving_s = arriving_pps, arriving_s
+
+    def _from_before(self) -> tuple[int, int]:
+        """(delivered, taken in) of the frames from before the trial, by now."""
+        arrived = round(min(self.now, self.arriving_s) * self.arriving_pps)
+        taken = min(self.backlog, round(self.now * self.intake_pps))
+        return self.backlog + arrived, taken + arrived
+
+    def read_ports(self) -> Mapping[int, InterfaceCounters] | None:
+        delivered, _ = self._from_before()
+        return {1: InterfaceCounters(0, self.sent, 0, 0),
+                2: InterfaceCounters(self.sent + delivered, 0, 0, 0)}
+
+    def read_program(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
+        snapshot, program = super().read_program()
+        _, taken = self._from_before()
+        return snapshot, ProgramPortCounts(rx={2: program.rx[2] + taken}, tx=program.tx)
+
+
+def test_a_trial_opens_once_the_switch_took_in_its_backlog() -> None:
+    """150 frames delivered before the trial, taken in at 1000 frames/s: taken in the
+    trial's window they would hide the 3 frames the switch lost (the program's count
+    would pass the interface's)."""
+    target = BackloggedTarget(backlog=150, intake_pps=1000.0, lost_in_switch=3)
+    _, result = run(target)
+    assert target.started == pytest.approx(0.3)  # 100, 50, then nothing in 0.1 s
+    assert result.error == ("tester-limited: port 2: 3 of 200 frames p2 received never "
+                            "reached the program")
+
+
+def test_a_switch_still_catching_up_leaves_the_trial_unvouched() -> None:
+    target = BackloggedTarget(backlog=1000, intake_pps=100.0)
+    _, result = run(target)
+    assert target.started == pytest.approx(3.0)  # waited no longer than IDLE_MAX_S
+    assert result.error.startswith(
+        "tester-limited: the tester's switch was still taking in frames delivered before the "
+        "trial after 3 s (10 in 0.1 s, 0 of them delivered then): they would hide as many it "
+        "lost; ")
+    assert not result.valid
+
+
+def test_frames_still_arriving_are_no_backlog_of_the_testers() -> None:
+    """A DUT that drains into the tester for 0.45 s before the trial: the opening edge
+    waits while they arrive, then the trial is the tester's to vouch for."""
+    target = BackloggedTarget(arriving_pps=1000.0, arriving_s=0.45)
+    _, result = run(target)
+    assert target.started == pytest.approx(0.6)  # 0.5 s took in the last; 0.6 nothing
+    assert result.valid and result.error is None
+
+
+def test_the_readme_states_the_wait_for_an_idle_switch_the_loop_makes() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert f"(re-read every {IDLE_READ_S:g} s, for at most {IDLE_MAX_S:g} s)" in readme
+    assert f"still catching up after {IDLE_MAX_S:g} s leaves the" in readme
 
 
 class ShapedFakeTarget(FakeTarget):

@@ -85,6 +85,7 @@ class Bmv2Trials:
     it wired and shaped, and the trial being run (one at a time)."""
 
     host_bound = True  # BMv2 runs on this host: its load explains the switch's limits
+    queues_input = True  # BMv2's input queue can hold frames across a trial's edge
     poll_s = POLL_S
 
     def __init__(self, session: TesterSession, ports: PortCounterSource,

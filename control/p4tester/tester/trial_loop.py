@@ -37,7 +37,7 @@ from p4tester.results.model import RateStep, StreamStats, TrialResult
 from p4tester.results.reference import ReferenceLatency
 from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
 from p4tester.tester.host_load import CpuTimes, host_load, read_cpu_times
-from p4tester.tester.port_counters import InterfaceCounters
+from p4tester.tester.port_counters import InterfaceCounters, counter_delta
 from p4tester.tester.rate_course import (
     TimedSample,
     course_not_offered,
@@ -72,6 +72,13 @@ QDEPTH_EDGES: Final = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 409
 # calls them dropped.
 SETTLE_READS: Final = 3
 SETTLE_S: Final = 0.2
+# A trial opens on an idle tester: frames its ports delivered before the trial that the
+# switch is still working through (a backlog a busy host left) would count in the
+# trial's window as frames the program took in, and hide as many frames it lost then.
+# The opening edge is re-read this far apart until the program's receive counts stand
+# still, for at most IDLE_MAX_S.
+IDLE_READ_S: Final = 0.1
+IDLE_MAX_S: Final = 3.0
 # A lab DUT whose counters could not be read at an edge of the trial: nothing vouches that
 # it held its configured behaviour, so the trial is not the DUT's result either.
 DUT_UNCHECKED: Final = ("unchecked: the lab DUT's counters could not be read (it did not "
@@ -151,6 +158,12 @@ class TrialTarget(Protocol):
         """The switch runs on this host: its load and CPU steal explain its limits."""
         ...
 
+    @property
+    def queues_input(self) -> bool:
+        """The switch queues frames its ports delivered before its program counts them
+        (a software switch on a busy host can hold a backlog across a trial's edge)."""
+        ...
+
     def port_names(self) -> Mapping[int, str]:
         """Tester ports whose own counters the self-check reads, by interface name."""
         ...
@@ -193,6 +206,8 @@ class Edge:
     ports: InterfaceBracket | None
     dut_interfaces: InterfaceBracket | None
     dut_program: ProgramPortCounts | None
+    # Why the tester cannot vouch for what it counts from this edge on ("": it can).
+    backlog: str = ""
 
 
 def _bracket(first: Mapping[int, InterfaceCounters] | None,
@@ -259,6 +274,28 @@ class TrialLoop:
 
     # ---- the edges -------------------------------------------------------
     def opening_edge(self) -> Edge:
+        """The opening edge, once the tester's switch has taken in every frame its
+        ports delivered before it (IDLE_READ_S); a switch still catching up after
+        IDLE_MAX_S leaves the trial unvouched."""
+        edge = self._read_edge()
+        reads = round(IDLE_MAX_S / IDLE_READ_S) if self.target.queues_input else 0
+        for read in range(1, reads + 1):
+            self.sleep(IDLE_READ_S)
+            again = self._read_edge()
+            taken_in = _received(edge.program, again.program)
+            delivered = _delivered(edge.ports, again.ports)
+            edge = again
+            if not taken_in:
+                break
+            if read == reads and delivered is not None and delivered < taken_in:
+                # Not frames still arriving (a DUT draining): the tester's own backlog.
+                return replace(edge, backlog=(
+                    f"the tester's switch was still taking in frames delivered before the "
+                    f"trial after {IDLE_MAX_S:g} s ({taken_in} in {IDLE_READ_S:g} s, "
+                    f"{delivered} of them delivered then): they would hide as many it lost"))
+        return edge
+
+    def _read_edge(self) -> Edge:
         # Interfaces on both sides of their programs' reads: see tester.selfcheck.
         ports_first = self.target.read_ports()
         dut_first = self.dut.read_interfaces() if self.dut else None
@@ -303,6 +340,9 @@ class TrialLoop:
                 # The tester counted frames from before the trial as a stream's (or sent
                 # frames it did not make): its figures are not the DUT's (issue 21).
                 check = replace(check, unvouched=overcount)
+        if before.backlog:
+            check = replace(check or SelfCheck(()),
+                            unvouched=_joined(before.backlog, check.unvouched if check else ""))
         return after, check, dut_check
 
     def _dut_check(self, before: Edge, after: Edge) -> SelfCheck | None:
@@ -402,7 +442,8 @@ class TrialLoop:
         behind = behind or extras.unvouched
         if behind:
             check = replace(check or SelfCheck(()),
-                            unvouched=self._with_host_load(behind, cpu_before),
+                            unvouched=_joined(check.unvouched if check else "",
+                                              self._with_host_load(behind, cpu_before)),
                             overdriven=harsher)
         error = verdict(check, dut_check)
         kinds = target.rx_kinds(before.snapshot, after.snapshot)
@@ -470,6 +511,25 @@ def verdict(check: SelfCheck | None, dut_check: SelfCheck | None) -> str | None:
         return (f"{DUT_LIMITED}: the DUT did not hold its configured behaviour: "
                 f"{dut_check.describe()}")
     return None
+
+
+def _joined(*reasons: str) -> str:
+    return "; ".join(reason for reason in reasons if reason)
+
+
+def _received(first: ProgramPortCounts, second: ProgramPortCounts) -> int:
+    """Frames the program took in from any port between two reads."""
+    return sum(counter_delta(first.rx.get(port, 0), count)
+               for port, count in second.rx.items())
+
+
+def _delivered(first: InterfaceBracket | None, second: InterfaceBracket | None) -> int | None:
+    """Frames the tester's ports delivered between two edges' reads, from the first's
+    earliest to the second's latest (None: no interface counters)."""
+    if first is None or second is None:
+        return None
+    return sum(counter_delta(first.before_program[port].rx_packets, reading.rx_packets)
+               for port, reading in second.after_program.items())
 
 
 def _designed_variation(course: _Course | None, key: int) -> tuple[int, float]:

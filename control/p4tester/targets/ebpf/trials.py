@@ -265,6 +265,7 @@ class EbpfTrials:
     trial being run (one at a time) and its sender thread."""
 
     host_bound = True  # the kernel on this host carries the tester's frames
+    queues_input = False  # the kernel runs the programs on a frame within its softirq
     poll_s = POLL_S
 
     def __init__(self, session: EbpfSession, run_value: int) -> None:

@@ -99,6 +99,7 @@ class TofinoTrials:
     it keeps the budgets of the trial being run and when rx_lost was last polled."""
 
     host_bound = False  # the switch's ASIC, not this host, carries the traffic
+    queues_input = False  # the pipeline counts a frame as its MAC delivers it
     poll_s = POLL_S
 
     def __init__(self, target: TofinoTarget, topology: Topology, profile: Profile,
