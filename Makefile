@@ -6,7 +6,7 @@ VENV     ?= .venv
 PYTHON   := $(VENV)/bin/python
 BUILD    := p4src/build
 
-.PHONY: help setup setup-ebpf setup-tofino calibrate build build-tna p4info-check test unit ebpf-test build-ebpf ptf e2e demo lint bench bench-ebpf bench-search bench-dataplane lab-up lab-down clean
+.PHONY: help setup setup-ebpf setup-tofino calibrate build build-tna p4info-check test unit ebpf-test build-ebpf ptf e2e demo lint bench bench-ebpf bench-ebpf-sender bench-search bench-dataplane lab-up lab-down clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -55,6 +55,9 @@ bench: bench-search bench-dataplane  ## benchmarks: print measured ratios
 
 bench-ebpf:  ## the eBPF tester's loopback loss-free rate vs the host's plain replicate+redirect (root)
 	$(PYTHON) -m p4tester.bench.ebpf_loopback
+
+bench-ebpf-sender: build-ebpf  ## the eBPF sender's rate at 26 000 and 200 000 frames/s through the trial loop (root)
+	$(PYTHON) -m p4tester.bench.ebpf_sender
 
 bench-search:  ## trial-seconds of MLRsearch vs the RFC 2544 binary search on simulated DUTs
 	$(PYTHON) -m p4tester.bench.search

@@ -5,7 +5,8 @@
 #    rate with each build, side by side in this run, with the ratios;
 # 2. with the measurement build (what the labs run): checker vs plain forwarding, the
 #    generator's rate error, and the tester's capacity from step 1 next to it;
-# 3. the eBPF tester's loopback (p4tester.bench.ebpf_loopback).
+# 3. the eBPF tester's loopback (p4tester.bench.ebpf_loopback);
+# 4. the eBPF sender's rate through the trial loop (p4tester.bench.ebpf_sender).
 set -euo pipefail
 venv=${1:-.venv}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,6 +35,10 @@ rm -rf "$capacity"
 if [ -x /opt/p4c-ebpf/bin/p4c-ebpf ]; then
   "$venv/bin/python" -m p4tester.bench.ebpf_loopback \
     --bmv2-calibration "$capacity/calibrate-measurement/stored.json"
+  # 4. whether the eBPF sender holds 26 000 and 200 000 frames/s through the trial loop
+  #    (issue 41): run it under ../shared/busy-host.sh too.
+  bash scripts/p4-build-ebpf.sh build/ebpf
+  "$venv/bin/python" -m p4tester.bench.ebpf_sender
 else
   echo "bench (eBPF) SKIPPED: p4c-ebpf is not installed (make setup-ebpf)"
 fi
