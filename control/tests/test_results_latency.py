@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from p4tester.results.latency import (
     log_bin_edges,
     merge_latency,
     percentile,
+    widened_log_bins,
     with_lower_bounds,
 )
 from p4tester.results.model import Histogram, LatencyStats
@@ -215,3 +217,25 @@ def test_percentiles_clamped_to_whole_register_values_are_floats_and_print() -> 
     assert all(isinstance(v, float) for v in (stats.p50_us, stats.p99_us, stats.p999_us))
     assert bounded_text(8, True) == "≥ 8"
     assert bounded_text(stats.p99_us, stats.is_lower_bound(0.99)) == "≥ 8"
+
+
+def test_log_bins_widen_to_twice_the_largest_latency_at_a_round_top() -> None:
+    default = log_bin_edges(1_000_000)
+    assert widened_log_bins(default, 999_999.9) is None  # held: nothing to widen
+    assert widened_log_bins(default, 1_000_000) == log_bin_edges(2_000_000)
+    assert widened_log_bins(default, 1_234_567) == log_bin_edges(5_000_000)
+    assert widened_log_bins(default, 2_600_000) == log_bin_edges(10_000_000)
+    small = log_bin_edges(300, 10, 5)
+    assert widened_log_bins(small, 301) == log_bin_edges(1000, 10, 5)
+    assert len(widened_log_bins(small, 301) or ()) == 11
+
+
+def test_a_profiles_own_bins_are_never_widened() -> None:
+    assert widened_log_bins((0, 10, 20, 50, 100), 5000) is None
+
+
+def test_the_readme_states_how_log_bins_widen() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    top = widened_log_bins(log_bin_edges(1_000_000), 1_500_000)
+    assert top is not None and top[-1] == 5_000_000
+    assert "held frames 1.5 s under the default 1-s top: 5 s" in readme

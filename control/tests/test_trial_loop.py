@@ -6,6 +6,8 @@ the loop's sleep."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,8 @@ import pytest
 from p4tester.dataplane.program import SwitchUnansweredError
 from p4tester.experiments.runner import TrialSpec
 from p4tester.p4rt import CounterValue
-from p4tester.results.model import StreamStats, TrialResult
+from p4tester.results.latency import log_bin_edges, with_lower_bounds
+from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
 from p4tester.streams.shapes import ShapeKind, TrafficShape
 from p4tester.tester.port_counters import InterfaceCounters
 from p4tester.tester.rate_schedule import build_schedule
@@ -226,6 +229,62 @@ def test_frames_still_arriving_are_no_backlog_of_the_testers() -> None:
     _, result = run(target)
     assert target.started == pytest.approx(0.6)  # 0.5 s took in the last; 0.6 nothing
     assert result.valid and result.error is None
+
+
+class SlowDutTarget(FakeTarget):
+    """Every frame took `latency_us`: the fake bins them by the edges it was last given
+    (a switch's latency bins), and records each widening."""
+
+    def __init__(self, edges: tuple[int, ...], latency_us: int) -> None:
+        super().__init__()
+        self.edges, self.latency_us = edges, latency_us
+        self.widened: list[tuple[int, ...]] = []
+
+    def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
+                     after: CounterSnapshot) -> tuple[StreamStats, ...]:
+        (stream,) = super().stream_stats(trial, spec, before, after)
+        counts = [0] * (len(self.edges) - 1)
+        outside = stream.rx_frames
+        for index, (low, high) in enumerate(pairwise(self.edges)):
+            if low <= self.latency_us < high:
+                counts[index], outside = stream.rx_frames, 0
+        histogram = Histogram(self.edges, tuple(counts), outside)
+        latency = with_lower_bounds(LatencyStats(
+            stream.rx_frames, self.latency_us, self.latency_us, self.latency_us, 0.0,
+            histogram=histogram))
+        return (replace(stream, latency=latency),)
+
+    def widen_latency_bins(self, edges_us: tuple[int, ...]) -> None:
+        self.edges = edges_us
+        self.widened.append(edges_us)
+
+
+def test_a_runs_bins_widen_to_the_latency_it_measured() -> None:
+    """A DUT that holds every frame 1.5 s, beyond the default bins' 1 s: the first
+    trial can only bound its percentiles; the bins widen to 5 s, and the next trial
+    measures them."""
+    target = SlowDutTarget(log_bin_edges(1_000_000), 1_500_000)
+    loop = TrialLoop(target, sleep=target.sleep, clock=lambda: target.now)
+    first = loop.run_trial(SPEC)
+    assert target.widened == [log_bin_edges(5_000_000)]
+    (stream,) = first.streams
+    assert stream.latency is not None
+    assert (stream.latency.beyond_histogram, stream.latency.lower_bounds) == (
+        200, ("p50_us", "p99_us", "p999_us"))
+    second = loop.run_trial(SPEC)
+    (stream,) = second.streams
+    assert stream.latency is not None and stream.latency.histogram is not None
+    assert stream.latency.histogram.edges == log_bin_edges(5_000_000)
+    assert (stream.latency.beyond_histogram, stream.latency.lower_bounds) == (0, ())
+    assert target.widened == [log_bin_edges(5_000_000)]  # held now: widened once
+
+
+def test_a_profiles_own_bins_stay_as_asked() -> None:
+    target = SlowDutTarget((0, 10, 100, 1000), 5000)
+    _, result = run(target)
+    assert target.widened == []
+    assert result.streams[0].latency is not None
+    assert result.streams[0].latency.lower_bounds == ("p50_us", "p99_us", "p999_us")
 
 
 def test_the_readme_states_the_wait_for_an_idle_switch_the_loop_makes() -> None:

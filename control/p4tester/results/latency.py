@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from itertools import pairwise
+from typing import Final
 
 from p4tester.dataplane.constants import MAX_HIST_BINS
 from p4tester.results.model import P50, P99, P999, Histogram, LatencyStats
@@ -33,6 +34,7 @@ __all__ = [
     "log_bin_edges",
     "merge_latency",
     "percentile",
+    "widened_log_bins",
     "with_lower_bounds",
 ]
 
@@ -203,3 +205,25 @@ def log_bin_edges(high: int, bins: int = MAX_HIST_BINS, low: int = 0) -> tuple[i
     if any(a >= b for a, b in pairwise(edges)):
         raise AssertionError(f"log_bin_edges({high}, {bins}, {low}) built {edges}")
     return tuple(edges)
+
+
+# The tops a widened histogram takes (results.latency.widened_log_bins): round numbers
+# of us, 1-2-5 in each decade.
+_ROUND_STEPS: Final = (1, 2, 5)
+
+
+def widened_log_bins(edges: Sequence[int], max_us: float) -> tuple[int, ...] | None:
+    """Log bins like `edges` (same count and low edge) whose top holds twice `max_us`,
+    at the next round number (1, 2, 5 x 10^k us); None when `edges` already hold
+    `max_us`, or are not log bins (a profile's own bins are kept as it asked: their
+    percentiles beyond the top are still answered, as lower bounds)."""
+    low, high, bins = edges[0], edges[-1], len(edges) - 1
+    if max_us < high or tuple(edges) != log_bin_edges(high, bins, low):
+        return None
+    decade = 1
+    while True:
+        for step in _ROUND_STEPS:
+            top = step * decade
+            if top >= 2 * max_us and top > high:
+                return log_bin_edges(top, bins, low)
+        decade *= 10

@@ -36,7 +36,10 @@ class SwitchBackend:
 
     @property
     def latency_edges_us(self) -> tuple[int, ...]:
-        return self._profile.latency_bins_us
+        """The bins the switch counts by: the profile's, or those a run widened them to
+        (tester.trial_loop)."""
+        session = self._session
+        return (session.profile if session is not None else self._profile).latency_bins_us
 
     def _bmv2_session(self) -> TesterSession:
         if self._topology.switch.target != "bmv2":

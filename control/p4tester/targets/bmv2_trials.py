@@ -249,6 +249,10 @@ class Bmv2Trials:
     def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
         return RxKinds.between(before, after, names.RX_KIND)
 
+    def widen_latency_bins(self, edges_us: tuple[int, ...]) -> None:
+        self.session.dataplane.set_latency_bins(edges_us)
+        self.session.profile = replace(self.session.profile, latency_bins_us=edges_us)
+
     def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
                      after: CounterSnapshot) -> tuple[StreamStats, ...]:
         return tuple(self._stream_stats(plan.stream.id, plan.stream.size_in(spec.frame_size),

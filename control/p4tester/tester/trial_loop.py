@@ -33,6 +33,7 @@ from p4tester.dataplane.program import SwitchUnansweredError
 from p4tester.experiments.runner import TrialSpec
 from p4tester.results.availability import AVAILABILITY_INTERVAL_S
 from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, SelfCheck
+from p4tester.results.latency import widened_log_bins
 from p4tester.results.model import RateStep, StreamStats, TrialResult
 from p4tester.results.reference import ReferenceLatency
 from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
@@ -190,6 +191,10 @@ class TrialTarget(Protocol):
 
     def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds: ...
 
+    def widen_latency_bins(self, edges_us: tuple[int, ...]) -> None:
+        """From the next trial on, the switch bins latency by `edges_us`."""
+        ...
+
     def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
                      after: CounterSnapshot) -> tuple[StreamStats, ...]: ...
 
@@ -245,11 +250,27 @@ class TrialLoop:
         cpu_before = read_cpu_times() if target.host_bound else None
         before = self.opening_edge()
         try:
-            return self._run_armed(spec, trial, started, cpu_before, before)
+            result = self._run_armed(spec, trial, started, cpu_before, before)
         except SwitchUnansweredError as unanswered:
             # An in-band request the switch did not answer, from the start to the last
             # read: the trial's figures cannot be read.
             return self._unanswered(spec, trial, started, cpu_before, str(unanswered))
+        self._widen_bins(result)
+        return result
+
+    def _widen_bins(self, result: TrialResult) -> None:
+        """A run's latency bins widen to what it measured: after a trial with samples
+        beyond the last edge, the next trials bin up to twice its largest latency
+        (results.latency.widened_log_bins), so their percentiles are measured, not
+        bounded. Each trial's histogram carries its own edges."""
+        beyond = [s.latency for s in result.streams if s.latency is not None
+                  and s.latency.histogram is not None and s.latency.beyond_histogram]
+        if not beyond:
+            return
+        edges = beyond[0].histogram.edges if beyond[0].histogram else ()
+        widened = widened_log_bins(edges, max(latency.max_us for latency in beyond))
+        if widened is not None:
+            self.target.widen_latency_bins(widened)
 
     def _run_armed(self, spec: TrialSpec, trial: ArmedTrial, started: float,
                    cpu_before: CpuTimes | None, before: Edge) -> TrialResult:

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from p4tester.config.errors import ConfigError
@@ -48,7 +48,7 @@ from p4tester.targets.ebpf.sender import (
     slot_share,
     stay_on_the_sender_cpu,
 )
-from p4tester.targets.ebpf.session import NS_PER_US, EbpfSession
+from p4tester.targets.ebpf.session import NS_PER_US, EbpfSession, set_profile_bins
 from p4tester.targets.ebpf.tester import MAX_COPIES
 from p4tester.tester.dut_source import DutCounterSource
 from p4tester.tester.link_frames import LINK_MTU_HINT, max_link_frame
@@ -437,6 +437,10 @@ class EbpfTrials:
     # ---- figures ---------------------------------------------------------
     def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
         return RxKinds.between(before, after, "rx_kind")
+
+    def widen_latency_bins(self, edges_us: tuple[int, ...]) -> None:
+        set_profile_bins(self.session.tester, edges_us)
+        self.session.profile = replace(self.session.profile, latency_bins_us=edges_us)
 
     def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
                      after: CounterSnapshot) -> tuple[StreamStats, ...]:

@@ -204,6 +204,9 @@ class TofinoTrials:
     def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
         return RxKinds.between(before, after, names.RX_KIND)
 
+    def widen_latency_bins(self, edges_us: tuple[int, ...]) -> None:
+        self.target.set_latency_bins(edges_us)  # the readout bins by what was written
+
     def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
                      after: CounterSnapshot) -> tuple[StreamStats, ...]:
         return self.target.stream_stats(before, after)
