@@ -14,8 +14,13 @@ class InvalidTrialsError(ExperimentError):
     """A trial stayed invalid after its repeats: the switch or the reader is broken.
 
     Every attempt is in the results log (valid=False, with its error), and so is every
-    trial that finished before: rerun with the same log to resume from here.
+    trial that finished before: rerun with the same log to resume from here. `last` is
+    the last attempt.
     """
+
+    def __init__(self, message: str, last: TrialResult) -> None:
+        super().__init__(message)
+        self.last = last
 
 
 class ResumeMismatchError(ExperimentError):
@@ -29,6 +34,3 @@ class UnvouchedTrialError(InvalidTrialsError):
     measures nothing about the DUT. `last` is the last try, with its self-checks;
     an experiment may leave the point out (and say so) instead of stopping."""
 
-    def __init__(self, message: str, last: TrialResult) -> None:
-        super().__init__(message)
-        self.last = last

@@ -34,8 +34,8 @@ from typing import Final
 from p4tester.results.model import TrialResult
 from p4tester.results.reference import ReferenceLatency
 from p4tester.results.tables import trial_latency
-from p4tester.search.trials import TESTER_LIMITED_ATTEMPTS
 
+from .errors import InvalidTrialsError
 from .figures import Bounded, bounded_statistic, median_with_overflow, nearest_rank_with_overflow
 from .recording import Labels, Recorder
 from .throughput import ThroughputAtSize
@@ -230,7 +230,7 @@ def _nearest_rank(quantile: float) -> Callable[[Sequence[float | None]], float |
 def run_latency(config: LatencyConfig, recorder: Recorder) -> LatencyResult:
     """Run the trials, one after the other, each labelled with its repetition. A
     repetition the tester or a lab DUT could not vouch for is run again, up to
-    TESTER_LIMITED_ATTEMPTS times in all (a busy host is often busy for a moment
+    search.trials.TESTER_LIMITED_ATTEMPTS times in all (a busy host is often busy for a moment
     only); every attempt is a trial of its own in the log, and only a vouched one
     gives the repetition's figures."""
     used: list[LatencyTrial] = []
@@ -273,17 +273,19 @@ def run_latency(config: LatencyConfig, recorder: Recorder) -> LatencyResult:
 
 def _vouched_repetition(config: LatencyConfig, recorder: Recorder,
                         repetition: int) -> TrialResult:
-    """The repetition's first vouched trial, or its last attempt: a failed trial (the
-    switch did not answer) is not repeated here, a host-limited one is."""
-    for _attempt in range(TESTER_LIMITED_ATTEMPTS):
-        trial = recorder.trial(
+    """The repetition's first vouched trial, or its last attempt: a host-limited trial
+    is repeated (Recorder.valid_trial), a failed one (the switch did not answer) is
+    not; either way a repetition that found none counts as invalid, and the run goes
+    on."""
+    try:
+        return recorder.valid_trial(
             config.experiment,
             config.frame_size,
             config.offered_fraction,
             config.trial_duration_s,
             labels=(*config.labels, ("repetition", str(repetition))),
+            attempts=1,
             reference_loop=True,
         )
-        if trial.valid or not trial.host_limited:
-            break
-    return trial
+    except InvalidTrialsError as none_vouched:
+        return none_vouched.last

@@ -215,7 +215,8 @@ class Recorder:
         raise InvalidTrialsError(
             f"{experiment}: {attempts} trial(s) in a row were invalid at {frame_size} B, "
             f"{offered_fraction:.6g} of line rate{burst} ({'; '.join(errors)}); fix the "
-            "switch or the link, then rerun with the same results file to resume"
+            "switch or the link, then rerun with the same results file to resume",
+            result,
         )
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
