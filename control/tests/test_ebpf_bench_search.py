@@ -64,8 +64,9 @@ def test_a_plain_ceiling_that_swung_gives_no_share() -> None:
     assert _summary(rounds)[1:] == [
         "  plain replicate+redirect loss-free frames/s: median 1450000 (1300000, 1600000; "
         "spread 23%)",
-        "  share of the plain ceiling: not measured (the plain ceiling swung 23% between "
-        "rounds, more than 20%)"]
+        "  share of the plain ceiling: not measured (the plain ceiling swung 23.1% between "
+        "repetitions, more than 20%)"]
     assert _summary([Round(_leg(400_000), _leg(0.0))])[0].endswith("target >= 500000: NOT met")
     assert _summary([Round(_leg(400_000), _leg(0.0))])[2] == (
-        "  share of the plain ceiling: not measured (the plain leg passed no trial in a round)")
+        "  share of the plain ceiling: not measured (the plain ceiling measured nothing in a "
+        "repetition)")

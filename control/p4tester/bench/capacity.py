@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 from typing import Final
 
 from p4tester.bench.dataplane import (
@@ -37,9 +38,11 @@ from p4tester.bench.dataplane import (
     measure_forwarding,
     write_pcap,
 )
+from p4tester.bench.spread import figures, swung
 from p4tester.experiments.calibration import load_calibration
 from p4tester.lab.processes import BUILD_ENV, LOGGING, MEASUREMENT
 from p4tester.p4rt import P4RuntimeClient
+from p4tester.streams.rates import line_rate_pps
 from p4tester.tester.stream_plan import FRAMES_PER_PASS, FRAMES_PER_PASS_FROM_PPS
 
 LOOPBACK_TOPOLOGY: Final = Path("topologies/bench-loopback.yaml")
@@ -101,8 +104,8 @@ def lab(topology: Path, rundir: Path, build: str, *, keep_offloads: bool = False
 
 
 def loopback_loss_free(set_up: LabSetUp, rundir: Path, repetitions: int,
-                       ) -> Mapping[int, float]:
-    """frame size -> the tester's loopback loss-free rate (median of repetitions)."""
+                       ) -> Mapping[int, tuple[float, ...]]:
+    """frame size -> the tester's loopback loss-free rate in each repetition."""
     out = rundir / f"calibrate-{set_up.name}"
     profile = rundir / f"profile-{set_up.name}.yaml"
     rundir.mkdir(parents=True, exist_ok=True)
@@ -118,16 +121,22 @@ def loopback_loss_free(set_up: LabSetUp, rundir: Path, repetitions: int,
     calibration = load_calibration(out / "stored.json")
     if calibration is None:
         raise RuntimeError(f"calibrate wrote no readable {out / 'stored.json'}")
-    return {size.frame_size: size.pps for size in calibration.sizes}
+    return {size.frame_size: tuple(fraction * line_rate_pps(size.line_rate_bps, size.frame_size)
+                                   for fraction in size.fractions)
+            for size in calibration.sizes}
 
 
 @dataclass(frozen=True, slots=True)
 class ProcessingRates:
     forwarding_pps: float
     checker_pps: float
+    # Plain forwarding's loss-free rate, each repetition (bench.dataplane.loss_free_rate):
+    # the baseline the tester's loopback loss-free rate is set against, measured the
+    # same way (the highest rate that lost nothing, at the rate asked).
+    forwarding_loss_free: tuple[float, ...] = ()
 
 
-def processing_rates(build: str, rundir: Path) -> ProcessingRates:
+def processing_rates(build: str, rundir: Path, repetitions: int) -> ProcessingRates:
     iface_in, iface_out = "p4lh1", "p4lh2"
     with lab(FORWARDING_TOPOLOGY, rundir / "lab", build), \
             tempfile.TemporaryDirectory() as scratch, \
@@ -137,16 +146,19 @@ def processing_rates(build: str, rundir: Path) -> ProcessingRates:
         pcap = write_pcap(Path(scratch) / "frames.pcap", checker_frames(SEARCH_HIGH_PPS * TRIAL_S))
         forwarding = measure_forwarding(client, setup, pcap, search=False)
         checker = measure_checker(client, setup, pcap, search=False)
-    return ProcessingRates(forwarding.processing_pps, checker.processing_pps)
+        loss_free = tuple(float(measure_forwarding(client, setup, pcap).loss_free_pps)
+                          for _ in range(repetitions))
+    return ProcessingRates(forwarding.processing_pps, checker.processing_pps, loss_free)
 
 
-def render(loopback: Mapping[str, Mapping[int, float]],
+def render(loopback: Mapping[str, Mapping[int, tuple[float, ...]]],
            processing: Mapping[str, ProcessingRates]) -> str:
     lines = ["tester loopback loss-free rate, frames/s (p4tester calibrate, median of its "
              "repetitions)",
              f"  {'set-up':<12}" + "".join(f"{size:>10} B" for size in FRAME_SIZES)]
     for name, sizes in loopback.items():
-        lines.append(f"  {name:<12}" + "".join(f"{sizes[size]:>12.0f}" for size in FRAME_SIZES))
+        lines.append(f"  {name:<12}" + "".join(f"{median(sizes[size]):>12.0f}"
+                                               for size in FRAME_SIZES))
     lines.append("processing rate under overload, 64 B, frames/s")
     for build, rates in processing.items():
         lines.append(f"  {build:<12} plain forwarding {rates.forwarding_pps:8.0f}  checker "
@@ -156,20 +168,37 @@ def render(loopback: Mapping[str, Mapping[int, float]],
                  "from there (tester.stream_plan; before issue 20: 1 ingress + 2 egress at "
                  "every rate)")
     if {"before", MEASUREMENT} <= loopback.keys():
-        ratio = loopback[MEASUREMENT][64] / loopback["before"][64]
-        lines.append(f"ratio, 64 B loopback loss-free rate, measurement / before: {ratio:.2f} "
-                     f"(target >= {TARGET_VS_BEFORE})")
+        lines.append(_ratio_line("64 B loopback loss-free rate, measurement / before",
+                                 loopback[MEASUREMENT][64], "the measurement build's",
+                                 loopback["before"][64], "the 'before' set-up's",
+                                 TARGET_VS_BEFORE))
     if MEASUREMENT in loopback and MEASUREMENT in processing:
-        ratio = loopback[MEASUREMENT][64] / processing[MEASUREMENT].forwarding_pps
-        lines.append(f"ratio, 64 B loopback loss-free rate / plain forwarding processing "
-                     f"rate, measurement build: {ratio:.2f} (target >= {TARGET_VS_FORWARDING})")
+        lines.append(_ratio_line(
+            "64 B loopback loss-free rate / plain forwarding loss-free rate, measurement "
+            "build", loopback[MEASUREMENT][64], "the tester's loopback rate",
+            processing[MEASUREMENT].forwarding_loss_free, "plain forwarding's loss-free rate",
+            TARGET_VS_FORWARDING))
     return "\n".join(lines)
+
+
+def _ratio_line(what: str, part: Sequence[float], part_name: str, whole: Sequence[float],
+                whole_name: str, target: float) -> str:
+    """The ratio of two sides' medians, each side with its repetitions and spread; not
+    measured when either side swung (bench.spread)."""
+    if not part or not whole:
+        return f"ratio, {what}: not measured (a side has no repetition)"
+    sides = f"{figures(part)} / {figures(whole)}"
+    unsteady = swung(part_name, part) or swung(whole_name, whole)
+    if unsteady:
+        return f"ratio, {what}: not measured ({unsteady}); {sides}"
+    return (f"ratio, {what}: {median(part) / median(whole):.2f} (target >= {target}); "
+            f"{sides}")
 
 
 def run(rundir: Path, repetitions: int, set_ups: Sequence[LabSetUp]) -> str:
     loopback = {s.name: loopback_loss_free(s, rundir, repetitions) for s in set_ups}
     builds = dict.fromkeys(s.build for s in set_ups)
-    processing = {build: processing_rates(build, rundir) for build in builds}
+    processing = {build: processing_rates(build, rundir, repetitions) for build in builds}
     return render(loopback, processing)
 
 

@@ -15,8 +15,9 @@ leg prints what its programs cost per run, from the kernel's accounting.
 The legs alternate over --rounds rounds (a host that changes during the bench moves
 both sides), and each side is printed with its spread. The targets are absolute:
 the tester's loss-free rate (TARGET_FPS) and its share of the plain ceiling, taken
-round by round (TARGET_SHARE); a plain ceiling that swung more than MAX_SPREAD
-between rounds gives no share at all. BMv2's figure is printed beside, no target."""
+round by round (TARGET_SHARE); a plain ceiling that swung more than
+bench.spread.MAX_SPREAD between rounds gives no share at all. BMv2's figure is
+printed beside, with no target."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from statistics import median
 from typing import Final
 
 from p4tester.bench.bpf_cost import ProgramRuns, bpf_stats, runs_of
+from p4tester.bench.spread import figures, swung
 from p4tester.config.profile import DEFAULT_LOG_HIGH_US
 from p4tester.dataplane.constants import IP_VERSION_4
 from p4tester.dataplane.headers import epoch_flags
@@ -248,11 +250,6 @@ def run_plain_leg(build: Path, pins: Path, copies: int) -> Leg:
 # Capacity): its loss-free rate, and its share of the host's plain ceiling for the path.
 TARGET_FPS: Final = 500_000
 TARGET_SHARE: Final = 0.5
-# A side whose rounds spread wider than this (max / min - 1) swung more than a ratio
-# can carry: the ratio is reported as not measured.
-MAX_SPREAD: Final = 0.2
-
-
 @dataclass(frozen=True, slots=True)
 class Round:
     """One tester leg and one plain leg, run one right after the other."""
@@ -264,16 +261,6 @@ class Round:
     def share(self) -> float | None:
         plain = self.plain.loss_free_fps
         return self.tester.loss_free_fps / plain if plain else None
-
-
-def _spread(values: Sequence[float]) -> float:
-    low = min(values)
-    return max(values) / low - 1 if low > 0 else float("inf")
-
-
-def _figures(values: Sequence[float]) -> str:
-    return (f"median {median(values):.0f} ({', '.join(f'{v:.0f}' for v in values)}; spread "
-            f"{_spread(values):.0%})")
 
 
 def render(copies: int, rounds: Sequence[Round], bmv2_fps: float | None) -> str:
@@ -294,16 +281,13 @@ def render(copies: int, rounds: Sequence[Round], bmv2_fps: float | None) -> str:
                   for program, runs in leg.costs.items()]
     tester = [r.tester.loss_free_fps for r in rounds]
     plain = [r.plain.loss_free_fps for r in rounds]
-    lines.append(f"  tester loss-free frames/s: {_figures(tester)}; target >= {TARGET_FPS}: "
+    lines.append(f"  tester loss-free frames/s: {figures(tester)}; target >= {TARGET_FPS}: "
                  f"{'met' if median(tester) >= TARGET_FPS else 'NOT met'}")
-    lines.append(f"  plain replicate+redirect loss-free frames/s: {_figures(plain)}")
+    lines.append(f"  plain replicate+redirect loss-free frames/s: {figures(plain)}")
     shares = [share for r in rounds if (share := r.share) is not None]
-    if len(shares) < len(rounds):
-        lines.append("  share of the plain ceiling: not measured (the plain leg passed no "
-                     "trial in a round)")
-    elif _spread(plain) > MAX_SPREAD:
-        lines.append(f"  share of the plain ceiling: not measured (the plain ceiling swung "
-                     f"{_spread(plain):.0%} between rounds, more than {MAX_SPREAD:.0%})")
+    unsteady = swung("the plain ceiling", plain)
+    if unsteady or len(shares) < len(rounds):
+        lines.append(f"  share of the plain ceiling: not measured ({unsteady})")
     else:
         lines.append(f"  share of the plain ceiling, round by round: median "
                      f"{median(shares):.2f} ({', '.join(f'{v:.2f}' for v in shares)}); "
