@@ -83,5 +83,18 @@ def test_back_to_back_measures_the_dut_buffer(lab: Path, tmp_path: Path) -> None
     # 179 in the burst's 237 ms, not 711). The other repetitions measure the queue: the
     # median burst, RFC 9004-corrected, is the DUT's buffer.
     assert sum(burst < MAX_BURST for burst in bursts) >= 2, result
-    corrected = statistics.median(bursts) * (1 - DUT_RATE_PPS / LINE_RATE_128B_PPS)
+    # RFC 9004 6.4's figures, from the run's own bursts and the lab's known rates: a
+    # correction with another line rate (the 64-B one: factor 0.60, not 0.29), another
+    # throughput or the wrong sign fails here, whatever the bursts were.
+    average = statistics.fmean(bursts)
+    share = DUT_RATE_PPS / LINE_RATE_128B_PPS
+    assert result["line_rate_pps"] == pytest.approx(LINE_RATE_128B_PPS, rel=1e-9), result
+    assert result["throughput_pps"] == pytest.approx(DUT_RATE_PPS, rel=1e-9), result
+    assert result["implied_buffer_time_s"] == pytest.approx(
+        average / LINE_RATE_128B_PPS, rel=1e-9), result
+    assert result["corrected_buffer_time_s"] == pytest.approx(
+        average / LINE_RATE_128B_PPS * (1 - share), rel=1e-9), result
+    assert result["corrected_buffer_frames"] == pytest.approx(average * (1 - share),
+                                                              rel=1e-9), result
+    corrected = statistics.median(bursts) * (1 - share)
     assert QUEUE_DEPTH * 0.5 <= corrected <= QUEUE_DEPTH * 2.0, result
