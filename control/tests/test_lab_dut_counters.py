@@ -71,3 +71,27 @@ def test_a_bmv2_dut_that_listens_is_running_and_one_that_refuses_is_gone(
         assert dut.running()
     assert not dut.running()
     assert dut.read_program() is None
+
+
+def test_a_plain_bmv2_dut_states_its_slowest_queue_rate() -> None:
+    """tester.dut_queue's rate: the slowest paced egress port of a DUT that drops
+    nothing by design; none when a port is unpaced or the DUT impairs frames."""
+    import dataclasses
+
+    from p4tester.config.topology import load_topology
+    from p4tester.lab.dut_counters import Bmv2DutCounters
+
+    topology = load_topology(REPO / "topologies/bmv2-dut.yaml")
+
+    def rate(**changes: str) -> float | None:
+        settings = dict(topology.dut.settings) | changes
+        dut = dataclasses.replace(topology.dut, settings=tuple(settings.items()))
+        return Bmv2DutCounters(dataclasses.replace(topology, dut=dut)).steady_rate_pps()
+
+    assert rate() == 3000.0  # queue_rate_pps on both egress ports
+    assert rate(queue_rates_pps="2:220") == 220.0
+    assert rate(queue_rates_pps="2:220,1:88") == 88.0
+    assert rate(drop_every="100") is None
+    settings = {k: v for k, v in topology.dut.settings if k != "queue_rate_pps"}
+    dut = dataclasses.replace(topology.dut, settings=tuple(settings.items()))
+    assert Bmv2DutCounters(dataclasses.replace(topology, dut=dut)).steady_rate_pps() is None

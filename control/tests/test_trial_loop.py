@@ -18,6 +18,7 @@ from p4tester.p4rt import CounterValue
 from p4tester.results.latency import log_bin_edges, with_lower_bounds
 from p4tester.results.model import Histogram, LatencyStats, StreamStats, TrialResult
 from p4tester.streams.shapes import ShapeKind, TrafficShape
+from p4tester.tester.dut_queue import STEADY_SHARE
 from p4tester.tester.port_counters import InterfaceCounters
 from p4tester.tester.rate_schedule import build_schedule
 from p4tester.tester.selfcheck import ProgramPortCounts
@@ -287,6 +288,58 @@ def test_a_profiles_own_bins_stay_as_asked() -> None:
     assert result.streams[0].latency.lower_bounds == ("p50_us", "p99_us", "p999_us")
 
 
+class QueueDut:
+    """A lab DUT between the fake tester's ports: it takes in every frame the tester
+    sent and its queue drops `dropped` of them (its own counters say so, its interfaces
+    lose nothing); `steady_rate_pps`: its slowest queue rate (None: not stated)."""
+
+    def __init__(self, target: FakeTarget, dropped: int, rate_pps: float | None) -> None:
+        self.target, self.dropped, self.rate_pps = target, dropped, rate_pps
+
+    def interfaces(self) -> Mapping[int, str]:
+        return {1: "d1", 2: "d2"}
+
+    def running(self) -> bool:
+        return True
+
+    def _out(self) -> int:
+        return max(self.target.sent - self.dropped, 0)
+
+    def read_interfaces(self) -> Mapping[int, InterfaceCounters] | None:
+        return {1: InterfaceCounters(self.target.sent, 0, 0, 0),
+                2: InterfaceCounters(0, self._out(), 0, 0)}
+
+    def read_program(self) -> ProgramPortCounts | None:
+        return ProgramPortCounts(rx={1: self.target.sent}, tx={2: self._out()})
+
+    def steady_rate_pps(self) -> float | None:
+        return self.rate_pps
+
+
+def _with_dut(dropped: int, rate_pps: float | None) -> TrialResult:
+    target = FakeTarget()
+    loop = TrialLoop(target, dut=QueueDut(target, dropped, rate_pps), sleep=target.sleep,
+                     clock=lambda: target.now)
+    return loop.run_trial(SPEC)
+
+
+def test_a_dut_queue_that_overflowed_below_its_rate_was_starved() -> None:
+    """200 frames/s offered (measured), 5 dropped in a queue paced at 250 frames/s:
+    below 97 % of its rate its queue cannot fill while it drains at that rate."""
+    result = _with_dut(5, 250.0)
+    assert result.invalid_reason == "dut-limited"
+    assert result.error == (
+        "dut-limited: the DUT dropped 5 frames in its queue at 200 frames/s, below 97% of "
+        "its slowest queue rate (250 frames/s): it did not drain at its configured rate "
+        "(the host starved it)")
+
+
+def test_queue_drops_at_or_near_the_duts_rate_are_its_own() -> None:
+    assert _with_dut(5, 206.0).valid  # 200 > 0.97 x 206 = 199.8: the DUT's loss
+    assert _with_dut(5, None).valid  # a DUT that states no steady rate (impairments)
+    assert _with_dut(0, 250.0).valid
+
+
 def test_the_readme_states_the_wait_for_an_idle_switch_the_loop_makes() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert f"(re-read every {IDLE_READ_S:g} s, for at most {IDLE_MAX_S:g} s)" in readme
@@ -360,3 +413,9 @@ def test_a_shaped_step_the_generator_did_not_follow_is_the_testers_limit() -> No
     assert result.invalid_reason == "tester-limited"
     assert result.error is not None and result.error.startswith(
         "tester-limited: stream 0 offered 300 frames/s in step 1 (from 1 s), not its 100")
+
+
+def test_the_readme_states_the_starved_queue_share() -> None:
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    assert (f"dropped in its queue at a load below {STEADY_SHARE * 100:.0f} % of its slowest queue "
+            "rate") in readme

@@ -20,10 +20,12 @@ import json
 import socket
 from collections.abc import Mapping
 
+from p4tester.config.dut_limits import port_queue_rates
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.lab import netdev
 from p4tester.lab.bmv2_dut import DUT_P4INFO, dut_settings, forwarding
+from p4tester.lab.dut_impairments import parse_port_impairments
 from p4tester.lab.ifaces import dut_iface
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
@@ -35,14 +37,19 @@ class Bmv2DutCounters:
     """The reference DUT of a `bmv2` lab: interfaces p4ld<M> in the root namespace, its
     program's per-port counters over P4Runtime."""
 
-    __slots__ = ("_grpc", "_ports", "_schema")
+    __slots__ = ("_grpc", "_ports", "_schema", "_steady_rate_pps")
 
     def __init__(self, topology: Topology) -> None:
         settings = dut_settings(topology)
-        forward = forwarding(settings, topology.source or topology.name)
+        where = topology.source or topology.name
+        forward = forwarding(settings, where)
         self._ports = tuple(sorted({p for pair in forward.items() for p in pair}))
         self._grpc = settings.get("grpc", "127.0.0.1:9560")
         self._schema = P4InfoSchema.from_text_file(DUT_P4INFO)
+        self._steady_rate_pps = _steady_rate(settings, forward, where)
+
+    def steady_rate_pps(self) -> float | None:
+        return self._steady_rate_pps
 
     def interfaces(self) -> Mapping[int, str]:
         return {port: dut_iface(port) for port in self._ports}
@@ -92,6 +99,9 @@ class LinuxDutCounters:
     def interfaces(self) -> Mapping[int, str]:
         return {port: dut_iface(port) for port in self._ports}
 
+    def steady_rate_pps(self) -> None:
+        return None  # its qdisc shapes by bytes and bursts: drops are its own behaviour
+
     def running(self) -> bool:
         return netdev.DUT_NETNS in netdev.run(["ip", "netns", "list"]).split()
 
@@ -111,6 +121,21 @@ class LinuxDutCounters:
             rx={p: c.rx_packets for p, c in counters.items()},
             tx={p: c.tx_packets + c.tx_dropped for p, c in counters.items()},
         )
+
+
+def _steady_rate(settings: Mapping[str, str], forward: Mapping[int, int],
+                 where: str) -> float | None:
+    """A plain BMv2 DUT's slowest egress queue rate (lab.bmv2_dut's queue_rate_pps and
+    queue_rates_pps); None when a port is unpaced or the DUT drops, holds or copies
+    frames by design (impairments), since then a frame missing is no sign of a starved
+    queue."""
+    if any(port.any for port in parse_port_impairments(settings, where, forward).values()):
+        return None
+    per_port = port_queue_rates(dict(settings), where)
+    rates = [per_port.get(port, settings.get("queue_rate_pps")) for port in set(forward.values())]
+    if any(rate is None for rate in rates):
+        return None
+    return float(min(float(rate) for rate in rates if rate is not None))
 
 
 def parse_ip_link_stats(links: object, interfaces: Mapping[int, str],

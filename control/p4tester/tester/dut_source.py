@@ -29,3 +29,9 @@ class DutCounterSource(Protocol):
     def read_interfaces(self) -> Mapping[int, InterfaceCounters] | None: ...
 
     def read_program(self) -> ProgramPortCounts | None: ...
+
+    def steady_rate_pps(self) -> float | None:
+        """The rate below which the DUT's queues never overflow while it holds its
+        configured behaviour (tester.dut_queue); None for a DUT that drops by design
+        (impairments, a kernel qdisc's own shaping) or states no rate."""
+        ...

@@ -36,6 +36,7 @@ from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, SelfCheck
 from p4tester.results.latency import widened_log_bins
 from p4tester.results.model import RateStep, StreamStats, TrialResult
 from p4tester.results.reference import ReferenceLatency
+from p4tester.tester.dut_queue import queue_drops, starved_queue
 from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
 from p4tester.tester.host_load import CpuTimes, host_load, read_cpu_times
 from p4tester.tester.port_counters import InterfaceCounters, counter_delta
@@ -466,6 +467,12 @@ class TrialLoop:
                             unvouched=_joined(check.unvouched if check else "",
                                               self._with_host_load(behind, cpu_before)),
                             overdriven=harsher)
+        if (dut_check is not None and self.dut is not None
+                and before.dut_program is not None and after.dut_program is not None):
+            measured = _measured_pps(offered) if proven else None
+            dut_check = starved_queue(
+                dut_check, queue_drops(before.dut_program, after.dut_program),
+                trial.offered_pps if measured is None else measured, self.dut.steady_rate_pps())
         error = verdict(check, dut_check)
         kinds = target.rx_kinds(before.snapshot, after.snapshot)
         return TrialResult(
