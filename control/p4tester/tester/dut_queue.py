@@ -9,8 +9,9 @@ in the DUT's queue). Such a trial is as little the DUT's result as one whose
 interfaces lost frames: dut-limited.
 
 Only a DUT that drops nothing by design (no impairments) states the rate
-(DutCounterSource.steady_rate_pps); a load within STEADY_SHARE of it is left alone: a
-DUT's pacing and a tester's allowed bursts may fill a queue there.
+(DutCounterSource.steady_rate_pps); a load above STEADY_SHARE of it is left alone: a
+DUT's pacing and a tester's allowed bursts may fill a queue there. Below it, filling
+a queue of 64 frames at 3000 frames/s takes the DUT falling 21 ms behind.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from p4tester.results.checks import SelfCheck
 from p4tester.tester.port_counters import counter_delta
 from p4tester.tester.selfcheck import ProgramPortCounts
 
-STEADY_SHARE: Final = 0.97
+STEADY_SHARE: Final = 0.99
 
 
 def queue_drops(before: ProgramPortCounts, after: ProgramPortCounts) -> int:
