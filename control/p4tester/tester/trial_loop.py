@@ -297,8 +297,9 @@ class TrialLoop:
     # ---- the edges -------------------------------------------------------
     def opening_edge(self) -> Edge:
         """The opening edge, once the tester's switch has taken in every frame its
-        ports delivered before it (IDLE_READ_S); a switch still catching up after
-        IDLE_MAX_S leaves the trial unvouched."""
+        ports delivered before it (IDLE_READ_S): re-read while the program takes in
+        more than the ports deliver; a switch still catching up after IDLE_MAX_S
+        leaves the trial unvouched."""
         edge = self._read_edge()
         reads = round(IDLE_MAX_S / IDLE_READ_S) if self.target.queues_input else 0
         for read in range(1, reads + 1):
@@ -307,10 +308,11 @@ class TrialLoop:
             taken_in = _received(edge.program, again.program)
             delivered = _delivered(edge.ports, again.ports)
             edge = again
-            if not taken_in:
+            if not taken_in or delivered is None or delivered >= taken_in:
+                # Idle, or keeping up with frames still arriving (a DUT draining its
+                # queue into the tester, a network's chatter): no backlog of its own.
                 break
-            if read == reads and delivered is not None and delivered < taken_in:
-                # Not frames still arriving (a DUT draining): the tester's own backlog.
+            if read == reads:
                 return replace(edge, backlog=(
                     f"the tester's switch was still taking in frames delivered before the "
                     f"trial after {IDLE_MAX_S:g} s ({taken_in} in {IDLE_READ_S:g} s, "
