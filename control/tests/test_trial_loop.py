@@ -335,6 +335,16 @@ def test_a_dut_queue_that_overflowed_below_its_rate_was_starved() -> None:
         "(the host starved it)")
 
 
+def test_a_shaped_trials_queue_drops_are_the_duts_own() -> None:
+    """A shaped stream's mean rate says nothing of its steps above the DUT's rate."""
+    target = FakeTarget()
+    loop = TrialLoop(target, dut=QueueDut(target, 5, 250.0), sleep=target.sleep,
+                     clock=lambda: target.now)
+    shaped = replace(SPEC, shapes=((0, TrafficShape(ShapeKind.SQUARE, period_s=2.0,
+                                                    amplitude=0.5)),))
+    assert loop.run_trial(shaped).valid
+
+
 def test_queue_drops_at_or_near_the_duts_rate_are_its_own() -> None:
     assert _with_dut(5, 202.0).valid  # 200 > 0.99 x 202 = 199.98: the DUT's loss
     assert _with_dut(5, None).valid  # a DUT that states no steady rate (impairments)
@@ -418,5 +428,5 @@ def test_a_shaped_step_the_generator_did_not_follow_is_the_testers_limit() -> No
 
 def test_the_readme_states_the_starved_queue_share() -> None:
     readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
-    assert (f"dropped in its queue at a load below {STEADY_SHARE * 100:.0f} % of its slowest queue "
-            "rate") in readme
+    assert (f"dropped in its queue at a constant load below {STEADY_SHARE * 100:.0f} % of "
+            "its slowest queue rate") in readme

@@ -8,7 +8,8 @@ the host it shares starved it (seen: an eBPF tester's NDR search over a BMv2 DUT
 in the DUT's queue). Such a trial is as little the DUT's result as one whose
 interfaces lost frames: dut-limited.
 
-Only a DUT that drops nothing by design (no impairments) states the rate
+Only a trial at constant rates is judged so (a shaped stream's mean says nothing of
+its steps), and only a DUT that drops nothing by design (no impairments) states the rate
 (DutCounterSource.steady_rate_pps); a load above STEADY_SHARE of it is left alone: a
 DUT's pacing and a tester's allowed bursts may fill a queue there. Below it, filling
 a queue of 64 frames at 3000 frames/s takes the DUT falling 21 ms behind.
