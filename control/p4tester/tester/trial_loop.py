@@ -77,8 +77,8 @@ SETTLE_S: Final = 0.2
 # A trial opens on an idle tester: frames its ports delivered before the trial that the
 # switch is still working through (a backlog a busy host left) would count in the
 # trial's window as frames the program took in, and hide as many frames it lost then.
-# The opening edge is re-read this far apart until the program's receive counts stand
-# still, for at most IDLE_MAX_S.
+# The opening edge is re-read this far apart while the program takes in more than the
+# ports deliver (its own backlog), for at most IDLE_MAX_S.
 IDLE_READ_S: Final = 0.1
 IDLE_MAX_S: Final = 3.0
 # A lab DUT whose counters could not be read at an edge of the trial: nothing vouches that
