@@ -21,8 +21,7 @@ from dataclasses import replace
 from typing import Final
 
 from p4tester.results.checks import SelfCheck
-from p4tester.tester.port_counters import counter_delta
-from p4tester.tester.selfcheck import ProgramPortCounts
+from p4tester.tester.selfcheck import ProgramPortCounts, counted_between
 
 STEADY_SHARE: Final = 0.99
 
@@ -30,10 +29,7 @@ STEADY_SHARE: Final = 0.99
 def queue_drops(before: ProgramPortCounts, after: ProgramPortCounts) -> int:
     """Frames the DUT program took in and did not send between two reads (after the
     trial's drain: what its queue dropped)."""
-    def total(side: str) -> int:
-        first, last = getattr(before, side), getattr(after, side)
-        return sum(counter_delta(first.get(port, 0), count) for port, count in last.items())
-    return total("rx") - total("tx")
+    return counted_between(before.rx, after.rx) - counted_between(before.tx, after.tx)
 
 
 def starved_queue(dut_check: SelfCheck, dropped: int, offered_pps: float,

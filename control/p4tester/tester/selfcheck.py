@@ -61,6 +61,12 @@ class ProgramPortCounts:
     tx: Mapping[int, int]
 
 
+def counted_between(first: Mapping[int, int], second: Mapping[int, int]) -> int:
+    """Frames one side (ProgramPortCounts.rx or .tx) counted over all ports between two
+    reads."""
+    return sum(counter_delta(first.get(port, 0), count) for port, count in second.items())
+
+
 def build_self_check(
     interfaces: Mapping[int, str],
     interfaces_before: Interfaces,

@@ -51,6 +51,7 @@ from p4tester.tester.selfcheck import (
     InterfaceBracket,
     ProgramPortCounts,
     build_self_check,
+    counted_between,
     describe_overcount,
 )
 from p4tester.tester.send_watch import Sender, SendWatch, SentReading
@@ -315,7 +316,7 @@ class TrialLoop:
             self.sleep(IDLE_READ_S)
             ports_now = self.target.read_ports()
             _, program_now = self.target.read_program()
-            taken_in = _received(program, program_now)
+            taken_in = counted_between(program.rx, program_now.rx)
             delivered = _delivered(ports, ports_now)
             ports, program = ports_now, program_now
             if not taken_in or delivered is None or delivered >= taken_in:
@@ -557,12 +558,6 @@ def verdict(check: SelfCheck | None, dut_check: SelfCheck | None) -> str | None:
 
 def _joined(*reasons: str) -> str:
     return "; ".join(reason for reason in reasons if reason)
-
-
-def _received(first: ProgramPortCounts, second: ProgramPortCounts) -> int:
-    """Frames the program took in from any port between two reads."""
-    return sum(counter_delta(first.rx.get(port, 0), count)
-               for port, count in second.rx.items())
 
 
 def _delivered(first: Mapping[int, InterfaceCounters] | None,
