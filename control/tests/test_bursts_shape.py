@@ -178,3 +178,25 @@ def test_a_burst_still_in_the_dut_at_a_steps_last_read_is_not_a_lossy_step() -> 
     assert result.lossy_steps(shaped) == (1,)
     constant = ShapeResult(replace(config, shapes=((0, TrafficShape()),)), result.trial)
     assert constant.lossy_steps(shaped) == (0, 1)
+
+
+def test_a_step_may_repay_what_the_step_before_fell_short() -> None:
+    # A CI run on a busy host: 1592 of 1600 frames/s over 0.961 s (7.6 frames behind,
+    # within 2 %), then 410 of 400 over 0.934 s (9.4 frames ahead, 7.5 allowed alone).
+    behind = RateStep(1.0, 1.0, 1600.0, sent_pps=1592.07, received_pps=1000.0,
+                      measured_s=0.961013, max_burst_frames=1)
+    repaid = RateStep(2.0, 1.0, 400.0, sent_pps=410.08, received_pps=475.0,
+                      measured_s=0.933966, max_burst_frames=9)
+    assert course_not_offered(0, [behind, repaid], 0.05) == ""
+    # Alone, or after a step that kept its rate, the same step sent more than asked.
+    on_time = replace(behind, sent_pps=1600.0)
+    expected = ("stream 0 offered 410 frames/s in step 1 (from 2 s), not its 400 "
+                "(measured on the switch's clock over 0.93 s)")
+    assert course_not_offered(0, [on_time, repaid], 0.05) == expected
+    # What was owed repays an excess, never a shortfall.
+    short = replace(repaid, sent_pps=390.0)
+    assert course_not_offered(0, [behind, short], 0.05) == expected.replace("410", "390")
+    # Nor more than was owed: 8 frames owed, 7.5 allowed, 16.5 ahead.
+    ahead = replace(repaid, sent_pps=(373.6 + 16.5) / 0.933966)
+    assert course_not_offered(0, [behind, ahead], 0.05).startswith(
+        "stream 0 offered 418 frames/s in step 1")

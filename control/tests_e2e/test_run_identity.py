@@ -40,22 +40,28 @@ def latency_run(lab: Path, profile: Path, out: Path, load: str) -> str:
 def test_the_next_run_counts_the_frames_the_dut_held_as_stale(lab: Path,
                                                                tmp_path: Path) -> None:
     latency_run(lab, PROFILE, tmp_path / "first", f"{FIRST_LOAD:.0%}")
-    (first,) = ResultLog(tmp_path / "first/trials.jsonl").load()
+    # A trial the tester could not vouch for is repeated (a busy host): every attempt
+    # sent its frames into the DUT's queue, the vouched one is the run's result.
+    firsts = ResultLog(tmp_path / "first/trials.jsonl").load()
+    (first,) = [t for t in firsts if t.valid]
     sent_first = round(FIRST_LOAD * LINE_RATE_64B_PPS) * 2
-    assert first.tx_frames == sent_first
+    assert [t.tx_frames for t in firsts] == [sent_first] * len(firsts)
     # The DUT delivered a fraction in the trial and its drain; it still holds the rest.
     assert first.rx_frames < sent_first - DUT_QUEUE_RATE_PPS
+    left_by_first = sum(t.tx_frames - t.rx_frames for t in firsts)
 
     patient = tmp_path / "patient.yaml"
     patient.write_text(PROFILE.read_text().replace("drain_s: 0.5", f"drain_s: {SECOND_DRAIN_S}"))
     stderr = latency_run(lab, patient, tmp_path / "second", f"{SECOND_PPS}pps")
-    (second,) = ResultLog(tmp_path / "second/trials.jsonl").load()
-    assert second.valid, second.error
+    seconds = ResultLog(tmp_path / "second/trials.jsonl").load()
+    (second,) = [t for t in seconds if t.valid]
     (stream,) = second.streams
     # Its own 100 frames, each once, in order; none of the first run's.
     assert (stream.tx_frames, stream.rx_frames) == (2 * SECOND_PPS, 2 * SECOND_PPS)
     assert (stream.lost, stream.duplicates, stream.reordered) == (0, 0, 0)
-    # The first run's leftovers that arrived in the second run's trial are stale: some
+    # The first run's leftovers that arrived in the second run's trials are stale: some
     # did (the DUT needs more than 10 s for them), never more than the first run left.
-    assert 0 < second.rx_stale <= sent_first - first.rx_frames
-    assert f"stale {second.rx_stale} (of the run before, in no stream)" in stderr
+    assert 0 < sum(t.rx_stale for t in seconds) <= left_by_first
+    for trial in seconds:
+        if trial.rx_stale:
+            assert f"stale {trial.rx_stale} (of the run before, in no stream)" in stderr

@@ -11,7 +11,10 @@ previous rate still sent.
 
 A shaped trial proves its load step by step: each step's measured rate within the
 tolerances a constant trial's rate has (tester.trial_course), and no burst beyond the
-step's rate; a step that did not is the tester's limit, never the DUT's result.
+step's rate; a step that did not is the tester's limit, never the DUT's result. A
+generator a few frames behind at a step's end (within tolerance) repays them in the
+next step's first moments: those frames are the earlier step's, not the next one's
+excess (a CI run under load: 1592 of 1600 frames/s, then 410 of 400).
 """
 
 from __future__ import annotations
@@ -86,29 +89,39 @@ def course_not_offered(stream_id: int, course: Sequence[RateStep], poll_s: float
     of a constant trial. A stream sending bursts of `burst_frames` may be a burst ahead
     of (or behind) its rate at any sample, by design: that much more is allowed. A
     stream whose count is random (`count_variance` per frame due: Poisson arrivals)
-    may be off by chance: CHANCE_SDS standard deviations of the count more."""
+    may be off by chance: CHANCE_SDS standard deviations of the count more. Frames a
+    step fell short of its rate (within its tolerance) may come in the next step's
+    first moments, as a constant trial's lag is repaid later in it: that step may send
+    that many more."""
     designed = burst_frames if burst_frames > 1 else 0
 
     def chance(frames: float) -> float:
         return CHANCE_SDS * math.sqrt(max(frames, 0.0) * count_variance)
 
+    owed = 0.0
     for index, step in enumerate(course):
         if step.sent_pps is None:
+            owed = 0.0
             continue
         span = step.measured_s
         asked = step.intended_pps * span
+        sent = step.sent_pps * span
         # Samples fall anywhere in a burst: the frames between two are off by up to one.
-        if abs(asked - step.sent_pps * span) > max(RATE_TOLERANCE * asked,
-                                                   RATE_TOLERANCE_FRAMES) + designed \
-                + chance(asked):
+        allowed = max(RATE_TOLERANCE * asked, RATE_TOLERANCE_FRAMES) + designed + chance(asked)
+        # What the step before fell short (within its tolerance) leaves in the first
+        # moments of this one: its frames, not this step's excess. Never a shortfall's
+        # excuse: a step short of its rate is short whatever came before.
+        excess_allowed = allowed + owed
+        if sent - asked > excess_allowed or asked - sent > allowed:
             return (f"stream {stream_id} offered {step.sent_pps:.0f} frames/s in step {index} "
                     f"(from {step.start_s:g} s), not its {step.intended_pps:g} (measured on "
                     f"the switch's clock over {span:.2f} s)")
-        allowed = _step_burst_allowed(step, poll_s, burst_frames, count_variance)
-        if step.max_burst_frames > allowed:
+        burst_allowed = _step_burst_allowed(step, poll_s, burst_frames, count_variance)
+        if step.max_burst_frames > burst_allowed:
             return (f"stream {stream_id} sent {step.max_burst_frames} frames beyond its "
                     f"{step.intended_pps:g} frames/s in one {poll_s:g}-s interval of step "
-                    f"{index} (its generator stalled and caught up; {allowed:.0f} allowed)")
+                    f"{index} (its generator stalled and caught up; {burst_allowed:.0f} allowed)")
+        owed = max(asked - sent, 0.0)
     return ""
 
 
