@@ -164,25 +164,45 @@ def worst_burst(times: list[float], rate_pps: float, window_s: float) -> float:
 
 def test_a_sender_behind_catches_up_no_more_than_its_feed_allows(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """After the stall, a slot writes its share (7 templates at 6000/s) and 23 more; the
-    rest of the 9 ms slips the schedule. Every template still goes out, and no window
-    of a trial's samples holds more than the 30 frames a trial allows beyond its rate
-    (burst_allowed); sent all at once, the stall's 61 templates are 54 beyond it (the
-    CI run's trial the tester could not vouch for)."""
+    """After the stall, the sender writes a slot's share (7 templates at 6000/s) and half
+    its catch-up of 23 (11) at once, then 6000 templates/s and the other half (115/s):
+    the 9-ms lag is repaid, never dropped from the schedule (before, 31 templates of it
+    slipped: 5.2 ms of the trial's rate). No window of a trial's samples holds more
+    than the 30 frames a trial allows beyond its rate (burst_allowed); sent all at once,
+    the stall's 61 templates are 54 beyond it (the CI run's trial the tester could not
+    vouch for)."""
     catch_up = catch_up_templates(6000.0, 1)
     assert catch_up == 23
     report, times = send_through_a_stall(monkeypatch, catch_up)
     assert report.templates == 1800 and not report.stopped
-    assert report.most_at_once == (7 + 23,)
-    (slipped,) = report.slipped_s
-    assert slipped == pytest.approx((61 - 30) / 6000.0, abs=1 / 6000.0)
-    # 27: the 23 beyond a slot's share, and 4 of the slots' rounding up.
-    assert worst_burst(times, 6000.0, 0.1) == 27.0 < burst_allowed(6000.0, 0.1) == 30.0
+    assert report.most_at_once == (7 + 11,)
+    assert worst_burst(times, 6000.0, 0.1) == 23.0 < burst_allowed(6000.0, 0.1) == 30.0
+    # 0.2 s after the stall, 11 + 23 of its 55 templates repaid; the last 19 (3.2 ms)
+    # made the feed end late by that much.
+    (late,) = report.slipped_s
+    assert late == pytest.approx(19 / 6000.0, abs=1 / 6000.0)
 
     report, times = send_through_a_stall(monkeypatch, None)
     assert report.templates == 1800 and report.most_at_once == (61,)
     assert report.slipped_s == (0.0,)
     assert worst_burst(times, 6000.0, 0.1) == 54.0  # 61 less a slot's 7
+
+
+def test_a_long_lag_is_repaid_window_by_window() -> None:
+    """A feed 200 templates behind (the bucket full): 18 at once, then its rate and
+    115 templates/s more, so every 0.1-s window repays at most 11.5 + the 7 of a slot's
+    rounding, and the whole lag takes about 1.6 s."""
+    feed = Feed(b"a", 100_000, 6000.0, catch_up=23)
+    bucket = sender_module.CatchUpBucket.of(feed)
+    assert bucket is not None
+    assert bucket.allow(0.0, 200) == 18
+    written, now = 18, 0.0
+    while now < 1.0:
+        now += 0.001
+        owed = 200 + round(6000 * now) - written  # the lag, and what fell due since
+        written += bucket.allow(now, owed)
+    # After 1 s: 18 at once and 115 more than the 6000 due, 133 of the 200 repaid.
+    assert written - round(6000 * 1.0) == pytest.approx(18 + 115, abs=2)
 
 
 def test_catch_up_is_what_the_trial_allows_less_a_slot() -> None:

@@ -148,13 +148,12 @@ def sender_bursts(plans: Sequence[EbpfStreamPlan],
 
 
 def catch_up_templates(rate_pps: float, copies: int, poll_s: float = POLL_S) -> int:
-    """Templates the sender may write beyond a slot's share once it fell behind
-    (Feed.catch_up): the burst a trial allows (trial_course.burst_allowed), in
-    templates of `copies` frames, less one slot's share, which a sample interval
+    """Templates the sender may write beyond its rate in one sample interval once it
+    fell behind (Feed.catch_up): the burst a trial allows (trial_course.burst_allowed),
+    in templates of `copies` frames, less one slot's share, which a sample interval
     can hold beyond the rate besides the catch-up (the slots' rounding up). Any less
-    and the sender slips where it could have caught up: on the router lab, one core
-    busy, it fell 4 to 5 ms behind in every trial, and a catch-up of 17 templates
-    (two shares less) slipped 8 to 15 ms a trial, 0.3 to 0.7 % of its rate."""
+    and the sender repays a lag slower than it could (on the router lab, one core
+    busy, it fell 4 to 5 ms behind in every trial)."""
     return max(0, math.floor(burst_allowed(rate_pps, poll_s) / copies)
                - slot_share(rate_pps / copies))
 
@@ -171,14 +170,15 @@ class EbpfStreamPlan:
 
     @property
     def feed(self) -> Feed:
-        """A steady stream's sender catches up no more than its trial allows and slips
-        the rest (sender module doc). A bursts stream's and a shaped one's are
+        """A steady stream's sender catches up no more than its trial allows in any
+        sample interval, and repays the rest of a lag in later ones (sender module doc). A bursts stream's and a shaped one's are
         judged by their own checks (merged_bursts, the steps' course)."""
         steady = not (self.bursts or self.steps)
         return Feed(self.template, math.ceil(self.budget / self.copies),
                     self.rate_pps / self.copies,
                     tuple((start, pps / self.copies) for start, pps in self.steps),
-                    catch_up=catch_up_templates(self.rate_pps, self.copies) if steady else None)
+                    catch_up=catch_up_templates(self.rate_pps, self.copies) if steady else None,
+                    repay_window_s=POLL_S)
 
 
 def switch_time_us() -> int:
