@@ -21,6 +21,7 @@ from p4tester.experiments.simulated_runner import CrashingRunner, SimulatedDut, 
 from p4tester.results.checks import PortCheck, SelfCheck
 from p4tester.results.jsonl import ResultLog, RunHeader
 from p4tester.results.model import StreamStats, TrialResult
+from p4tester.results.settle import SettleRecord
 from p4tester.search import binary_search
 from p4tester.search.goals import SearchGoal
 
@@ -299,3 +300,36 @@ def test_a_floor_one_try_shows_is_asked_again_and_a_vouched_repeat_answers() -> 
     trial = recorder.valid_trial("scan", 64, 1.0, 1.0, fails_above=0.0)
     assert (trial.trial_index, trial.valid) == (1, True)
     assert [t.invalid_reason for t in recorder.trials] == ["tester-limited", None]
+
+
+class UndrainedRunner(ListRunner):
+    """Trials at call numbers in `busy` received 5 frames of an earlier trial (the DUT
+    had not drained, results.settle); the others waited 2 s and received none."""
+
+    def __init__(self, busy: set[int]) -> None:
+        super().__init__()
+        self.busy = busy
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        call = len(self.specs)
+        trial = replace(super().run_trial(spec), settle=SettleRecord(2.0, 0, 0.5))
+        if call in self.busy:
+            return replace(trial, valid=False, rx_stale=5,
+                           error="dut-not-drained: 5 frames of earlier trials arrived")
+        return trial
+
+
+def test_a_trial_the_dut_had_not_drained_for_is_repeated_then_the_size_is_not_measured() -> None:
+    recorder = Recorder(UndrainedRunner({0, 1}))
+    trial = recorder.valid_trial("a", 64, 0.5, 1.0)
+    assert (trial.valid, trial.trial_index) == (True, 2)
+    assert [t.invalid_reason for t in recorder.trials] == ["dut-not-drained"] * 2 + [None]
+    recorder = Recorder(UndrainedRunner({0, 1, 2}))
+    with pytest.raises(InvalidTrialsError) as caught:
+        recorder.valid_trial("a", 64, 0.5, 1.0)
+    assert str(caught.value) == (
+        "a: 3 trial(s) at 0.5 of line rate, 64 B, each after a longer wait, still received "
+        "frames of earlier trials (last: dut-not-drained: 5 frames of earlier trials arrived): "
+        "the DUT did not drain; this frame size is not measured (raise trial: settle_s and "
+        "settle_max_s in the profile)")
+    assert not isinstance(caught.value, UnvouchedTrialError)

@@ -29,6 +29,7 @@ from p4tester.results.serialize import (
     trial_from_dict,
     trial_to_dict,
 )
+from p4tester.results.settle import SettleRecord
 
 # Keys version 5 added, and the TrialResult of a record without them.
 V5_KEYS = ("offered_pps_measured", "max_burst_frames", "dut_buffering_us", "late_frames",
@@ -140,7 +141,7 @@ def test_non_finite_floats_are_strict_json_strings() -> None:
 def test_dict_shape() -> None:
     data = as_json(full_trial())
     assert next(iter(data)) == "schema_version"
-    assert data["schema_version"] == SCHEMA_VERSION == 10
+    assert data["schema_version"] == SCHEMA_VERSION == 11
     assert (data["rx_foreign"], data["rx_stale"], data["rx_mismatched"]) == (7, 4, 60)
     assert data["labels"] == [["buffer_pct", "40"], ["dut", "bmv2 \u00e9"]]
     assert data["streams"][1]["latency"] is None
@@ -312,6 +313,24 @@ def test_version_8_records_load_without_receivers() -> None:
         trial_from_dict(data)
 
 
+def test_the_wait_for_the_dut_to_drain_round_trips() -> None:
+    """Version 11: how the trial waited before it started (results.settle)."""
+    waited = dataclasses.replace(full_trial(), settle=SettleRecord(12.25, 2700, 0.5, False))
+    data = as_json(waited)
+    assert data["settle"] == {"waited_s": 12.25, "frames": 2700, "quiet_s": 0.5,
+                              "drained": False}
+    assert round_trip(waited) == waited
+    data["settle"]["frames"] = -1
+    with pytest.raises(SerializeError, match=r"^trial\.settle: a settle's wait 12\.25 s, quiet "
+                                             r"time 0\.5 s and frames -1 must not be negative$"):
+        trial_from_dict(data)
+    older = _mutated(("schema_version",), 10)
+    assert "settle" not in older and trial_from_dict(older) == full_trial()
+    older["settle"] = None
+    with pytest.raises(SerializeError, match=r"^trial: unknown settle \(schema version 10"):
+        trial_from_dict(older)
+
+
 def several_port_trial(replicated: bool) -> TrialResult:
     """A trial whose stream 3 came back on ports 2 and 5, with figures per port."""
     port_latency = LatencyStats(samples=40, min_us=11.0, max_us=90.5, avg_us=30.25,
@@ -428,6 +447,8 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
     also without what that version did not have in its streams (intervals) and their
     latency (lower_bounds)."""
     data: dict[str, Any] = as_json(full_trial())
+    if path == ("schema_version",) and isinstance(value, int) and value < 11:
+        del data["settle"]
     if path == ("schema_version",) and isinstance(value, int) and value < 10:
         for stream in data["streams"]:
             if stream["latency"] is not None:
@@ -447,10 +468,10 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
 
 def test_unknown_version_is_rejected() -> None:
     with pytest.raises(SerializeError) as caught:
-        trial_from_dict(_mutated(("schema_version",), 11))
+        trial_from_dict(_mutated(("schema_version",), 12))
     assert str(caught.value) == (
-        "trial: unknown schema version 11; this p4tester reads versions 1, 2, 3, 4, 5, 6, 7, 8, "
-        "9, 10 (written by a newer p4tester: upgrade p4tester to read it)"
+        "trial: unknown schema version 12; this p4tester reads versions 1, 2, 3, 4, 5, 6, 7, 8, "
+        "9, 10, 11 (written by a newer p4tester: upgrade p4tester to read it)"
     )
     with pytest.raises(SerializeError, match=r"unknown schema version '1'"):
         trial_from_dict(_mutated(("schema_version",), "1"))
@@ -480,7 +501,7 @@ def test_errors_name_the_exact_place() -> None:
 
 def test_unknown_and_missing_keys_are_rejected() -> None:
     data = _mutated(("colour",), "blue")
-    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 10 has"):
+    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 11 has"):
         trial_from_dict(data)
     data = _mutated(("streams", 0, "latency"), {"samples": 1})
     with pytest.raises(SerializeError, match=r"latency: missing min_us, max_us"):

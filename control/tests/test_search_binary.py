@@ -4,12 +4,13 @@ result types it shares with the MLRsearch adapter."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import pytest
 
 from p4tester.results.checks import PortCheck, SelfCheck
 from p4tester.results.model import TrialResult
+from p4tester.results.settle import SettleRecord
 from p4tester.search import (
     NDR,
     PDR,
@@ -353,3 +354,43 @@ def test_a_starved_lab_duts_loss_is_believed_only_when_every_repeat_shows_it() -
         357142858, 357142859, 357142860, 29]
     assert (result.lower_bound_fraction, result.upper_bound_fraction) == (0.599609375, 0.6015625)
     assert result.tester_ceiling_fraction is None
+
+
+# --- a DUT still draining earlier trials (issue 42) ---------------------------------
+
+
+@dataclass
+class UndrainedDut:
+    """At the 0-based calls in `busy`, frames of an earlier trial arrive in the trial
+    (results.settle): it is not the DUT's result at that load."""
+
+    inner: CleanDut
+    busy: frozenset[int]
+    calls: int = 0
+
+    def measure(self, duration_s: float, offered_fraction: float) -> TrialResult:
+        trial = replace(self.inner.measure(duration_s, offered_fraction),
+                        settle=SettleRecord(0.5, 0, 0.5))
+        call, self.calls = self.calls, self.calls + 1
+        if call in self.busy:
+            # The stale frames would have looked like the DUT losing at this load.
+            streams = tuple(replace(s, rx_frames=0) for s in trial.streams)
+            return replace(trial, streams=streams, rx_stale=7, valid=False,
+                           error="dut-not-drained: 7 frames of earlier trials arrived")
+        return trial
+
+
+def test_a_trial_the_dut_had_not_drained_for_is_repeated_never_counted_as_loss() -> None:
+    (result,) = binary_search(UndrainedDut(CleanDut(0.6), frozenset({1, 2})), [NDR])
+    (clean,) = binary_search(CleanDut(0.6), [NDR])
+    assert (result.lower_bound_fraction, result.upper_bound_fraction) == (
+        clean.lower_bound_fraction, clean.upper_bound_fraction)
+    assert [(t.offered_fraction, t.invalid_reason) for t in result.trials[:4]] == [
+        (1.0, None), (0.5, "dut-not-drained"), (0.5, "dut-not-drained"), (0.5, None)]
+
+
+def test_a_dut_that_never_drains_stops_the_search_saying_so() -> None:
+    with pytest.raises(InvalidTrialError, match=r"^3 trial\(s\) at 0\.5 of line rate, 64 B, "
+                                                 r"each after a longer wait, still received "
+                                                 r"frames of earlier trials"):
+        binary_search(UndrainedDut(CleanDut(0.6), frozenset({1, 2, 3})), [NDR])

@@ -27,7 +27,7 @@ TOPOLOGY: dict[str, Any] = {
 }
 PROFILE: dict[str, Any] = {
     "name": "p",
-    "trial": {"duration_s": 1, "drain_s": 0.5},
+    "trial": {"duration_s": 1, "drain_s": 0.5, "settle_s": 0},
     "frame_sizes": [64],
     "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}, {"id": 1, "tx_port": 2, "rx_port": 1}],
 }

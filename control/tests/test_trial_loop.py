@@ -37,6 +37,7 @@ from p4tester.tester.trial_loop import (
 BUDGET = 200  # frames: 1 s at 200 frames/s
 SPEC = TrialSpec("throughput", 0, 64, 0.5, 1.0)
 TICKS_PER_S = 1_000_000  # the fake switch clock: microseconds
+EARLIER_PPS = 100  # a draining DUT's frames of an earlier trial (FakeTarget.drains_until)
 
 
 class FakeTarget:
@@ -47,6 +48,8 @@ class FakeTarget:
 
     poll_s = 0.1
     drain_s = 0.5
+    settle_s = 0.0
+    settle_max_s = 10.0
     host_bound = False
     queues_input = True  # as a BMv2 switch: the opening edge waits until it is idle
 
@@ -70,12 +73,21 @@ class FakeTarget:
 
     def read_ports(self) -> Mapping[int, InterfaceCounters] | None:
         return {1: InterfaceCounters(0, self.sent, 0, 0),
-                2: InterfaceCounters(self.sent, 0, 0, 0)}
+                2: InterfaceCounters(self.sent + self.earlier_frames(), 0, 0, 0)}
+
+    # A DUT still delivering an earlier trial's frames, EARLIER_PPS from 0 until this
+    # time (stale to the trial armed meanwhile).
+    drains_until = 0.0
+
+    def earlier_frames(self) -> int:
+        return round(min(self.now, self.drains_until) * EARLIER_PPS)
 
     def read_program(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
         received = max(0, self.sent - self.lost_in_switch)
-        snapshot = CounterSnapshot({"rx": {0: CounterValue(received, 64 * received)}})
-        return snapshot, ProgramPortCounts(rx={2: received}, tx={1: self.sent})
+        earlier = self.earlier_frames()
+        snapshot = CounterSnapshot({"rx": {0: CounterValue(received, 64 * received)},
+                                    "earlier": {0: CounterValue(earlier, 64 * earlier)}})
+        return snapshot, ProgramPortCounts(rx={2: received + earlier}, tx={1: self.sent})
 
     def arm(self, spec: TrialSpec) -> ArmedTrial:
         self.calls.append("arm")
@@ -97,7 +109,8 @@ class FakeTarget:
         self.calls.append("stop")
 
     def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
-        return RxKinds(0, 0, 0, 0)
+        stale = after.cell("earlier", 0).packets - before.cell("earlier", 0).packets
+        return RxKinds(0, stale, 0, stale, stale)
 
     def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
                      after: CounterSnapshot) -> tuple[StreamStats, ...]:
@@ -430,3 +443,43 @@ def test_the_readme_states_the_starved_queue_share() -> None:
     readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
     assert (f"dropped in its queue at a constant load below {STEADY_SHARE * 100:.0f} % of "
             "its slowest queue rate") in readme
+
+
+def test_a_trial_waits_until_the_dut_stopped_delivering_earlier_frames() -> None:
+    """A DUT that delivers an earlier trial's frames for 3 s: the trial starts once none
+    arrived for the profile's 0.5 s, and counts none of them."""
+    target = FakeTarget()
+    target.settle_s, target.drains_until = 0.5, 3.0
+    _, result = run(target)
+    assert result.valid and result.rx_stale == 0
+    assert result.settle is not None
+    assert (result.settle.frames, result.settle.quiet_s, result.settle.drained) == (300, 0.5, True)
+    assert result.settle.waited_s == pytest.approx(3.5)
+    assert [(s.tx_frames, s.rx_frames) for s in result.streams] == [(200, 200)]
+
+
+def test_a_trial_the_dut_was_still_draining_into_is_not_its_result() -> None:
+    """The wait gives up at settle_max_s (1 s): the trial runs, receives frames of the
+    earlier one, and is the DUT not drained; the next trial waits twice as long."""
+    target = FakeTarget()
+    target.settle_s, target.settle_max_s, target.drains_until = 0.5, 1.0, 3.0
+    loop, result = run(target)
+    assert not result.valid and result.invalid_reason == "dut-not-drained"
+    assert result.error == ("dut-not-drained: frames of earlier trials were still arriving "
+                            "after 1.0 s of waiting (100 arrived; none may for 0.5 s): raise "
+                            "trial: settle_max_s, or let the DUT drain")
+    assert result.rx_stale > 0 and result.not_measured
+    target.settle_max_s = 10.0
+    second = loop.run_trial(replace(SPEC, trial_index=1))
+    assert second.settle is not None and second.settle.quiet_s == 1.0
+    assert second.valid and second.rx_stale == 0
+
+
+def test_earlier_frames_during_a_trial_after_a_quiet_wait_make_it_not_drained() -> None:
+    target = FakeTarget()
+    target.settle_s = 0.0  # no wait asked: the frames still arriving land in the trial
+    target.drains_until = 3.0
+    _, result = run(target)
+    assert result.invalid_reason == "dut-not-drained"
+    assert result.error is not None and result.error.startswith(
+        f"dut-not-drained: {result.rx_stale} frames of earlier trials arrived during the trial")

@@ -81,6 +81,7 @@ def lab(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
 
 # The labs the suite runs, whose needs the host must meet before any of them runs.
 CHECKED_LABS = ("loopback", "bmv2-dut", "bmv2-impaired", "bmv2-delay", "bmv2-deep-queue",
+                "bmv2-deep-queue-300",
                 "bmv2-lossy-duplicating",
                 "congestion-2to1",
                 "linux-router", "bmv2-services", "mininet-bmv2-dut",

@@ -65,7 +65,7 @@ def with_gateway4(topology: Topology, port: int, gateway: str) -> Topology:
 def test_router_and_tester_resolve_each_other(lab: Path) -> None:
     topology = load_topology(lab)
     profile = profile_from_dict({
-        "name": "arp-nd", "trial": {"duration_s": DURATION_S, "drain_s": 0.5},
+        "name": "arp-nd", "trial": {"duration_s": DURATION_S, "drain_s": 0.5, "settle_s": 0.5},
         "frame_sizes": [FRAME_SIZE], "streams": [
             {"id": 0, "tx_port": 1, "rx_port": 2, "share": 0.5, "dst_mac": "resolve"},
             {"id": 1, "tx_port": 1, "rx_port": 2, "share": 0.5, "dst_mac": "resolve",

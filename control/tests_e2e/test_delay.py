@@ -66,7 +66,7 @@ def dut_pass_time_us(grpc: str) -> float:
 def test_latency_is_the_delay_plus_the_base_latency(lab: Path, tmp_path: Path) -> None:
     topology = load_topology(lab)
     profile = profile_from_dict({
-        "name": "delay", "trial": {"duration_s": DURATION_S, "drain_s": 0.5},
+        "name": "delay", "trial": {"duration_s": DURATION_S, "drain_s": 0.5, "settle_s": 0.5},
         "frame_sizes": [64], "latency_bins_us": LATENCY_BINS_US,
         "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "delay")

@@ -25,7 +25,7 @@ def test_icmp_time_exceeded_rate_vs_offered_rate(lab: Path) -> None:
     icmp_limit = int(netdev.run(["sysctl", "-n", "net.ipv4.icmp_msgs_per_sec"],
                                 netns=NAMESPACE))
     profile = profile_from_dict({
-        "name": "ttl-1", "trial": {"duration_s": DURATION_S, "drain_s": 0.5},
+        "name": "ttl-1", "trial": {"duration_s": DURATION_S, "drain_s": 0.5, "settle_s": 0.5},
         "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2, "ttl": 1}],
     }, "ttl-1")
     with TesterSession(load_topology(lab), profile, push_pipeline=True) as session:

@@ -42,7 +42,7 @@ def pattern(n: int) -> tuple[int, int, int]:
 def test_tester_counts_equal_a_capture_of_what_the_dut_sent(lab: Path, tmp_path: Path) -> None:
     topology = load_topology(lab)
     profile = profile_from_dict({
-        "name": "impaired", "trial": {"duration_s": DURATION_S, "drain_s": 1.0},
+        "name": "impaired", "trial": {"duration_s": DURATION_S, "drain_s": 1.0, "settle_s": 1.0},
         "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "impaired")
     pcap = tmp_path / "dut-out.pcap"

@@ -65,7 +65,7 @@ def test_frames_counted_equal_a_capture_in_mininet(lab: Path, tmp_path: Path) ->
     """Below the DUT's rate nothing is lost: the tester's RX count, its TX count and a
     tcpdump of p4lt2 (what reached tester port 2 from the Mininet DUT) are one number."""
     profile = profile_from_dict({
-        "name": "below", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5},
+        "name": "below", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5, "settle_s": 0.5},
         "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "below")
     refused = []
@@ -98,7 +98,7 @@ def test_seed_004_congestion_in_mininet_counts_equal_a_capture(lab: Path,
     count equals the capture of p4lt3; together they are what the queue drained in the
     trial plus at most its 64-frame buffer, and the overload is lost."""
     profile = profile_from_dict({
-        "name": "two-to-one", "trial": {"duration_s": TRIAL_S, "drain_s": 1.0},
+        "name": "two-to-one", "trial": {"duration_s": TRIAL_S, "drain_s": 1.0, "settle_s": 1.0},
         "frame_sizes": [64], "streams": [
             {"id": 0, "tx_port": 1, "rx_port": 3},
             {"id": 1, "tx_port": 2, "rx_port": 3, "src_ip": "192.0.2.2",

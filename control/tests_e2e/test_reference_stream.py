@@ -42,7 +42,7 @@ def test_the_reference_stream_shows_the_testers_own_latency(lab: Path, tmp_path:
     started = time.monotonic()
     topology = load_topology(lab)
     profile = profile_from_dict({
-        "name": "reference", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5},
+        "name": "reference", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5, "settle_s": 0.5},
         "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "reference")
     switch_pid = json.loads((tmp_path / "lab" / "state.json").read_text())["pids"][-1]

@@ -40,7 +40,8 @@ def test_busy_host_trials_are_exact_or_tester_limited(lab: Path, tmp_path: Path)
     started = time.monotonic()
     topology = load_topology(lab)
     profile = profile_from_dict({
-        "name": "busy", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5, "frames_per_pass": 1},
+        "name": "busy", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5, "settle_s": 0.5,
+                                  "frames_per_pass": 1},
         "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "busy")
     switch_pid = json.loads((tmp_path / "lab" / "state.json").read_text())["pids"][-1]

@@ -66,7 +66,7 @@ def bursts_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 def test_each_burst_loses_what_overflows_the_duts_buffer(bursts_lab: Path,
                                                          tmp_path: Path) -> None:
     profile = profile_from_dict({
-        "name": "bursts", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5},
+        "name": "bursts", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5, "settle_s": 0.5},
         "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "bursts")
     shape = TrafficShape(ShapeKind.BURSTS, burst_frames=BURST)

@@ -84,7 +84,7 @@ def test_loss_is_what_the_dut_dropped_and_the_capture_holds_the_rest(
     after the last frame received), and the trial is vouched for (the tester's and the
     DUT's interfaces lost nothing)."""
     profile = profile_from_dict({
-        "name": "over", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5},
+        "name": "over", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5, "settle_s": 0.5},
         "frame_sizes": [64], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "over")
     rate = 1.25 * DUT_LIMIT_PPS

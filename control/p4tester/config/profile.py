@@ -147,6 +147,11 @@ class TrialConfig:
     duration_s: float = 10.0
     drain_s: float = 1.0
     initial_duration_s: float = 1.0  # MLRsearch's short early trials
+    # Before each trial, frames of earlier trials and runs must have stopped arriving
+    # for settle_s (RFC 2544, section 23: 2 s), waiting at most settle_max_s
+    # (results.settle). A DUT that holds less may say so with a shorter settle_s.
+    settle_s: float = 2.0
+    settle_max_s: float = 60.0
     # Latency trials on BMv2 run a stream looped inside the tester switch at this rate,
     # frames/s (results.reference: the tester's own latency); 0: none.
     reference_pps: int = 100
@@ -199,6 +204,11 @@ def profile_from_dict(data: Mapping[str, Any], source: str) -> Profile:
     trial = _dataclass(TrialConfig, data.get("trial", {}), f"{source}: trial")
     if trial.duration_s <= 0 or trial.drain_s < 0 or trial.initial_duration_s <= 0:
         raise ConfigError(f"{source}: trial: durations must be positive (drain_s may be 0)")
+    if not 0 <= trial.settle_s <= trial.settle_max_s:
+        raise ConfigError(f"{source}: trial: settle_s {trial.settle_s:g} and settle_max_s "
+                          f"{trial.settle_max_s:g}: give 0 <= settle_s <= settle_max_s (how "
+                          "long no frame of an earlier trial may arrive before a trial, and "
+                          "the longest wait for that)")
     if isinstance(trial.frames_per_pass, bool) or not isinstance(trial.frames_per_pass, int) \
             or not 1 <= trial.frames_per_pass <= MAX_FRAMES_PER_PASS:
         raise ConfigError(f"{source}: trial: frames_per_pass {trial.frames_per_pass!r}: give "

@@ -30,7 +30,11 @@ from typing import Final
 
 from p4tester.results.jsonl import ResultLog
 from p4tester.results.model import TrialResult
-from p4tester.search.trials import TESTER_LIMITED_ATTEMPTS
+from p4tester.search.trials import (
+    NOT_DRAINED_ATTEMPTS,
+    TESTER_LIMITED_ATTEMPTS,
+    not_drained_message,
+)
 from p4tester.streams.rates import IFG_BITS
 from p4tester.streams.shapes import TrafficShape
 
@@ -178,6 +182,7 @@ class Recorder:
         errors: list[str] = []
         unvouched: list[str] = []
         limited: list[TrialResult] = []
+        busy: list[TrialResult] = []
         while len(errors) < attempts:
             result = self.trial(
                 experiment,
@@ -195,6 +200,12 @@ class Recorder:
             )
             if result.valid:
                 return result
+            if result.dut_not_drained and not result.host_limited:
+                busy.append(result)
+                if len(busy) >= NOT_DRAINED_ATTEMPTS:
+                    raise InvalidTrialsError(f"{experiment}: {not_drained_message(busy)}",
+                                             result)
+                continue
             if result.host_limited:
                 limited.append(result)
                 unvouched.append(f"trial {result.trial_index}: {result.error}")

@@ -28,13 +28,14 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from p4tester.config.errors import ConfigError
-from p4tester.config.profile import Profile
+from p4tester.config.profile import Profile, TrialConfig
 from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import EPOCHS
 from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.lab.dut_counters import dut_counters_for
 from p4tester.lab.ifaces import port_iface
 from p4tester.results.checks import TESTER_LIMITED
+from p4tester.results.settle import SettleRecord
 from p4tester.runs.flow_engines import EngineFactory, flow_engine
 from p4tester.streams.frame_sizes import FCS_BYTES
 from p4tester.streams.template import build_template
@@ -43,7 +44,7 @@ from p4tester.tester.dut_source import DutCounterSource
 from p4tester.tester.flow_engine import FlowEngine, FlowPlan
 from p4tester.tester.send_watch import Sender, SendWatch, SentReading
 from p4tester.tester.snapshot import CounterSnapshot, bytes_between, packets_between
-from p4tester.tester.trial_loop import Edge, TrialLoop, verdict
+from p4tester.tester.trial_loop import Edge, TrialLoop, not_drained, verdict
 
 from .capture import PortCaptures
 from .errors import OtgError, internal, validation
@@ -87,6 +88,7 @@ class _Run:
     plans: tuple[FlowPlan, ...] = ()  # what the engine started, to resume
     last_rx: dict[str, int] = field(default_factory=dict)  # RX count at the last poll
     unvouched: str | None = None  # the self-check's verdict once all flows stopped
+    settle: SettleRecord | None = None  # the wait for earlier starts' frames
     ended: bool = False  # flows stopped and the start checked: the next may begin
 
     @property
@@ -136,8 +138,12 @@ class SwitchDriver:
             if self._engine is not None:
                 self._engine.close()
                 self._engine = None
+            # Between starts the DUT drains for as long as a start's flows may (no OTG
+            # setting says more): the wait before the next start asks that much quiet.
             profile = Profile(name="otg", streams=tuple(m.stream for f in config.flows
                                                         for m in f.members),
+                              trial=TrialConfig(drain_s=self._drain_s, settle_s=self._drain_s,
+                                                settle_max_s=MAX_DRAIN_S * 2),
                               source="OTG config")
             engine: FlowEngine | None = None
             try:
@@ -177,6 +183,9 @@ class SwitchDriver:
                     for m in members)
                 engine.expect(plans, epoch, run_value)
                 checks = engine.self_check(run_value, self._dut)
+                # As a trial's (tester.settle): the frames of starts before have stopped
+                # arriving; a DUT still delivering them leaves this start unvouched.
+                settle = checks.wait_for_drain()
                 edge = checks.opening_edge()
                 engine.start(plans, epoch, run_value)
             except Exception as exc:
@@ -186,7 +195,8 @@ class SwitchDriver:
                 raise _otg_error(exc, "starting flows on the switch") from exc
             watch = SendWatch([Sender(m.stream_id, m.budget, m.rate_pps)
                                for m in members if m.budget is not None], time.monotonic())
-            run = _Run(flows, time.time(), checks, edge, watch, epoch, run_value, plans=plans)
+            run = _Run(flows, time.time(), checks, edge, watch, epoch, run_value, plans=plans,
+                       settle=settle)
             self._run = run
             self._thread = threading.Thread(target=self._follow, args=(engine, run),
                                             name="otg-flows", daemon=True)
@@ -273,11 +283,13 @@ class SwitchDriver:
         """The start's self-check, once all its flows stopped (module docstring)."""
         try:
             with self._lock:
-                _, check, dut_check = run.checks.settled(run.edge)
+                after, check, dut_check = run.checks.settled(run.edge)
+                stale = run.checks.target.rx_kinds(run.edge.snapshot, after.snapshot).stale
         except Exception as exc:  # counters unreadable: nothing vouches for the start
             run.unvouched = f"{TESTER_LIMITED}: the self-check could not read counters: {exc}"
             return
-        run.unvouched = verdict(check, dut_check)
+        run.unvouched = verdict(check, dut_check) or (
+            not_drained(run.settle, stale) if run.settle is not None else None)
 
     def pause(self) -> None:
         """The flows still sending stop where they are; counters and sequence numbers

@@ -23,6 +23,9 @@ from typing import Final
 # TrialResult.invalid_reason values.
 TESTER_LIMITED: Final = "tester-limited"
 DUT_LIMITED: Final = "dut-limited"
+# Frames of earlier trials still arrived when the trial ran (results.settle): the DUT
+# was busy with earlier traffic, not losing this trial's.
+DUT_NOT_DRAINED: Final = "dut-not-drained"
 TRIAL_ERROR: Final = "error"
 CHECK_OK: Final = "ok"
 

@@ -8,7 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from p4tester.results.checks import CHECK_OK, DUT_LIMITED, TESTER_LIMITED, TRIAL_ERROR
+from p4tester.results.checks import (
+    CHECK_OK,
+    DUT_LIMITED,
+    DUT_NOT_DRAINED,
+    TESTER_LIMITED,
+    TRIAL_ERROR,
+)
 from p4tester.results.model import TrialResult
 
 
@@ -29,6 +35,11 @@ class RunConfidence:
     # Frames of a stream that were not of its trial (an earlier trial's or run's, a
     # DUT still held them): in no stream's figures, over all trials.
     stale_frames: int = 0
+    # Trials the DUT had not drained for (results.settle), and the waits before trials:
+    # the longest, and the frames of earlier trials that arrived while they waited.
+    not_drained: int = 0
+    longest_settle_s: float | None = None
+    settle_frames: int = 0
 
     @classmethod
     def of(cls, trials: Iterable[TrialResult]) -> RunConfidence:
@@ -52,6 +63,9 @@ class RunConfidence:
             cpus=loads[-1].cpus if loads else None,
             max_steal_fraction=max(steals, default=None),
             stale_frames=sum(t.rx_stale for t in trials),
+            not_drained=reasons.count(DUT_NOT_DRAINED),
+            longest_settle_s=max((t.settle.waited_s for t in trials if t.settle), default=None),
+            settle_frames=sum(t.settle.frames for t in trials if t.settle),
         )
 
     @property
@@ -78,9 +92,13 @@ class RunConfidence:
             repeated.append(f"{self.unvouched} of them not vouched for (the switch or the lab "
                             "DUT did not answer in time, the generator fell behind, or the "
                             "tester's counts held frames from before the trial)")
+        if self.not_drained:
+            repeated.append(f"{self.not_drained} the DUT had not drained for (frames of "
+                            "earlier trials arrived)")
         if self.failed:
             repeated.append(f"{self.failed} failed")
-        head = (f"{sum((self.tester_limited, self.dut_limited, self.failed))} of {self.trials} "
+        left_out = sum((self.tester_limited, self.dut_limited, self.not_drained, self.failed))
+        head = (f"{left_out} of {self.trials} "
                 f"trials repeated or left out, never counted as DUT loss: "
                 f"{', '.join(repeated)}" if repeated
                 else f"all {self.trials} trials vouched for by the tester's self-check")
@@ -90,6 +108,9 @@ class RunConfidence:
         if self.stale_frames:
             head += (f"; {self.stale_frames} stale frames (of earlier trials or runs, still "
                      "held by the DUT) counted in no stream")
+        if self.longest_settle_s is not None and self.settle_frames:
+            head += (f"; the DUT drained {self.settle_frames} frames of earlier trials before "
+                     f"trials started (waits up to {self.longest_settle_s:.1f} s)")
         load = ""
         if self.max_load_1m is not None:
             load = f"; host load up to {self.max_load_1m:.2f} on {self.cpus} CPUs"

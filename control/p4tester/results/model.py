@@ -15,8 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, TRIAL_ERROR, HostLoad, SelfCheck
+from p4tester.results.checks import (
+    DUT_LIMITED,
+    DUT_NOT_DRAINED,
+    TESTER_LIMITED,
+    TRIAL_ERROR,
+    HostLoad,
+    SelfCheck,
+)
 from p4tester.results.reference import ReferenceLatency
+from p4tester.results.settle import SettleRecord
 
 
 def frames_lost(tx_frames: int, rx_frames: int) -> int:
@@ -306,6 +314,9 @@ class TrialResult:
     # The same of a lab DUT sharing the host (None: no such DUT).
     dut_check: SelfCheck | None = None
     host_load: HostLoad | None = None
+    # How the trial waited for the DUT to drain before it started (results.settle);
+    # None: it did not (a simulated runner, a record older than schema 11).
+    settle: SettleRecord | None = None
 
     @property
     def tester_limited(self) -> bool:
@@ -314,6 +325,19 @@ class TrialResult:
     @property
     def dut_limited(self) -> bool:
         return self.dut_check is not None and not self.dut_check.ok
+
+    @property
+    def dut_not_drained(self) -> bool:
+        """Frames of earlier trials or runs still arrived while this one ran (or were
+        still arriving when the wait for them gave up): the DUT was busy with earlier
+        traffic; the trial is not its result at this load."""
+        return self.settle is not None and (not self.settle.drained or self.rx_stale > 0)
+
+    @property
+    def not_measured(self) -> bool:
+        """A trial to repeat, never the DUT's loss: host-limited, or the DUT not
+        drained of earlier traffic."""
+        return self.host_limited or self.dut_not_drained
 
     @property
     def host_limited(self) -> bool:
@@ -348,13 +372,16 @@ class TrialResult:
 
     @property
     def invalid_reason(self) -> str | None:
-        """None for a valid trial, else TESTER_LIMITED, DUT_LIMITED or TRIAL_ERROR."""
+        """None for a valid trial, else TESTER_LIMITED, DUT_LIMITED, DUT_NOT_DRAINED or
+        TRIAL_ERROR."""
         if self.valid:
             return None
         if self.tester_limited:
             return TESTER_LIMITED
         if self.dut_limited:
             return DUT_LIMITED
+        if self.dut_not_drained:
+            return DUT_NOT_DRAINED
         return TRIAL_ERROR
 
     @property

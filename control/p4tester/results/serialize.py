@@ -31,6 +31,8 @@ from its histogram: beyond_histogram (samples at or above the last edge) and
 lower_bounds (the names of the percentile keys holding lower bounds). The loader
 checks they agree with the histogram. Older records load with those percentiles
 filled in as lower bounds, as a version 10 record of the trial would hold them.
+Version 11 added settle (how the trial waited for the DUT to drain before it started,
+results.settle; null when it did not); older records load with it None.
 """
 
 from __future__ import annotations
@@ -50,10 +52,11 @@ from p4tester.results.model import (
     TrialResult,
 )
 from p4tester.results.reference import ReferenceLatency
+from p4tester.results.settle import SettleRecord
 
-SCHEMA_VERSION: Final = 10
+SCHEMA_VERSION: Final = 11
 # Versions the loader reads; what a version lacks is None in the TrialResult.
-READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 _V1_KEYS: Final = (
     "schema_version",
     "experiment",
@@ -74,8 +77,11 @@ _V3_KEYS: Final = (*_V2_KEYS, "rx_stale", "rx_mismatched")
 _V5_KEYS: Final = (*_V3_KEYS, "offered_pps_measured", "max_burst_frames", "dut_buffering_us",
                    "late_frames")
 _V6_KEYS: Final = (*_V5_KEYS, "reference")
+_V11_KEYS: Final = (*_V6_KEYS, "settle")
 _KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS, 5: _V5_KEYS,
-                           6: _V6_KEYS, 7: _V6_KEYS, 8: _V6_KEYS, 9: _V6_KEYS, 10: _V6_KEYS}
+                           6: _V6_KEYS, 7: _V6_KEYS, 8: _V6_KEYS, 9: _V6_KEYS, 10: _V6_KEYS,
+                           11: _V11_KEYS}
+_SETTLE_KEYS: Final = ("waited_s", "frames", "quiet_s", "drained")
 _STREAM_KEYS: Final = ("stream_id", "frame_size", "tx_frames", "rx_frames", "rx_bytes",
                        "gap_events", "lost_in_gaps", "reordered", "duplicates", "latency",
                        "queue_depth")
@@ -276,6 +282,7 @@ def trial_to_dict(trial: TrialResult) -> JsonObject:
         "dut_buffering_us": _opt_float_out(trial.dut_buffering_us),
         "late_frames": trial.late_frames,
         "reference": _reference_out(trial.reference),
+        "settle": _settle_out(trial.settle),
         # Derived, for readers of the file (jq): which streams lost frames, worst first.
         "losing_streams": [{"stream_id": loss.stream_id, "lost": loss.lost}
                            for loss in trial.losing_streams],
@@ -606,7 +613,29 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
         late_frames=(None if version < 5 or fields.get("late_frames") is None
                      else fields.integer("late_frames")),
         reference=_reference_in(fields.get("reference"), fields.path("reference")),
+        settle=_settle_in(fields.get("settle"), fields.path("settle")) if version >= 11
+        else None,
     )
+
+
+def _settle_out(settle: SettleRecord | None) -> JsonObject | None:
+    if settle is None:
+        return None
+    return {"waited_s": _float_out(settle.waited_s), "frames": settle.frames,
+            "quiet_s": _float_out(settle.quiet_s), "drained": settle.drained}
+
+
+def _settle_in(value: object, where: str) -> SettleRecord | None:
+    if value is None:
+        return None
+    fields = _Fields(value, where, _SETTLE_KEYS)
+    try:
+        return SettleRecord(waited_s=fields.number("waited_s"), frames=fields.integer("frames"),
+                            quiet_s=fields.number("quiet_s"), drained=fields.flag("drained"))
+    except ValueError as wrong:
+        if isinstance(wrong, SerializeError):
+            raise
+        raise SerializeError(f"{where}: {wrong}") from None
 
 
 def _reference_in(value: object, where: str) -> ReferenceLatency | None:

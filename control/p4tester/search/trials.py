@@ -22,6 +22,10 @@ ERROR_ATTEMPTS: Final = 2
 # behaviour: the load is tried this often before the search stops asking for it.
 # A busy host is often busy for a moment only.
 TESTER_LIMITED_ATTEMPTS: Final = 3
+# A trial the DUT had not drained for (earlier trials' frames arrived in it, results.settle)
+# is repeated, each time after a longer wait (tester.settle), this often: a DUT still
+# delivering old frames after that is not measured at this frame size.
+NOT_DRAINED_ATTEMPTS: Final = 3
 
 
 class TrialRecorder:
@@ -77,10 +81,16 @@ class TrialRecorder:
             return None
         errors: list[str] = []
         limited: list[TrialResult] = []
+        busy: list[TrialResult] = []
         while True:
             trial = self._run(duration_s, offered_fraction)
             if trial.valid:
                 return trial
+            if trial.dut_not_drained and not trial.host_limited:
+                busy.append(trial)
+                if len(busy) >= NOT_DRAINED_ATTEMPTS:
+                    raise InvalidTrialError(not_drained_message(busy))
+                continue
             if trial.host_limited:
                 limited.append(trial)
                 if len(limited) >= TESTER_LIMITED_ATTEMPTS:
@@ -119,3 +129,13 @@ class TrialRecorder:
         trial = self._measurer.measure(duration_s, offered_fraction)
         self._trials.append(trial)
         return trial
+
+
+def not_drained_message(trials: list[TrialResult]) -> str:
+    """Why a load could not be measured: the DUT kept delivering earlier trials' frames
+    in every repeat, however long each waited."""
+    last = trials[-1]
+    return (f"{len(trials)} trial(s) at {last.offered_fraction:.6g} of line rate, "
+            f"{last.frame_size} B, each after a longer wait, still received frames of "
+            f"earlier trials (last: {last.error}): the DUT did not drain; this frame size "
+            "is not measured (raise trial: settle_s and settle_max_s in the profile)")

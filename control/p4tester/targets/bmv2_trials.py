@@ -107,6 +107,14 @@ class Bmv2Trials:
     def drain_s(self) -> float:
         return self.session.profile.trial.drain_s
 
+    @property
+    def settle_s(self) -> float:
+        return self.session.profile.trial.settle_s
+
+    @property
+    def settle_max_s(self) -> float:
+        return self.session.profile.trial.settle_max_s
+
     # ---- edges -----------------------------------------------------------
     def port_names(self) -> Mapping[int, str]:
         return {n: self.ports.interface(n) for n in self.port_numbers}

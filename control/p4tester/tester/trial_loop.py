@@ -32,10 +32,11 @@ from p4tester.dataplane.constants import (
 from p4tester.dataplane.program import SwitchUnansweredError
 from p4tester.experiments.runner import TrialSpec
 from p4tester.results.availability import AVAILABILITY_INTERVAL_S
-from p4tester.results.checks import DUT_LIMITED, TESTER_LIMITED, SelfCheck
+from p4tester.results.checks import DUT_LIMITED, DUT_NOT_DRAINED, TESTER_LIMITED, SelfCheck
 from p4tester.results.latency import widened_log_bins
 from p4tester.results.model import RateStep, StreamStats, TrialResult
 from p4tester.results.reference import ReferenceLatency
+from p4tester.results.settle import SettleRecord
 from p4tester.tester.dut_queue import queue_drops, starved_queue
 from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
 from p4tester.tester.host_load import CpuTimes, host_load, read_cpu_times
@@ -55,6 +56,7 @@ from p4tester.tester.selfcheck import (
     describe_overcount,
 )
 from p4tester.tester.send_watch import Sender, SendWatch, SentReading
+from p4tester.tester.settle import next_quiet_s, wait_for_drain
 from p4tester.tester.snapshot import CounterSnapshot, packets_between
 from p4tester.tester.trial_course import (
     OfferedLoad,
@@ -118,6 +120,9 @@ class RxKinds:
     stale: int
     mismatched: int
     outside_streams: int  # every kind but a stream's
+    # The tester's own frames, of any trial: a stream's, stale and mismatched. Between
+    # two trials, frames a DUT still held (tester.settle).
+    tester_frames: int = 0
 
     @classmethod
     def between(cls, before: CounterSnapshot, after: CounterSnapshot,
@@ -126,8 +131,10 @@ class RxKinds:
         def kind(which: int) -> int:
             return packets_between(before, after, counter, which)
 
-        return cls(kind(RX_KIND_FOREIGN), kind(RX_KIND_STALE), kind(RX_KIND_MISMATCHED),
-                   sum(kind(k) for k in range(RX_KIND_COUNT) if k != RX_KIND_STREAM))
+        stale, mismatched = kind(RX_KIND_STALE), kind(RX_KIND_MISMATCHED)
+        return cls(kind(RX_KIND_FOREIGN), stale, mismatched,
+                   sum(kind(k) for k in range(RX_KIND_COUNT) if k != RX_KIND_STREAM),
+                   kind(RX_KIND_STREAM) + stale + mismatched)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +161,16 @@ class TrialTarget(Protocol):
     @property
     def drain_s(self) -> float:
         """How long the DUT may take to let the trial's last frames through."""
+        ...
+
+    @property
+    def settle_s(self) -> float:
+        """How long no frame of an earlier trial may arrive before a trial starts."""
+        ...
+
+    @property
+    def settle_max_s(self) -> float:
+        """The longest wait for that (tester.settle)."""
         ...
 
     @property
@@ -244,21 +261,47 @@ class TrialLoop:
     dut: DutCounterSource | None = None
     sleep: Callable[[float], None] = field(default=time.sleep)
     clock: Callable[[], float] = field(default=time.monotonic)
+    # The last closing edge's counters and when they were read (the drain wait counts
+    # from there), and the quiet time the next trial's wait asks (tester.settle).
+    _closed: tuple[CounterSnapshot, float] | None = field(default=None, init=False)
+    _quiet_s: float | None = field(default=None, init=False)
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         target = self.target
         trial = target.arm(spec)
+        settle = self.wait_for_drain()
         started = time.time()
         cpu_before = read_cpu_times() if target.host_bound else None
         before = self.opening_edge()
         try:
-            result = self._run_armed(spec, trial, started, cpu_before, before)
+            result = self._run_armed(spec, trial, started, cpu_before, before, settle)
         except SwitchUnansweredError as unanswered:
             # An in-band request the switch did not answer, from the start to the last
             # read: the trial's figures cannot be read.
+            self._closed = None
             return self._unanswered(spec, trial, started, cpu_before, str(unanswered))
+        self._quiet_s = next_quiet_s(settle.quiet_s, target.settle_s, target.settle_max_s,
+                                     not result.dut_not_drained)
         self._widen_bins(result)
         return result
+
+    def wait_for_drain(self) -> SettleRecord:
+        """After the trial is armed (frames of earlier trials count as stale from
+        then on), before its opening edge: until the DUT stopped delivering them
+        (tester.settle)."""
+        target = self.target
+        quiet_s = target.settle_s if self._quiet_s is None else self._quiet_s
+        base, quiet_since = self._closed if self._closed is not None else (None, None)
+
+        def arrived() -> int:
+            nonlocal base
+            snapshot, _ = target.read_program()
+            if base is None:
+                base = snapshot
+            return target.rx_kinds(base, snapshot).tester_frames
+
+        return wait_for_drain(arrived, self.clock, self.sleep, quiet_s, target.settle_max_s,
+                              quiet_since)
 
     def _widen_bins(self, result: TrialResult) -> None:
         """A run's latency bins widen to what it measured: after a trial with samples
@@ -275,7 +318,8 @@ class TrialLoop:
             self.target.widen_latency_bins(widened)
 
     def _run_armed(self, spec: TrialSpec, trial: ArmedTrial, started: float,
-                   cpu_before: CpuTimes | None, before: Edge) -> TrialResult:
+                   cpu_before: CpuTimes | None, before: Edge,
+                   settle: SettleRecord) -> TrialResult:
         samples: dict[int, list[StreamSample]] = {}
         course: _Course | None = None
         behind = ""
@@ -292,8 +336,9 @@ class TrialLoop:
             self.target.stop(trial)
         self.sleep(self.target.drain_s)
         after, check, dut_check = self.settled(before)
+        self._closed = (after.snapshot, self.clock())
         return self._judged(spec, trial, started, cpu_before, before, after, check, dut_check,
-                            samples, behind, course)
+                            samples, behind, course, settle)
 
     # ---- the edges -------------------------------------------------------
     def opening_edge(self) -> Edge:
@@ -444,7 +489,7 @@ class TrialLoop:
                 cpu_before: CpuTimes | None, before: Edge, after: Edge,
                 check: SelfCheck | None, dut_check: SelfCheck | None,
                 samples: Mapping[int, list[StreamSample]], behind: str,
-                course: _Course | None) -> TrialResult:
+                course: _Course | None, settle: SettleRecord) -> TrialResult:
         target = self.target
         courses = _courses(course)
         streams = _with_intervals(
@@ -488,8 +533,8 @@ class TrialLoop:
             dut_check = starved_queue(
                 dut_check, queue_drops(before.dut_program, after.dut_program),
                 trial.offered_pps if measured is None else measured, self.dut.steady_rate_pps())
-        error = verdict(check, dut_check)
         kinds = target.rx_kinds(before.snapshot, after.snapshot)
+        error = verdict(check, dut_check) or not_drained(settle, kinds.stale)
         return TrialResult(
             experiment=spec.experiment,
             trial_index=spec.trial_index,
@@ -514,6 +559,7 @@ class TrialLoop:
             self_check=check,
             dut_check=dut_check,
             host_load=host_load(cpu_before, read_cpu_times()) if target.host_bound else None,
+            settle=settle,
         )
 
     def _unanswered(self, spec: TrialSpec, trial: ArmedTrial, started: float,
@@ -553,6 +599,20 @@ def verdict(check: SelfCheck | None, dut_check: SelfCheck | None) -> str | None:
     if dut_check is not None and not dut_check.ok:
         return (f"{DUT_LIMITED}: the DUT did not hold its configured behaviour: "
                 f"{dut_check.describe()}")
+    return None
+
+
+def not_drained(settle: SettleRecord, stale: int) -> str | None:
+    """Why the trial is not the DUT's result at its load for frames of earlier traffic
+    (None: it is): still arriving when the wait before it gave up, or during it."""
+    if not settle.drained:
+        return (f"{DUT_NOT_DRAINED}: frames of earlier trials were still arriving after "
+                f"{settle.waited_s:.1f} s of waiting ({settle.frames} arrived; none may for "
+                f"{settle.quiet_s:g} s): raise trial: settle_max_s, or let the DUT drain")
+    if stale:
+        return (f"{DUT_NOT_DRAINED}: {stale} frames of earlier trials arrived during the "
+                f"trial, after {settle.quiet_s:g} s without any: the DUT was still busy "
+                "with earlier traffic (the next trial waits longer)")
     return None
 
 

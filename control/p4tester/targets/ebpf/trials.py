@@ -171,8 +171,9 @@ class EbpfStreamPlan:
     @property
     def feed(self) -> Feed:
         """A steady stream's sender catches up no more than its trial allows in any
-        sample interval, and repays the rest of a lag in later ones (sender module doc). A bursts stream's and a shaped one's are
-        judged by their own checks (merged_bursts, the steps' course)."""
+        sample interval, and repays the rest of a lag in later ones (sender module
+        doc). A bursts stream's and a shaped one's are judged by their own checks
+        (merged_bursts, the steps' course)."""
         steady = not (self.bursts or self.steps)
         return Feed(self.template, math.ceil(self.budget / self.copies),
                     self.rate_pps / self.copies,
@@ -284,6 +285,14 @@ class EbpfTrials:
     @property
     def drain_s(self) -> float:
         return self.session.profile.trial.drain_s
+
+    @property
+    def settle_s(self) -> float:
+        return self.session.profile.trial.settle_s
+
+    @property
+    def settle_max_s(self) -> float:
+        return self.session.profile.trial.settle_max_s
 
     def close(self) -> None:
         self._stop_sender()

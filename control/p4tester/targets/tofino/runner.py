@@ -119,6 +119,14 @@ class TofinoTrials:
     def drain_s(self) -> float:
         return self.profile.trial.drain_s
 
+    @property
+    def settle_s(self) -> float:
+        return self.profile.trial.settle_s
+
+    @property
+    def settle_max_s(self) -> float:
+        return self.profile.trial.settle_max_s
+
     def _port_numbers(self) -> tuple[int, ...]:
         return tuple(sorted(self.target.dev_ports))
 
