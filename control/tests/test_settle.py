@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from p4tester.config.profile import TrialConfig, load_profile
+from p4tester.otg.switch_driver import DRAIN_S, MAX_DRAIN_S
 from p4tester.results.settle import SettleRecord
 from p4tester.search.trials import NOT_DRAINED_ATTEMPTS
 from p4tester.tester.settle import QUIET_GROWTH, SETTLE_READ_S, next_quiet_s, wait_for_drain
@@ -97,3 +98,9 @@ def test_the_readme_states_the_settle_rule_the_loop_applies() -> None:
         trial = load_profile(profile).trial
         if profile.name != "tofino-32x100g.yaml":  # a hardware DUT: RFC 2544's 2 s
             assert trial.settle_s == trial.drain_s, profile.name
+
+
+def test_the_otg_guide_states_the_wait_before_a_start() -> None:
+    guide = " ".join((Path(__file__).resolve().parents[2] / "docs/otg.md").read_text().split())
+    assert (f"for the driver's drain time ({DRAIN_S:g} s; at most {MAX_DRAIN_S * 2:g} s)"
+            in guide)
