@@ -72,7 +72,7 @@ def bench_topology(path: Path = TOPOLOGY) -> Topology:
 
 def run_leg(topology: Topology, rate_pps: float) -> RateLeg:
     profile = profile_from_dict({
-        "name": "sender-bench", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5},
+        "name": "sender-bench", "trial": {"duration_s": TRIAL_S, "drain_s": 0.5, "settle_s": 0.5},
         "frame_sizes": [FRAME_SIZE], "streams": [{"id": 0, "tx_port": 1, "rx_port": 2}],
     }, "sender-bench")
     fraction = rate_pps / line_rate_pps(PORT_RATE_BPS, FRAME_SIZE)

@@ -48,7 +48,7 @@ def default_profile(topology: Topology) -> Profile:
     peer = next((p.number for p in topology.ports if str(p.number) == first.peer),
                 topology.ports[-1].number)
     return profile_from_dict({"name": "default-one-stream",
-                              "trial": {"duration_s": 2, "drain_s": 0.5,
+                              "trial": {"duration_s": 2, "drain_s": 0.5, "settle_s": 0.5,
                                         "initial_duration_s": 0.5},
                               "streams": [{"id": 0, "tx_port": first.number, "rx_port": peer}]},
                              "<built-in default profile>")
