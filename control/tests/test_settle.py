@@ -10,7 +10,7 @@ import pytest
 
 from p4tester.config.profile import TrialConfig, load_profile
 from p4tester.otg.switch_driver import DRAIN_S, MAX_DRAIN_S
-from p4tester.results.settle import SettleRecord
+from p4tester.results.settle import SettleRecord, longest_drain
 from p4tester.search.trials import NOT_DRAINED_ATTEMPTS
 from p4tester.tester.settle import QUIET_GROWTH, SETTLE_READ_S, next_quiet_s, wait_for_drain
 
@@ -104,3 +104,15 @@ def test_the_otg_guide_states_the_wait_before_a_start() -> None:
     guide = " ".join((Path(__file__).resolve().parents[2] / "docs/otg.md").read_text().split())
     assert (f"for the driver's drain time ({DRAIN_S:g} s; at most {MAX_DRAIN_S * 2:g} s)"
             in guide)
+
+
+def test_the_longest_drain_is_the_longest_delivering_time_of_any_wait() -> None:
+    # Waits of 10.4 s (2970 frames, then 0.5 s quiet) and 1.0 s (90 frames): the DUT
+    # delivered for 9.9 s at 300 frames/s.
+    drain = longest_drain([SettleRecord(1.0, 90, 0.5), None, SettleRecord(10.4, 2970, 0.5),
+                           SettleRecord(0.5, 0, 0.5)])
+    assert drain is not None
+    assert (round(drain.seconds, 9), drain.frames, round(drain.rate_pps)) == (9.9, 2970, 300)
+    assert drain.describe() == ("the DUT kept delivering earlier trials' frames for up to "
+                                "9.9 s after their drain (2970 frames, 300 frames/s)")
+    assert longest_drain([SettleRecord(0.5, 0, 0.5), None]) is None

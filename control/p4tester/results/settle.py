@@ -10,6 +10,7 @@ arrived is the DUT not drained: repeated after a longer wait, never the DUT's lo
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -34,3 +35,29 @@ class SettleRecord:
             raise ValueError(f"a settle's wait {self.waited_s:g} s, quiet time "
                              f"{self.quiet_s:g} s and frames {self.frames} must not be "
                              "negative")
+
+
+@dataclass(frozen=True, slots=True)
+class DrainFigure:
+    """What the waits before trials reveal about the DUT (issue 42, item 3): the longest
+    time it kept delivering earlier trials' frames after their drain, how many it
+    delivered then, and how fast (frames over that time)."""
+
+    seconds: float
+    frames: int
+
+    @property
+    def rate_pps(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else 0.0
+
+    def describe(self) -> str:
+        return (f"the DUT kept delivering earlier trials' frames for up to {self.seconds:.1f} s "
+                f"after their drain ({self.frames} frames, {self.rate_pps:.0f} frames/s)")
+
+
+def longest_drain(settles: Iterable[SettleRecord | None]) -> DrainFigure | None:
+    """The wait with the most delivering time (its wait less the quiet time at its end);
+    None when no wait saw a frame."""
+    delivering = [DrainFigure(max(s.waited_s - s.quiet_s, 0.0), s.frames)
+                  for s in settles if s is not None and s.frames]
+    return max(delivering, key=lambda d: (d.seconds, d.frames), default=None)

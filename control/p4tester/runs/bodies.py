@@ -31,6 +31,7 @@ from p4tester.results.plots import (
     plot_rate_course,
     plot_throughput,
 )
+from p4tester.results.settle import longest_drain
 from p4tester.results.tables import throughput_table, trials_table
 from p4tester.search.goals import SearchGoal
 from p4tester.streams.rates import Rate
@@ -143,6 +144,12 @@ def back_to_back_body(request: BackToBackRequest, run: RunContext) -> Outcome:
             f"buffer time {result.implied_buffer_time_s * 1e3:.3f} ms, corrected buffer "
             f"{result.corrected_buffer_frames:.1f} frames = "
             f"{result.corrected_buffer_time_s * 1e3:.3f} ms")
+    # How long the buffer went on emptying after a trial's drain (results.settle).
+    settles = [t.settle for t in run.recorder.trials if t.settle is not None]
+    if settles:
+        drain = longest_drain(settles)
+        text += f"; {drain.describe()}" if drain is not None else (
+            "; the DUT delivered nothing after a trial's drain")
     return result, text
 
 
