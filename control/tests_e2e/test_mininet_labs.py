@@ -124,6 +124,10 @@ def test_seed_004_congestion_in_mininet_counts_equal_a_capture(lab: Path,
     drained = CONGESTED_RATE_PPS * TRIAL_S
     sent_by_dut = sum(captured.values())
     assert drained * 0.95 <= sent_by_dut <= drained * 1.02 + CONGESTED_BUFFER, sent_by_dut
+    # The DUT's own record of what it sent out of port 3 is the capture's.
+    assert trial.dut_check is not None
+    (egress,) = [port for port in trial.dut_check.ports if port.port == 3]
+    assert egress.interface_tx == sent_by_dut
     assert sum(s.tx_frames for s in trial.streams) - sent_by_dut > 0
 
 

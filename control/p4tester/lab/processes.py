@@ -112,3 +112,24 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+# A lab's DUT switches run ahead of other work on the host (issue 41): a lab DUT is a
+# reference whose limits the tests know, and a busy host starving it changed them (a
+# Mininet network of BMv2 switches whose s2 serves 2500 frames/s forwarded 2408 in a
+# CI run under busy-host.sh, with no counter of its own to say so). The tester is not
+# favoured: what the host does to it, its self-check measures.
+DUT_NICE: Final = -10
+
+
+def run_ahead(pid: int, nice: int = DUT_NICE) -> bool:
+    """Gives every thread of `pid` the nice value `nice` (a process's nice is per thread
+    on Linux; threads it starts later inherit it); False when the host does not allow it
+    (not root) or the process is gone."""
+    try:
+        tids = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
+        for tid in tids:
+            os.setpriority(os.PRIO_PROCESS, tid, nice)
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return False
+    return True

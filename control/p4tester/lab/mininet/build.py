@@ -74,7 +74,7 @@ class LabNetwork:
             return start_switch(TESTER, switch.data_ports(), grpc, thrift, self.rundir,
                                 log=self.log)
 
-        self._switch(TESTER, tester)
+        self._switch(TESTER, tester, favoured=False)
         if topology.dut.kind == "bmv2":
             self._switch(DUT, lambda _switch: start_reference_dut(topology, self.rundir,
                                                                   self.log))
@@ -86,8 +86,11 @@ class LabNetwork:
     def _dpid(self) -> int:
         return len(self.net.switches) + 1
 
-    def _switch(self, name: str, starter: Callable[[ProcessSwitch], int]) -> None:
-        self.net.addSwitch(name, cls=ProcessSwitch, starter=starter, dpid=self._dpid())
+    def _switch(self, name: str, starter: Callable[[ProcessSwitch], int],
+                favoured: bool = True) -> None:
+        """A BMv2 switch; every one but the tester is the DUT's, favoured (run_ahead)."""
+        self.net.addSwitch(name, cls=ProcessSwitch, starter=starter, dpid=self._dpid(),
+                           favoured=favoured)
 
     def _node(self, index: int, node: NodeSpec) -> None:
         if node.kind in ("host", "router"):

@@ -18,7 +18,7 @@ from mininet.node import Host, Switch
 
 from p4tester.lab.ifaces import TESTER_PREFIX
 from p4tester.lab.netdev import PCAP_SLOT_OFFLOADS
-from p4tester.lab.processes import stop_process
+from p4tester.lab.processes import run_ahead, stop_process
 
 
 class _LabLinkEnd:
@@ -49,11 +49,12 @@ class ProcessSwitch(Switch):  # type: ignore[misc]
     """A switch whose data plane is a process `starter()` starts; returns its pid."""
 
     def __init__(self, name: str, starter: Callable[[ProcessSwitch], int], dpid: int,
-                 **params: Any) -> None:
+                 favoured: bool = False, **params: Any) -> None:
         # dpid given: Mininet derives one from digits in the name, and "tester" has none.
         params["inNamespace"] = False  # Mininet passes its default; BMv2 runs in the root
         super().__init__(name, dpid=f"{dpid:x}", **params)
         self.starter = starter
+        self.favoured = favoured  # a DUT switch: runs ahead of other work (run_ahead)
         self.switch_pid: int | None = None
 
     def data_ports(self) -> list[tuple[int, str]]:
@@ -63,6 +64,8 @@ class ProcessSwitch(Switch):  # type: ignore[misc]
 
     def start(self, controllers: list[Any]) -> None:
         self.switch_pid = self.starter(self)
+        if self.favoured:
+            run_ahead(self.switch_pid)
 
     def stop(self, deleteIntfs: bool = True) -> None:
         if self.switch_pid is not None:
