@@ -148,9 +148,16 @@ def test_a_shaped_stream_loses_only_in_the_steps_above_the_dut(lab: Path,
     low = [s for s in stream.rate_course if s.intended_pps == LOW_PPS]
     assert [s.start_s for s in high] == [0, 1]
     assert [s.start_s for s in low] == [2, 3]
+    # Each step sends its rate, to 2 %; a step may also send what the step before fell
+    # short (a generator a few frames behind at a step's end repays them in the next
+    # one's first moments: 1588 of 1600 frames/s, then 415 of 400, in a CI run under
+    # busy-host.sh).
+    owed = 0.0
     for step in stream.rate_course:
         assert step.sent_pps is not None and step.received_pps is not None
-        assert abs(step.sent_pps - step.intended_pps) <= 0.02 * step.intended_pps, step
+        asked, sent = step.intended_pps * step.measured_s, step.sent_pps * step.measured_s
+        assert -0.02 * asked <= sent - asked <= 0.02 * asked + owed, step
+        owed = max(asked - sent, 0.0)
     # Over the high steps together the DUT forwards its rate, to 3 %. A single step's
     # window (0.8 s of reads) may also get frames the lab DUT, starved by a busy host
     # for a moment, let out late in a run (seen: 3240/s in one step of a CI run with a
