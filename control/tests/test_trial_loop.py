@@ -468,7 +468,7 @@ def test_a_trial_the_dut_was_still_draining_into_is_not_its_result() -> None:
     assert result.error == ("dut-not-drained: frames of earlier trials were still arriving "
                             "after 1.0 s of waiting (100 arrived; none may for 0.5 s): raise "
                             "trial: settle_max_s, or let the DUT drain")
-    assert result.rx_stale > 0 and result.not_measured
+    assert result.rx_stale > 0 and result.dut_not_drained and not result.host_limited
     target.settle_max_s = 10.0
     second = loop.run_trial(replace(SPEC, trial_index=1))
     assert second.settle is not None and second.settle.quiet_s == 1.0

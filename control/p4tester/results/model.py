@@ -334,12 +334,6 @@ class TrialResult:
         return self.settle is not None and (not self.settle.drained or self.rx_stale > 0)
 
     @property
-    def not_measured(self) -> bool:
-        """A trial to repeat, never the DUT's loss: host-limited, or the DUT not
-        drained of earlier traffic."""
-        return self.host_limited or self.dut_not_drained
-
-    @property
     def host_limited(self) -> bool:
         """The tester or a lab DUT on the same host lost frames itself: the trial says
         nothing about the DUT's own behaviour (not measured, never its loss)."""
