@@ -21,10 +21,13 @@ class CounterSnapshot:
     cells: Mapping[str, Mapping[int, CounterValue]]
 
     @classmethod
-    def take(cls, dataplane: TesterDataplane) -> CounterSnapshot:
+    def take(cls, dataplane: TesterDataplane,
+             counters: tuple[str, ...] = names.ALL_COUNTERS) -> CounterSnapshot:
+        """`counters` (all by default) as they are now; a snapshot of some of them
+        answers for those only."""
         # TX bytes as they left: less what random-size frames lost (dataplane.cut_bytes).
         return cls(without_cut_bytes({name: dataplane.read_counter(name)
-                                      for name in names.ALL_COUNTERS}))
+                                      for name in counters}))
 
     def cell(self, counter: str, index: int) -> CounterValue:
         return self.cells[counter].get(index, _ZERO)

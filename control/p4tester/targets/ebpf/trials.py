@@ -309,6 +309,9 @@ class EbpfTrials:
     def read_program(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
         return read_counters(self.session)
 
+    def read_arrivals(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
+        return self.read_program()  # all of them: a few map reads here
+
     # ---- sending ---------------------------------------------------------
     def arm(self, spec: TrialSpec) -> ArmedTrial:
         chosen = trial_streams(self.session.profile, self.session.topology, spec)

@@ -139,6 +139,9 @@ class TofinoTrials:
     def read_program(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
         return self.target.snapshot(), self.target.port_counts()
 
+    def read_arrivals(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
+        return self.read_program()  # all of them, as the edges read them
+
     def arm(self, spec: TrialSpec) -> ArmedTrial:
         chosen = trial_streams(self.profile, self.topology, spec)
         sizes = {stream.id: stream.size_in(spec.frame_size) for stream, _ in chosen}
