@@ -52,6 +52,7 @@ class FakeTarget:
     settle_max_s = 10.0
     host_bound = False
     queues_input = True  # as a BMv2 switch: the opening edge waits until it is idle
+    dut_between = True
 
     def __init__(self, *, lost_in_switch: int = 0, stall_s: float = 0.0,
                  unanswered_at: str = "", reference_lost: str = "",
@@ -476,6 +477,20 @@ def test_a_trial_the_dut_was_still_draining_into_is_not_its_result() -> None:
     second = loop.run_trial(replace(SPEC, trial_index=1))
     assert second.settle is not None and second.settle.quiet_s == 1.0
     assert second.valid and second.rx_stale == 0
+
+
+def test_earlier_frames_on_cables_without_a_dut_are_the_testers_own() -> None:
+    """The same late frames with the tester's ports cabled to each other: no DUT held
+    them, the tester's switch did; the trial is tester-limited, never dut-not-drained."""
+    target = FakeTarget()
+    target.dut_between = False
+    target.settle_s, target.settle_max_s, target.drains_until = 0.5, 1.0, 3.0
+    _, result = run(target)
+    assert not result.valid and result.invalid_reason == "tester-limited"
+    assert result.error == ("tester-limited: frames of earlier trials were still arriving "
+                            "after 1.0 s of waiting, with no DUT between the ports: the "
+                            "tester's switch held them")
+    assert result.host_limited  # repeated as the tester's limit, not as a DUT draining
 
 
 def test_earlier_frames_during_a_trial_after_a_quiet_wait_make_it_not_drained() -> None:

@@ -117,6 +117,10 @@ class Bmv2Trials:
     def settle_max_s(self) -> float:
         return self.session.profile.trial.settle_max_s
 
+    @property
+    def dut_between(self) -> bool:
+        return self.session.topology.dut.kind != "loopback"
+
     # ---- edges -----------------------------------------------------------
     def port_names(self) -> Mapping[int, str]:
         return {n: self.ports.interface(n) for n in self.port_numbers}

@@ -294,6 +294,10 @@ class EbpfTrials:
     def settle_max_s(self) -> float:
         return self.session.profile.trial.settle_max_s
 
+    @property
+    def dut_between(self) -> bool:
+        return self.session.topology.dut.kind != "loopback"
+
     def close(self) -> None:
         self._stop_sender()
         if self._sender is not None:

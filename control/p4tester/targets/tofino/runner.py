@@ -127,6 +127,10 @@ class TofinoTrials:
     def settle_max_s(self) -> float:
         return self.profile.trial.settle_max_s
 
+    @property
+    def dut_between(self) -> bool:
+        return self.topology.dut.kind != "loopback"
+
     def _port_numbers(self) -> tuple[int, ...]:
         return tuple(sorted(self.target.dev_ports))
 
