@@ -27,6 +27,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.dataplane.program import DataplaneError
 from p4tester.otg import cli as otg_cli
 from p4tester.p4rt import ArbitrationError, PipelineMismatchError, SwitchUnreachableError
+from p4tester.results.jsonl import tool_version
 from p4tester.server import cli as server_cli
 from p4tester.targets.tofino.bfrt import BfrtError
 from p4tester.targets.tofino.sde_client import SdeNotFoundError
@@ -35,6 +36,7 @@ from p4tester.targets.tofino.sde_client import SdeNotFoundError
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="p4tester", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"p4tester {tool_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     cli.add_commands(commands)
     server_cli.add_parser(commands)

@@ -184,3 +184,22 @@ def test_a_search_that_cannot_go_on_ends_with_its_reason_not_a_traceback(
     assert "Traceback" not in err
     trials = [json.loads(line) for line in (out / "trials.jsonl").read_text().splitlines()]
     assert [t["trial"]["error"] for t in trials if "trial" in t] == ["read failed"] * 2
+
+
+def test_version_is_the_installed_packages(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"p4tester {metadata.version('p4tester')}\n"
+
+
+def test_a_count_of_zero_is_refused_before_the_switch(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["latency", "-t", "topologies/loopback.yaml", "-p",
+              "topologies/profiles/one-stream.yaml", "--frame-size", "64", "--load", "10%",
+              "--trials", "0"])
+    assert done.value.code == exit_codes.BAD_INPUT
+    assert "argument --trials: '0': give 1 or more" in capsys.readouterr().err

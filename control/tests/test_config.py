@@ -52,7 +52,12 @@ def test_line_rate_parses_bit_rates() -> None:
         ({"ports": {1: {"line_rate": "fast"}}}, "t.yaml: ports: port 1: line_rate 'fast'"),
         ({"ports": {1: {"line_rate": "50%"}}}, "must be a bit rate such as 10Gbps"),
         ({"ports": {300: {"line_rate": "1Gbps"}}}, "port 300 must be a number in 0..255"),
-        ({"ports": {1: {"rate": "1Gbps"}}}, "port 1 needs a line_rate"),
+        ({"ports": {1: {"peer": "2"}}}, "port 1 needs a line_rate, e.g. {line_rate: 10Gbps}"),
+        ({"ports": {1: {"rate": "1Gbps"}}},
+         "port 1: missing 'line_rate'; did you mean 'line_rate' instead of 'rate'?"),
+        ({"ports": {1: {"line_rte": "1Gbps"}}},
+         "t.yaml: ports: port 1: missing 'line_rate'; did you mean 'line_rate' instead of "
+         "'line_rte'?"),
         ({"dut": {"kind": "router"}}, "kind 'router' unknown"),
         ({"switch": {"grcp": "x:1"}}, "unknown key 'grcp'; did you mean 'grpc'?"),
         ({"switch": {"grpc": "localhost"}}, "grpc 'localhost' must be host:port"),
@@ -75,6 +80,8 @@ def test_unknown_port_names_the_known_ones() -> None:
     [
         ({"streams": [{"id": 64, "tx_port": 1, "rx_port": 2}]},
          "stream id 64 is out of range 0..63"),
+        ({"streams": [{"id": 1, "tx_port": 1, "rx_prot": 2}]},
+         r"streams\[0\]: missing 'rx_port'; did you mean 'rx_port' instead of 'rx_prot'\?"),
         ({"streams": [{"id": 1, "tx_port": 1, "rx_port": 2},
                       {"id": 1, "tx_port": 2, "rx_port": 1}]},
          r"stream ids \[1\] are used more than once"),

@@ -74,6 +74,14 @@ def test_a_clean_run_says_so() -> None:
         "1 of 1 trials without a self-check (no port counters on this target)")
 
 
+def test_a_run_without_trials_is_not_ok() -> None:
+    """A run that measured nothing (it stopped before its first trial) says so: its
+    summary never reads 'ok', 'all 0 trials vouched for'."""
+    confidence = RunConfidence.of([])
+    assert confidence.verdict == "no-trials"
+    assert confidence.describe() == "no trial ran: nothing was measured"
+
+
 def test_stale_frames_are_summed_and_said() -> None:
     """Frames a DUT still held from an earlier trial or run: counted apart, said at the
     end of the run (issue 21)."""

@@ -46,11 +46,51 @@ def test_unset_options_keep_the_requests_defaults() -> None:
     ({"frame-size": "64", "load": "fast"}, "p4tester latency: argument --load: load 'fast': "),
     ({"frame-size": "64", "load": "5%", "burst": "3"},
      "p4tester latency: unrecognized arguments: --burst 3"),
+    ({"frame-size": "64", "load": "5%", "trials": "0"},
+     "p4tester latency: argument --trials: '0': give 1 or more"),
+    ({"frame-size": "64", "load": "5%", "trials": "2.5"},
+     "p4tester latency: argument --trials: '2.5': give a whole number, 1 or more"),
+    ({"frame-size": "64", "load": "5%", "duration": "0"},
+     "p4tester latency: argument --duration: '0': give seconds above 0, like 2 or 0.5"),
+    ({"frame-size": "64", "load": "5%", "duration": "-1"},
+     "p4tester latency: argument --duration: '-1': give seconds above 0, like 2 or 0.5"),
+    ({"frame-size": "64", "load": "5%", "duration": "inf"},
+     "p4tester latency: argument --duration: 'inf': give seconds above 0, like 2 or 0.5"),
+    ({"frame-size": "64", "load": "0%"}, "p4tester latency: argument --load: load '0%': rate "
+     "must be positive and finite"),
 ])
 def test_bad_values_name_the_option_and_the_fix(values: dict[str, str], message: str) -> None:
     with pytest.raises(RequestError) as error:
         build_request("latency", values)
     assert str(error.value).startswith(message)
+
+
+@pytest.mark.parametrize(("experiment", "values", "message"), [
+    ("back-to-back", {"frame-size": "64", "throughput": "40%", "repetitions": "0"},
+     "argument --repetitions: '0': give 1 or more"),
+    ("back-to-back", {"frame-size": "64", "throughput": "40%", "max-burst": "-3"},
+     "argument --max-burst: '-3': give 1 or more"),
+    ("soak", {"load": "30%", "total": "0"}, "argument --total: '0': give seconds above 0"),
+    ("soak", {"load": "30%", "total": "10", "interval": "-1"},
+     "argument --interval: '-1': give seconds above 0"),
+    ("queue-sweep", {"repetitions": "0"}, "argument --repetitions: '0': give 1 or more"),
+    ("frame-size-scan", {"start": "64", "end": "128", "step": "0"},
+     "argument --step: '0': give 1 or more"),
+    ("rfc2889-addresses", {"test": "address-caching", "ageing": "0"},
+     "argument --ageing: '0': give seconds above 0"),
+    ("rfc2889-addresses", {"test": "address-caching", "ageing": "3", "test-rate": "-5"},
+     "argument --test-rate: '-5': give frames/s above 0"),
+    ("rfc2889", {"test": "forward-pressure", "mfr-steps": "0"},
+     "argument --mfr-steps: '0': give 1 or more"),
+    ("y1564", {"performance-duration": "0"},
+     "argument --performance-duration: '0': give seconds above 0"),
+])
+def test_counts_durations_and_rates_must_be_above_zero(experiment: str,
+                                                       values: dict[str, str],
+                                                       message: str) -> None:
+    with pytest.raises(RequestError) as error:
+        build_request(experiment, values)
+    assert str(error.value).startswith(f"p4tester {experiment}: {message}")
 
 
 def test_a_load_above_line_rate_is_refused_before_the_switch() -> None:

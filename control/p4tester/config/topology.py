@@ -44,6 +44,7 @@ import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Final
 
@@ -291,8 +292,11 @@ def _ports(data: object, where: str) -> tuple[PortConfig, ...]:
     for key, value in data.items():
         if not isinstance(key, int) or not 0 <= key <= MAX_PORT:
             raise ConfigError(f"{where}: port {key!r} must be a number in 0..{MAX_PORT}")
-        if not isinstance(value, Mapping) or "line_rate" not in value:
-            raise ConfigError(f"{where}: port {key} needs a line_rate, e.g. {{line_rate: 10Gbps}}")
+        needs = f"{where}: port {key} needs a line_rate, e.g. {{line_rate: 10Gbps}}"
+        if not isinstance(value, Mapping):
+            raise ConfigError(needs)
+        if "line_rate" not in value and not get_close_matches("line_rate", map(str, value)):
+            raise ConfigError(needs)  # else require_keys names the typo
         require_keys(value, f"{where}: port {key}", required=("line_rate",),
                      optional=("peer", "front_panel", "interface", *ADDRESS_KEYS))
         ports.append(PortConfig(key, parse_line_rate(value["line_rate"], f"{where}: port {key}"),

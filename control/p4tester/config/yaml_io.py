@@ -33,7 +33,11 @@ def require_keys(data: Mapping[str, Any], where: str, required: Iterable[str],
     allowed = set(required) | set(optional)
     for key in required:
         if key not in data:
-            raise ConfigError(f"{where}: missing '{key}'")
+            # A typo of a required key is both missing and unknown: name it as the typo.
+            unknown = [str(k) for k in data if k not in allowed]
+            typo = get_close_matches(key, unknown, n=1)
+            instead = f"; did you mean '{key}' instead of '{typo[0]}'?" if typo else ""
+            raise ConfigError(f"{where}: missing '{key}'{instead}")
     for key in data:
         if key not in allowed:
             hint = get_close_matches(str(key), sorted(allowed), n=1)

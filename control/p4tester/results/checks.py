@@ -28,6 +28,8 @@ DUT_LIMITED: Final = "dut-limited"
 DUT_NOT_DRAINED: Final = "dut-not-drained"
 TRIAL_ERROR: Final = "error"
 CHECK_OK: Final = "ok"
+# A run's verdict when it ran no trial at all: nothing measured, nothing vouched for.
+NO_TRIALS: Final = "no-trials"
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from p4tester.results.checks import (
     CHECK_OK,
     DUT_LIMITED,
     DUT_NOT_DRAINED,
+    NO_TRIALS,
     TESTER_LIMITED,
     TRIAL_ERROR,
 )
@@ -70,7 +71,10 @@ class RunConfidence:
 
     @property
     def verdict(self) -> str:
-        """'ok' when every trial vouched for itself, else the first reason it did not."""
+        """'ok' when every trial vouched for itself, else the first reason it did not
+        ('no-trials' when none ran: a run that measured nothing is not ok)."""
+        if not self.trials:
+            return NO_TRIALS
         if self.tester_limited:
             return TESTER_LIMITED
         if self.dut_limited:
@@ -79,6 +83,8 @@ class RunConfidence:
 
     def describe(self) -> str:
         """One line for the end of a run."""
+        if not self.trials:
+            return "no trial ran: nothing was measured"
         repeated = []
         tester_lost = self.tester_rx_dropped + self.tester_tx_dropped
         if self.tester_limited:

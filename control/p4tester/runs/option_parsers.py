@@ -3,12 +3,47 @@ web server), each error naming what to give instead."""
 
 from __future__ import annotations
 
+import math
+
 from p4tester.streams.rates import Rate, RateError
 from p4tester.streams.shapes import ShapeError, TrafficShape
 
 
 class OptionValueError(ValueError):
     """An option's text does not parse; the message says what to give instead."""
+
+
+def count(text: str) -> int:
+    """How many of something (trials, repetitions, frames, addresses): 1 or more."""
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise OptionValueError(f"{text!r}: give a whole number, 1 or more") from exc
+    if value < 1:
+        raise OptionValueError(f"{text!r}: give 1 or more")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A duration in seconds: above 0."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise OptionValueError(f"{text!r}: give seconds, like 2 or 0.5") from exc
+    if not (value > 0 and math.isfinite(value)):
+        raise OptionValueError(f"{text!r}: give seconds above 0, like 2 or 0.5")
+    return value
+
+
+def frames_per_second(text: str) -> float:
+    """A rate in frames/s: above 0."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise OptionValueError(f"{text!r}: give frames/s, like 1000") from exc
+    if not (value > 0 and math.isfinite(value)):
+        raise OptionValueError(f"{text!r}: give frames/s above 0, like 1000")
+    return value
 
 
 def load_fraction(text: str) -> float:

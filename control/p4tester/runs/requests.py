@@ -17,10 +17,13 @@ from p4tester.streams.rates import FORWARD_PRESSURE_IFG_BITS, Rate, RateUnit, ga
 from p4tester.streams.shapes import TrafficShape
 
 from .option_parsers import (
+    count,
+    frames_per_second,
     load_fraction,
     load_rate,
     percent_list,
     port_list,
+    seconds,
     shape_list,
     size_list,
 )
@@ -43,7 +46,7 @@ class Option:
 
 
 def _duration() -> Option:
-    return Option("duration", "trial seconds (default: the profile's)", float,
+    return Option("duration", "trial seconds (default: the profile's)", seconds,
                   field_name="duration_s")
 
 
@@ -93,7 +96,7 @@ class LatencyRequest(ExperimentRequest):
         Option("frame-size", "frame size (B)", int, required=True),
         Option("load", "offered load, normally the throughput found: 95%, 3000pps, 2Mbps",
                load_rate, required=True),
-        Option("trials", "RFC 2544: at least 20", int),
+        Option("trials", "RFC 2544: at least 20", count),
         _duration(),
     )
     frame_size: int
@@ -126,8 +129,8 @@ class BackToBackRequest(ExperimentRequest):
         Option("frame-size", "frame size (B)", int, required=True),
         Option("throughput", "the DUT's measured throughput, for RFC 9004's correction",
                load_rate, required=True),
-        Option("repetitions", "RFC 2544: 50", int),
-        Option("max-burst", "longest burst tried (frames)", int),
+        Option("repetitions", "RFC 2544: 50", count),
+        Option("max-burst", "longest burst tried (frames)", count),
         _duration(),
     )
     frame_size: int
@@ -145,7 +148,7 @@ class FrameSizeScanRequest(ExperimentRequest):
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("start", "first frame size (B)", int, required=True),
         Option("end", "last frame size (B)", int, required=True),
-        Option("step", "bytes between sizes", int),
+        Option("step", "bytes between sizes", count),
         Option("load", "share of line rate at every size: 100%, 0.5", load_fraction),
         _duration(),
     )
@@ -183,8 +186,8 @@ class SoakRequest(ExperimentRequest):
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("frame-size", "frame size (B)", int),
         Option("load", "e.g. 30%, 2000pps", load_rate, required=True),
-        Option("total", "soak seconds", float, required=True, field_name="total_s"),
-        Option("interval", "seconds per interval", float, field_name="interval_s"),
+        Option("total", "soak seconds", seconds, required=True, field_name="total_s"),
+        Option("interval", "seconds per interval", seconds, field_name="interval_s"),
     )
     load: Rate
     total_s: float
@@ -206,7 +209,7 @@ class QueueSweepRequest(ExperimentRequest):
                field_name="buffer_percents"),
         Option("load", "per TX port (seed 004: two ports at ~50% into one)", load_fraction),
         Option("repetitions", "trials per frame size and threshold; the fit uses their "
-               "medians", int),
+               "medians", count),
         _duration(),
     )
     frame_sizes: tuple[int, ...] | None = None
@@ -228,7 +231,7 @@ class ShapeRequest(ExperimentRequest):
         Option("load", "the load the shape swings around, per TX port: 50%, 3000pps",
                load_rate, required=True),
         Option("frame-size", "frame size (B)", int),
-        Option("step", "seconds of constant rate per step (at least 0.25)", float,
+        Option("step", "seconds of constant rate per step (at least 0.25)", seconds,
                field_name="step_s"),
         _duration(),
     )
@@ -268,7 +271,7 @@ class Rfc2889Request(ExperimentRequest):
         Option("max-load", "the maximum offered load per TX port: 100%, 0.5 (forward-"
                "pressure: the MFR's highest load below its 88-bit-gap trial)", load_fraction),
         Option("mfr-steps", "forward-pressure: the maximum forwarding rate's loads up to the "
-               "max-load (10: 10 %, 20 %, ... 100 %), then the 88-bit-gap trial", int),
+               "max-load (10: 10 %, 20 %, ... 100 %), then the 88-bit-gap trial", count),
         Option("method", "search method of the meshed tests' throughput (default: the "
                "profile's)", str, choices=tuple(m.value for m in SearchMethod)),
         _duration(),
@@ -303,18 +306,20 @@ class Rfc2889AddressRequest(ExperimentRequest):
         Option("test", "which RFC 2889 address test", str, required=True,
                choices=RFC2889_ADDRESS_TESTS),
         Option("ageing", "the DUT's address ageing time, seconds (each probe waits it "
-               "first, so the DUT forgets the probe before)", float, required=True,
+               "first, so the DUT forgets the probe before)", seconds, required=True,
                field_name="ageing_s"),
         Option("frame-size", "frame size (B)", int),
         Option("learning-rate", "frames/s of the learning frames (address-caching); the "
-               "search's upper bound (address-learning-rate)", float,
+               "search's upper bound (address-learning-rate)", frames_per_second,
                field_name="learning_pps"),
-        Option("test-rate", "frames/s of the test frames", float, field_name="test_pps"),
+        Option("test-rate", "frames/s of the test frames", frames_per_second,
+               field_name="test_pps"),
         Option("addresses", "address-learning-rate: how many addresses it learns (at most "
-               "the profile's addresses entry's)", int),
+               "the profile's addresses entry's)", count),
         Option("min-rate", "address-learning-rate: the search's lower bound, frames/s",
-               float, field_name="min_pps"),
-        Option("resolution", "address-learning-rate: the search's step, frames/s", float,
+               frames_per_second, field_name="min_pps"),
+        Option("resolution", "address-learning-rate: the search's step, frames/s",
+               frames_per_second,
                field_name="resolution_pps"),
     )
     test: str
@@ -343,9 +348,9 @@ class Y1564Request(ExperimentRequest):
         Option("steps", "CIR steps, % of CIR (Y.1564: 25,50,75,100)", percent_list,
                field_name="cir_steps_pct"),
         Option("step-duration", "seconds per configuration step (default: the profile's "
-               "trial duration)", float, field_name="duration_s"),
+               "trial duration)", seconds, field_name="duration_s"),
         Option("performance-duration", "seconds of the performance test (Y.1564: 900, "
-               "7200 or 86400)", float, field_name="performance_duration_s"),
+               "7200 or 86400)", seconds, field_name="performance_duration_s"),
         Option("tests", "which Y.1564 tests to run", str, choices=Y1564_TESTS),
     )
     frame_size: int = 512
