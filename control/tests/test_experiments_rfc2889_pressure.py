@@ -58,6 +58,10 @@ class TwoPortSwitch:
 
     output_limit: float | None = 1.0
     tester_at_line_rate: bool = False
+    # The first forward pressure trials went out this share slow (a busy host's
+    # sender: valid, within the 2 % a trial is vouched for).
+    slow_pressure_trials: int = 0
+    slow_share: float = 0.0
     specs: list[TrialSpec] = field(default_factory=list)
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
@@ -72,6 +76,9 @@ class TwoPortSwitch:
                                      0, 0, 0, 0))
         sent = sum(s.tx_frames for s in stats) / spec.duration_s
         measured = min(sent, line) if self.tester_at_line_rate else sent
+        if spec.inter_frame_gap_bits < 96 and self.slow_pressure_trials:
+            self.slow_pressure_trials -= 1
+            measured = round(sent * (1 - self.slow_share), 1)
         return TrialResult(spec.experiment, spec.trial_index, spec.offered_fraction, sent,
                            spec.duration_s, spec.frame_size, tuple(stats),
                            offered_pps_measured=measured)
@@ -143,9 +150,22 @@ def test_a_switch_that_forwards_all_it_receives_exerts_forward_pressure() -> Non
     assert report[-2] == ("   64  101.20%   88       15060.2      15060.0    15060.0       0")
 
 
+def test_a_pressure_trial_that_went_out_slow_is_run_again() -> None:
+    """The first forward pressure trial measured itself 1.5 % slow (14834.3 frames/s,
+    valid, but not above 14955.4): it is run again, and the second one judges."""
+    switch = TwoPortSwitch(output_limit=None, slow_pressure_trials=1, slow_share=0.015)
+    (size,) = run_forward_pressure(_config(), Recorder(switch)).sizes
+    pressure = [s for s in switch.specs if s.inter_frame_gap_bits == 88]
+    assert [s.trial_index for s in pressure] == [4, 5]
+    assert size.pressure.trial_index == 5 and size.pressure.offered_pps == 15060.0
+    assert size.forward_pressure is True and size.not_judged == ""
+
+
 def test_no_verdict_where_the_tester_did_not_prove_it_sent_above_line_rate() -> None:
     switch = TwoPortSwitch(output_limit=None, tester_at_line_rate=True)
     (size,) = run_forward_pressure(_config(), Recorder(switch)).sizes
+    # Tried three times (rfc2889_pressure.PRESSURE_ATTEMPTS), never above line rate.
+    assert [s.inter_frame_gap_bits for s in switch.specs].count(88) == 3
     assert size.forward_pressure is None
     assert size.not_judged.startswith("the tester offered 14881.0 frames/s, not above the "
                                       "legal maximum 14881.0 by more than 0.5%")
@@ -203,3 +223,12 @@ def test_the_plot_draws_each_size_and_refuses_nothing(tmp_path: Path) -> None:
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(PlotError, match="no forwarding rates"):
         plot_forwarding_curves([], 0.005, "t", tmp_path / "none.png")
+
+
+def test_the_readme_states_the_pressure_trials_tries() -> None:
+    from p4tester.experiments.rfc2889_pressure import PRESSURE_ATTEMPTS, PRESSURE_TOLERANCE
+
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    assert (f"by more than {PRESSURE_TOLERANCE:.1%}: a trial that went out slower (it is "
+            f"vouched for within 2 % of its rate) is run again, {PRESSURE_ATTEMPTS} tries in "
+            "all").replace("0.5%", "0.5 %") in readme

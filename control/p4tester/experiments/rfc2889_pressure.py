@@ -39,6 +39,12 @@ from .validation import check_count
 _OWNER: Final = "ForwardPressureConfig"
 # Rates within this share of the legal maximum are not judged above it (module doc).
 PRESSURE_TOLERANCE: Final = 0.005
+# Tries of the forward pressure trial until the tester proved it offered the gap's
+# rate above the legal maximum by more than the tolerance. A trial is vouched for
+# within 2 % of its rate (trial_course.RATE_TOLERANCE), so one that went out a little
+# slow on a busy host (seen: a CI run's eBPF sender) is valid and still says nothing
+# about pressure; it is run again, and after the last try the size is not judged.
+PRESSURE_ATTEMPTS: Final = 3
 DEFAULT_MFR_STEPS: Final = 10
 MAX_MFR_STEPS: Final = 100
 PHASE_MFR: Final = "mfr"
@@ -183,6 +189,23 @@ def _iteration(config: ForwardPressureConfig, recorder: Recorder, frame_size: in
                                port_forwarding(base, trial, config.rx_port))
 
 
+def _pressure_iteration(config: ForwardPressureConfig, recorder: Recorder,
+                        frame_size: int) -> ForwardingIteration:
+    """The forward pressure trial, run again (PRESSURE_ATTEMPTS in all) while the rate
+    it measured itself offering is not above the legal maximum by the tolerance, where
+    the gap offers more than that."""
+    load = gap_load(frame_size, config.ifg_bits)
+    above = config.rfc2889.line_pps(config.rx_port, frame_size) * (1.0 + config.tolerance)
+    iteration = _iteration(config, recorder, frame_size, load, config.ifg_bits, PHASE_PRESSURE)
+    for _ in range(PRESSURE_ATTEMPTS - 1):
+        slow = iteration.offered_pps is not None and iteration.offered_pps <= above
+        if not slow or load <= 1.0 + config.tolerance:
+            break
+        iteration = _iteration(config, recorder, frame_size, load, config.ifg_bits,
+                               PHASE_PRESSURE)
+    return iteration
+
+
 def run_forward_pressure(config: ForwardPressureConfig,
                          recorder: Recorder) -> ForwardPressureResult:
     """Every frame size in order: learning frames, the MFR's loads, the forward pressure
@@ -192,8 +215,6 @@ def run_forward_pressure(config: ForwardPressureConfig,
         learn(config.rfc2889, recorder, frame_size)
         iterations = [_iteration(config, recorder, frame_size, load, IFG_BITS, PHASE_MFR)
                       for load in config.mfr_loads()]
-        iterations.append(_iteration(config, recorder, frame_size,
-                                     gap_load(frame_size, config.ifg_bits), config.ifg_bits,
-                                     PHASE_PRESSURE))
+        iterations.append(_pressure_iteration(config, recorder, frame_size))
         sizes.append(ForwardPressureAtSize.judged(config, frame_size, tuple(iterations)))
     return ForwardPressureResult(config, tuple(sizes))
