@@ -225,3 +225,16 @@ def test_a_port_without_mac_counters_gives_no_self_check() -> None:
     del switch.fake.tables[("$PORT_STAT", None)]
     result = runner.run_trial(TrialSpec("throughput", 0, 64, 0.5, 1.0))
     assert (result.self_check, result.valid) == (None, True)
+
+
+def test_push_pipeline_is_refused_with_the_reason() -> None:
+    """bf_switchd loads the program from its conf file: a request to push one is refused
+    (before the SDE's client is needed), never silently ignored."""
+    from p4tester.targets.tofino.runner import open_tofino_trials
+
+    topology = topology_from_dict(TOPOLOGY, "t.yaml")
+    profile = profile_from_dict(PROFILE, "p.yaml")
+    refused = "--push-pipeline: a Tofino switch runs the program bf_switchd loaded from"
+    with (pytest.raises(ConfigError, match=refused),
+          open_tofino_trials(topology, profile, push_pipeline=True)):
+        pass

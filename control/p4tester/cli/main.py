@@ -25,7 +25,9 @@ def _common(sub: argparse.ArgumentParser, *, switch: bool) -> None:
     sub.add_argument("--json", action="store_true", help="machine-readable output")
     if switch:
         sub.add_argument("--push-pipeline", action="store_true",
-                         help="load the tester program even if the switch runs one")
+                         help="load the tester program even if the switch runs one (BMv2; "
+                         "eBPF loads it every run; refused on Tofino, whose bf_switchd "
+                         "loads it)")
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

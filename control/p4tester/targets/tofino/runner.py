@@ -268,8 +268,13 @@ class TofinoTrialRunner:
 def open_tofino_trials(topology: Topology, profile: Profile, *,
                        push_pipeline: bool) -> Iterator[TrialRunner]:
     """A Tofino tester's trial runner over the SDE's BfRt client (imported only now);
-    bf_switchd loads the program from its --conf-file: there is nothing to push."""
-    del push_pipeline
+    bf_switchd loads the program from its --conf-file: there is nothing to push, and a
+    request to is refused rather than ignored."""
+    if push_pipeline:
+        raise ConfigError(
+            "--push-pipeline: a Tofino switch runs the program bf_switchd loaded from its "
+            "--conf-file, which no client can replace; start bf_switchd with the tester's "
+            "program (docs/tofino.md) and run without --push-pipeline")
     from p4tester.targets.tofino.sde_client import SdeBfrtClient
 
     client = SdeBfrtClient(topology.switch.grpc, device_id=topology.switch.device_id)
