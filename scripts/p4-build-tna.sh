@@ -7,7 +7,8 @@
 #   - each target compiles, Tofino 1 within MAX_STAGES_TOFINO (11 of its 12 MAU
 #     stages since ARP/ND: one stage left for users), Tofino 2 within MAX_STAGES_TOFINO2;
 #   - the committed schema p4src/build/tna/<target>.bfrt.json (what the BfRt driver's
-#     names are tested against) equals the fresh one; --update rewrites it instead.
+#     names are tested against) equals the fresh one; --update rewrites it instead;
+#   - docs/tofino.md's resource table holds each build's row as measured.
 # The last line is "build-tna: N passed, N failed"; the exit status is 0 iff none failed.
 # Without bf-p4c the checks are skipped (one line says why), unless CI=true or
 # REQUIRE_P4_TOOLCHAIN=1, where that is a failure.
@@ -116,9 +117,20 @@ done
 
 if [ "${#built[@]}" -gt 0 ]; then
   # One row per build; a build over its stage budget fails here.
-  report=$("$python" -m p4tester.targets.tofino.resources "${budgets[@]}" "${built[@]}")
+  # The tester's own program: docs/tofino.md's resource table must be what was measured.
+  doc_check=()
+  [ "$program" = p4src/tna/tester.p4 ] && doc_check=(--doc docs/tofino.md)
+  report=$("$python" -m p4tester.targets.tofino.resources "${budgets[@]}" "${doc_check[@]}" \
+           "${built[@]}")
   status=$?
   echo "$report"
+  if [ "${#doc_check[@]}" -gt 0 ] && [ "$status" -ne 2 ]; then
+    if grep -q "^resources: docs/tofino.md does not state" <<<"$report"; then
+      fail "docs/tofino.md's resource table is not what was measured: copy the rows above"
+    else
+      pass "docs/tofino.md states the resources measured"
+    fi
+  fi
   for item in "${built[@]}"; do
     target=${item%%=*}
     if [ "$status" -eq 2 ]; then

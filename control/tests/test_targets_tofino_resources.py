@@ -105,6 +105,24 @@ def test_main_fails_over_budget_and_without_logs(tmp_path: Path,
     assert "compile with -g --verbose 2" in capsys.readouterr().err
 
 
+def test_main_fails_when_the_documentation_states_other_figures(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    logs = tmp_path / "pipe" / "logs"
+    logs.mkdir(parents=True)
+    (logs / "mau.resources.log").write_text(LOG)
+    (logs / "metrics.json").write_text(json.dumps(METRICS))
+    row = ("| t | 2 of 3 | 48 (20.0 %) | 2 (2.8 %) | 18 (12.5 %) | 5 (41.7 %) | 2 (16.7 %) "
+           "| 156 (12.5 %) | 6 (12.5 %) | 12 (12.5 %) | 3/4/2 | 144 |")
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"measured:\n\n{row}\n")
+    assert resources.main(["--doc", str(doc), f"t={tmp_path}"]) == 0
+    doc.write_text(f"measured:\n\n{row.replace('2 of 3', '1 of 3')}\n")
+    capsys.readouterr()
+    assert resources.main(["--doc", str(doc), f"t={tmp_path}"]) == 1
+    assert f"resources: {doc} does not state what was measured: {row}" in (
+        capsys.readouterr().out)
+
+
 def test_schema_compare_ignores_snapshot_tables_and_build_fields(tmp_path: Path) -> None:
     table = {"name": "pipe.A.t", "table_type": "Register", "size": 4}
 

@@ -17,7 +17,7 @@ from test_otg_snappi import OtgServer, client_python
 from conftest import REPO
 
 # feature/b2b/packet/udp: 4 tests, tcp: 3, vxlan: 2 at b6d8068.
-SUITE_TESTS = 9
+SUITE_TESTS = 9  # the README says so: test_the_readme_states_the_suites_size
 SUITE_S = 900
 
 
@@ -40,3 +40,9 @@ def test_conformance_b2b_packet(lab: Path, tmp_path: Path, capture_check: str) -
     assert not re.search(r"failed|error|skipped", summary), summary
     captures = done.stdout.count("Getting capture for port")
     assert captures == (SUITE_TESTS if capture_check == "true" else 0), done.stdout[-3000:]
+
+
+def test_the_readme_states_the_suites_size() -> None:
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert (f"back-to-back udp, tcp and vxlan tests (all {SUITE_TESTS} pass on the loopback "
+            "lab") in readme

@@ -8,6 +8,8 @@ Reads the logs bf-p4c writes with `-g --verbose 2` into OUT/pipe/logs/:
 `python -m p4tester.targets.tofino.resources --max-stages 10 tofino=build-tna/tofino ...`
 prints one Markdown table row per build and exits 1 when a build uses more stages than
 allowed (the stage budget of scripts/p4-build-tna.sh), 2 when its logs are missing.
+With `--doc docs/tofino.md` it also exits 1 when that file does not hold each build's
+row exactly as measured: the documentation states what the compiler reported.
 """
 
 from __future__ import annotations
@@ -170,12 +172,20 @@ def over_budget(build: BuildResources, max_stages: int | None) -> bool:
     return max_stages is not None and build.mau.stages_used > max_stages
 
 
+def stale_rows(builds: Sequence[BuildResources], doc_text: str) -> list[str]:
+    """The builds' table rows that `doc_text` does not hold line for line."""
+    lines = set(doc_text.splitlines())
+    return [row for row in markdown_table(builds).splitlines()[2:] if row not in lines]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("builds", nargs="+", metavar="NAME=OUT_DIR",
                         help="a bf-p4c output directory and the name to show it under")
     parser.add_argument("--max-stages", action="append", default=[],
                         metavar="NAME=N", help="stage budget of a build (repeatable)")
+    parser.add_argument("--doc", type=Path, default=None, metavar="FILE",
+                        help="a Markdown file that must hold each build's row as measured")
     args = parser.parse_args(argv)
     budgets: dict[str, int] = {}
     for item in args.max_stages:
@@ -195,6 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if over_budget(build, budgets.get(build.name)):
             print(f"resources: {build.name} uses {build.mau.stages_used} MAU stages, above its "
                   f"budget of {budgets[build.name]}")
+            status = 1
+    if args.doc is not None:
+        for row in stale_rows(builds, args.doc.read_text()):
+            print(f"resources: {args.doc} does not state what was measured: {row}")
             status = 1
     return status
 
