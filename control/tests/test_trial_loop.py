@@ -534,3 +534,16 @@ def test_only_a_trials_edges_read_every_counter() -> None:
     # The wait: at 0 s and every 0.1 s until 0.8 s (0.5 s after the last earlier frame
     # at 0.3 s); the idle check: before and after its 0.1 s.
     assert target.arrival_reads == 10 + 2
+
+
+def test_late_frames_without_a_dut_are_the_testers_for_otg_starts_too() -> None:
+    """The verdict an OTG start takes (otg.switch_driver) says the same."""
+    from p4tester.results.settle import SettleRecord
+    from p4tester.tester.trial_loop import not_drained
+
+    settle = SettleRecord(0.6, 0, 0.5)
+    assert not_drained(settle, 3, dut_between=False) == (
+        "tester-limited: 3 frames of earlier trials arrived during the trial, with no DUT "
+        "between the ports: the tester's switch held them")
+    assert not_drained(settle, 0, dut_between=False) is None
+    assert (not_drained(settle, 3) or "").startswith("dut-not-drained: 3 frames of earlier")

@@ -289,7 +289,8 @@ class SwitchDriver:
             run.unvouched = f"{TESTER_LIMITED}: the self-check could not read counters: {exc}"
             return
         run.unvouched = verdict(check, dut_check) or (
-            not_drained(run.settle, stale) if run.settle is not None else None)
+            not_drained(run.settle, stale, run.checks.target.dut_between)
+            if run.settle is not None else None)
 
     def pause(self) -> None:
         """The flows still sending stop where they are; counters and sequence numbers

@@ -622,9 +622,13 @@ def verdict(check: SelfCheck | None, dut_check: SelfCheck | None) -> str | None:
     return None
 
 
-def not_drained(settle: SettleRecord, stale: int) -> str | None:
+def not_drained(settle: SettleRecord, stale: int, dut_between: bool = True) -> str | None:
     """Why the trial is not the DUT's result at its load for frames of earlier traffic
-    (None: it is): still arriving when the wait before it gave up, or during it."""
+    (None: it is): still arriving when the wait before it gave up, or during it. With
+    no DUT between the tester's ports, that is the tester's limit (held_by_tester)."""
+    if not dut_between:
+        late = not settle.drained or stale > 0
+        return f"{TESTER_LIMITED}: {held_by_tester(settle, stale)}" if late else None
     if not settle.drained:
         return (f"{DUT_NOT_DRAINED}: frames of earlier trials were still arriving after "
                 f"{settle.waited_s:.1f} s of waiting ({settle.frames} arrived; none may for "
