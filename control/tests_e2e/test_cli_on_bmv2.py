@@ -48,12 +48,13 @@ def test_ndr_finds_the_dut_bottleneck(lab: Path, tmp_path: Path) -> None:
     assert (out / "throughput.png").stat().st_size > 0
 
 
-@pytest.mark.topology("bmv2-dut.yaml")
+@pytest.mark.topology("bmv2-dut-slow.yaml")
 def test_every_experiment_writes_its_results(lab: Path, tmp_path: Path) -> None:
-    # Frame loss and back-to-back send at 100 % of line rate: at 256 B (2264 frames/s
-    # here, 64 B would be 7440) the two BMv2s keep up on a busy 2-core host too, where
-    # 64 B made the lab DUT drop frames it received and the run stop, honestly, as
-    # not vouched for.
+    # On the slow lab (2-Mbit/s ports, a DUT of 1000 frames/s): on bmv2-dut.yaml the
+    # queue sweep's 3720 frames/s and the scan's 3348 were more than a busy 2-core host
+    # let the two BMv2s carry (a CI run under busy-host.sh: 6 of the sweep's 7 trials
+    # tester- or dut-limited, the run stopped). Frame loss and back-to-back send at 100 %
+    # of line rate at 256 B (906 frames/s here).
     runs = {
         "latency": ("--frame-size", "64", "--load", "30%", "--trials", "2", "--duration", "1"),
         "frame-loss": ("--frame-sizes", "256", "--duration", "1"),
@@ -61,7 +62,7 @@ def test_every_experiment_writes_its_results(lab: Path, tmp_path: Path) -> None:
                          "--duration", "1", "--max-burst", "1000"),
         "frame-size-scan": ("--start", "64", "--end", "704", "--step", "320", "--load", "45%",
                             "--duration", "1"),
-        "ramp": ("--start", "1000pps", "--end", "3000pps", "--step", "1000pps",
+        "ramp": ("--start", "400pps", "--end", "1200pps", "--step", "400pps",
                  "--duration", "1"),
         "soak": ("--load", "30%", "--total", "2", "--interval", "1"),
         "queue-sweep": ("--frame-sizes", "64", "--buffers", "10,50,100", "--load", "50%",
@@ -70,25 +71,25 @@ def test_every_experiment_writes_its_results(lab: Path, tmp_path: Path) -> None:
     documents = {experiment: run(lab, tmp_path / experiment, experiment, *options)
                  for experiment, options in runs.items()}
     # The figures are the lab DUT's, on the trials the tester vouched for: below its
-    # queue rate (3000 frames/s) nothing is lost, above it what exceeds the rate.
+    # queue rate (1000 frames/s) nothing is lost, above it what exceeds the rate.
     for experiment in ("latency", "frame-loss", "soak", "back-to-back"):
         for trial in vouched(tmp_path / experiment):
-            if trial.offered_pps <= DUT_QUEUE_RATE_PPS:
+            if trial.offered_pps <= SLOW_DUT_RATE_PPS:
                 assert trial.lost == 0, (experiment, trial)
     ramp = vouched(tmp_path / "ramp")
-    assert [t.lost for t in ramp if t.offered_pps < DUT_QUEUE_RATE_PPS] == [0, 0], ramp
-    # The scan offers 45 % of line rate: at 64 B 3348 frames/s, above the DUT's 3000,
+    assert [t.lost for t in ramp if t.offered_pps < SLOW_DUT_RATE_PPS] == [0, 0], ramp
+    # The scan offers 45 % of line rate: at 64 B 1339 frames/s, above the DUT's 1000,
     # which loses the excess (the scan's answer from a vouched trial, or from the DUT's
-    # own loss in every try the host could not vouch for); at 384 and 704 B 696 and 388,
-    # lossless. Where its 64-B trial was vouched, the DUT let 3000 frames/s through, and
+    # own loss in every try the host could not vouch for); at 384 and 704 B 279 and 155,
+    # lossless. Where its 64-B trial was vouched, the DUT let 1000 frames/s through, and
     # the 64 its queue held at the end came out in the drain.
     scan = documents["frame-size-scan"]["result"]
     assert [(p["frame_size"], p["lossy"]) for p in scan["points"]] == [  # type: ignore[index]
         (64, True), (384, False), (704, False)], scan
     for trial in vouched(tmp_path / "frame-size-scan"):
         if trial.frame_size == 64:
-            assert 0.97 * DUT_QUEUE_RATE_PPS <= trial.rx_frames / trial.duration_s <= (
-                1.03 * DUT_QUEUE_RATE_PPS + DUT_QUEUE_DEPTH), trial
+            assert 0.97 * SLOW_DUT_RATE_PPS <= trial.rx_frames / trial.duration_s <= (
+                1.03 * SLOW_DUT_RATE_PPS + DUT_QUEUE_DEPTH), trial
         else:
             assert trial.lost == 0, trial
     assert (tmp_path / "latency/latency.png").exists()
