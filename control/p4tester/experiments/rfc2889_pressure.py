@@ -153,7 +153,7 @@ class ForwardPressureAtSize:
         legal = config.rfc2889.line_pps(config.rx_port, frame_size)
         best = max(iterations, key=lambda i: i.forwarding_rate_pps)  # the first of equals
         pressure = iterations[-1]
-        above = legal * (1.0 + config.tolerance)
+        above = _judged_above(config, frame_size)
         verdict: bool | None = None
         reason = ""
         if gap_load(frame_size, config.ifg_bits) <= 1.0 + config.tolerance:
@@ -189,13 +189,18 @@ def _iteration(config: ForwardPressureConfig, recorder: Recorder, frame_size: in
                                port_forwarding(base, trial, config.rx_port))
 
 
+def _judged_above(config: ForwardPressureConfig, frame_size: int) -> float:
+    """The rate both measurements must exceed: the legal maximum plus the tolerance."""
+    return config.rfc2889.line_pps(config.rx_port, frame_size) * (1.0 + config.tolerance)
+
+
 def _pressure_iteration(config: ForwardPressureConfig, recorder: Recorder,
                         frame_size: int) -> ForwardingIteration:
     """The forward pressure trial, run again (PRESSURE_ATTEMPTS in all) while the rate
     it measured itself offering is not above the legal maximum by the tolerance, where
     the gap offers more than that."""
     load = gap_load(frame_size, config.ifg_bits)
-    above = config.rfc2889.line_pps(config.rx_port, frame_size) * (1.0 + config.tolerance)
+    above = _judged_above(config, frame_size)
     iteration = _iteration(config, recorder, frame_size, load, config.ifg_bits, PHASE_PRESSURE)
     for _ in range(PRESSURE_ATTEMPTS - 1):
         slow = iteration.offered_pps is not None and iteration.offered_pps <= above

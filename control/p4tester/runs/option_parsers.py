@@ -26,23 +26,21 @@ def count(text: str) -> int:
 
 def seconds(text: str) -> float:
     """A duration in seconds: above 0."""
-    try:
-        value = float(text)
-    except ValueError as exc:
-        raise OptionValueError(f"{text!r}: give seconds, like 2 or 0.5") from exc
-    if not (value > 0 and math.isfinite(value)):
-        raise OptionValueError(f"{text!r}: give seconds above 0, like 2 or 0.5")
-    return value
+    return _above_zero(text, "seconds", "2 or 0.5")
 
 
 def frames_per_second(text: str) -> float:
     """A rate in frames/s: above 0."""
+    return _above_zero(text, "frames/s", "1000")
+
+
+def _above_zero(text: str, unit: str, example: str) -> float:
     try:
         value = float(text)
     except ValueError as exc:
-        raise OptionValueError(f"{text!r}: give frames/s, like 1000") from exc
+        raise OptionValueError(f"{text!r}: give {unit}, like {example}") from exc
     if not (value > 0 and math.isfinite(value)):
-        raise OptionValueError(f"{text!r}: give frames/s above 0, like 1000")
+        raise OptionValueError(f"{text!r}: give {unit} above 0, like {example}")
     return value
 
 

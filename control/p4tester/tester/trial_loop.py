@@ -627,7 +627,7 @@ def not_drained(settle: SettleRecord, stale: int, dut_between: bool = True) -> s
     (None: it is): still arriving when the wait before it gave up, or during it. With
     no DUT between the tester's ports, that is the tester's limit (held_by_tester)."""
     if not dut_between:
-        late = not settle.drained or stale > 0
+        late = not_drained(settle, stale) is not None
         return f"{TESTER_LIMITED}: {held_by_tester(settle, stale)}" if late else None
     if not settle.drained:
         return (f"{DUT_NOT_DRAINED}: frames of earlier trials were still arriving after "
