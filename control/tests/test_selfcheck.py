@@ -27,6 +27,7 @@ from p4tester.tester.selfcheck import (
     ProgramPortCounts,
     build_self_check,
     describe_overcount,
+    describe_still_sending,
 )
 
 TOP = 1 << 64
@@ -150,6 +151,29 @@ def test_a_dut_sending_at_the_edges_invents_no_drop() -> None:
                                  program_after)
     assert bracketed.port(2) == PortCheck(2, "p4ld2", 0, 1172, 0, 0, 0, 1152)
     assert (bracketed.ok, bracketed.tx_dropped) == (True, 0)
+
+
+def test_frames_still_in_the_testers_send_path_are_named() -> None:
+    """The landing CI's loopback trial on a starved host: the program counted 2232
+    frames sent out of port 1, and p4lt1 had sent 1642 of them when the closing edge
+    read it; the other 590 left while the program was read. Every port's count looks
+    whole (p4lt2 delivered 1642, the program took 1642; p4lt1 sent all 2232 by the
+    last read), yet 590 frames had not been received when the trial was read."""
+    start = InterfaceBracket({1: ifc(), 2: ifc()}, {1: ifc(), 2: ifc()})
+    end = InterfaceBracket({1: ifc(tx=1642), 2: ifc(rx=1642)},
+                           {1: ifc(tx=2232), 2: ifc(rx=2232)})
+    before = ProgramPortCounts(rx={}, tx={})
+    after = ProgramPortCounts(rx={2: 1642}, tx={1: 2232})
+    check = build_self_check(NAMES, start, end, before, after)
+    assert check.ok  # the ports alone cannot tell
+    assert describe_still_sending(NAMES, start, end, before, after) == (
+        "port 1: 590 of the 2232 frames the program sent out of it had not left p4lt1 when "
+        "the trial was read (still in the tester's switch: frames on their way were not "
+        "counted)")
+    settled = InterfaceBracket({1: ifc(tx=2232), 2: ifc(rx=2232)},
+                               {1: ifc(tx=2232), 2: ifc(rx=2232)})
+    assert describe_still_sending(NAMES, start, settled, before,
+                                  ProgramPortCounts(rx={2: 2232}, tx={1: 2232})) == ""
 
 
 def test_exact_counts_name_nothing() -> None:

@@ -3,7 +3,8 @@ blaming the DUT. Loopback lab (one cable, no DUT: the wire loses nothing), the
 tester's switch squeezed onto one loaded core, loads from 30 % to 90 %. A tcpdump on
 the tester's receiving interface counts, independently, what arrived from the wire.
 Every trial must either report exactly that (no loss), or be invalid, tester-limited,
-with the frames it lost itself equal to what the capture saw minus what it counted."""
+with the frames it lost itself equal to what the capture saw minus what it counted
+(or, for frames its own switch still held when the trial was read, naming them)."""
 
 from __future__ import annotations
 
@@ -74,8 +75,14 @@ def test_busy_host_trials_are_exact_or_tester_limited(lab: Path, tmp_path: Path)
             # offer, measured on the switch's clock), said so too; or the switch held
             # an earlier trial's frames past the wait (no DUT here to hold them).
             assert trial.invalid_reason == TESTER_LIMITED, trial.error
-            assert trial.self_check.port(2).rx_dropped == wire - stream.rx_frames
             unvouched = trial.self_check.unvouched
+            if "had not left" in unvouched:
+                # Frames its switch still held when the trial was read, after every
+                # re-read: not received yet, so the receive figure is short by them too.
+                assert unvouched.startswith("port 1: "), unvouched
+                assert stream.rx_frames + trial.self_check.port(2).rx_dropped <= wire
+                continue
+            assert trial.self_check.port(2).rx_dropped == wire - stream.rx_frames
             assert trial.self_check.port(2).rx_dropped > 0 or \
                 "did not send their budgets" in unvouched or \
                 "with no DUT between the ports: the tester's switch held them" in unvouched or \

@@ -22,6 +22,13 @@ drains into the tester when the next trial begins. An edge may therefore read th
 interfaces on both sides of the program's read (InterfaceBracket): receive figures
 take the interface reads nearest the trial (the last at the start, the first at
 the end), send figures the farthest, and neither side can invent a drop.
+
+That same order hides one thing: a frame the program counted sent that was still in
+the tester's own send path (BMv2's output buffer, on a starved host) at the closing
+edge. It had not reached the receiving port yet, so no count is short at either port,
+and the receive figure misses it. describe_still_sending names such frames: the
+interface read before the program's must already have sent every frame the program
+counted by then, or the trial's end came too soon for the tester.
 """
 
 from __future__ import annotations
@@ -132,4 +139,24 @@ def describe_overcount(interfaces: Mapping[int, str], interfaces_before: Interfa
                          f"its end ({counted} against {delivered})")
         found.append(f"more than the {outside_streams} frames the checker kept out of every "
                      "stream: frames from before the trial were taken as a stream's")
+    return "; ".join(found)
+
+
+def describe_still_sending(interfaces: Mapping[int, str], interfaces_before: InterfaceBracket,
+                           interfaces_after: InterfaceBracket, program_before: ProgramPortCounts,
+                           program_after: ProgramPortCounts) -> str:
+    """Frames the program counted sent out of a tester port that its interface had not
+    sent when the closing edge read it (before the program's read): still in the
+    tester's own switch, so frames on their way were not received yet ('' if none).
+    The narrowest span, as receive figures use: a frame the program sent during the
+    reads (an answer to a DUT's chatter) can show here, hence the runner's re-reads."""
+    found = []
+    for port in sorted(interfaces):
+        sent = counter_delta(interfaces_before.before_program[port].tx_packets,
+                             interfaces_after.before_program[port].tx_packets)
+        made = counter_delta(program_before.tx.get(port, 0), program_after.tx.get(port, 0))
+        if made > sent:
+            found.append(f"port {port}: {made - sent} of the {made} frames the program sent "
+                         f"out of it had not left {interfaces[port]} when the trial was read "
+                         "(still in the tester's switch: frames on their way were not counted)")
     return "; ".join(found)
