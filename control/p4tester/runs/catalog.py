@@ -7,6 +7,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from p4tester.config.profile import Profile
+from p4tester.config.topology import Topology
+
 from .bodies import (
     Outcome,
     RunContext,
@@ -37,9 +40,9 @@ from .requests import (
     ThroughputRequest,
     Y1564Request,
 )
-from .rfc2889_addresses_body import rfc2889_addresses_body
-from .rfc2889_body import rfc2889_body
-from .y1564_body import y1564_body
+from .rfc2889_addresses_body import require_addresses, rfc2889_addresses_body
+from .rfc2889_body import rfc2889_body, rfc2889_check
+from .y1564_body import require_services, y1564_body
 
 
 class RequestError(ValueError):
@@ -52,6 +55,9 @@ class Experiment:
     summary: str
     request_type: type[ExperimentRequest]
     body: Callable[[Any, RunContext], Outcome]
+    # What the body would refuse about the request on a topology and profile
+    # (ConfigError), checked before a run starts (runs.execute.plan_run).
+    check: Callable[[Any, Topology, Profile], None] | None = None
 
     @property
     def options(self) -> tuple[Option, ...]:
@@ -87,12 +93,13 @@ EXPERIMENTS: Final[Mapping[str, Experiment]] = {e.name: e for e in (
                QueueSweepRequest, queue_sweep_body),
     Experiment("rfc2889", "RFC 2889 LAN switch tests: fully and partially meshed throughput "
                "and forwarding rate, congestion control (head-of-line blocking, back "
-               "pressure)", Rfc2889Request, rfc2889_body),
+               "pressure)", Rfc2889Request, rfc2889_body, rfc2889_check),
     Experiment("rfc2889-addresses", "RFC 2889 address caching capacity and address "
                "learning rate of a learning switch", Rfc2889AddressRequest,
-               rfc2889_addresses_body),
+               rfc2889_addresses_body, require_addresses),
     Experiment("y1564", "ITU-T Y.1564 service activation: per-service steps, then all "
-               "services at CIR, against each one's SLA", Y1564Request, y1564_body),
+               "services at CIR, against each one's SLA", Y1564Request, y1564_body,
+               require_services),
 )}
 
 

@@ -24,7 +24,7 @@ from p4tester.search.errors import SearchError
 
 from .bodies import RunContext
 from .catalog import Experiment
-from .loads import check_loads, load_warnings
+from .loads import check_frame_sizes, check_loads, load_warnings
 from .outputs import open_log, with_receivers, write_outputs, write_report
 from .requests import ExperimentRequest
 from .stopping import STOPPED_BY_USER, StopRequested
@@ -61,8 +61,13 @@ class RunOutcome:
 def plan_run(experiment: Experiment, request: ExperimentRequest, topology: Topology,
              profile: Profile, output: Path, *, resume: bool = False, placement: str = "",
              calibration: Path | None = None) -> RunPlan:
-    """ConfigError for a load above line rate or an output directory holding another
-    run (unless resuming), before the switch is touched."""
+    """ConfigError for what the experiment's body would refuse (its check), a frame
+    size no stream carries, a load above line rate or an output directory holding
+    another run (unless resuming), before the switch is touched: a front end refuses
+    the request instead of starting a run that fails at once."""
+    check_frame_sizes(request, profile)
+    if experiment.check is not None:
+        experiment.check(request, topology, profile)
     check_loads(request, topology, profile)
     warnings = tuple(load_warnings(request, topology, profile, calibration))
     log = open_log(output, experiment.name, profile.source, topology.source, resume,

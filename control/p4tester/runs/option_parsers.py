@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from p4tester.experiments.frame_loss import RFC2544_MAX_STEP as MAX_LOSS_STEP
 from p4tester.streams.rates import Rate, RateError
 from p4tester.streams.shapes import ShapeError, TrafficShape
 
@@ -56,6 +57,20 @@ def load_fraction(text: str) -> float:
     return value
 
 
+def load_step(text: str) -> float:
+    """A frame-loss step: '10%' or '0.1' of line rate, at most 10 % (RFC 2544 26.3)."""
+    try:
+        value = Rate.parse(text).value / 100.0 if text.endswith("%") else float(text)
+    except (RateError, ValueError) as exc:
+        raise OptionValueError(f"step {text!r}: give a % or a fraction, like 10% or 0.05"
+                               ) from exc
+    if not 0 < value <= MAX_LOSS_STEP:
+        raise OptionValueError(
+            f"step {text!r} is {value * 100:g} % of line rate: RFC 2544 26.3 steps by at "
+            f"most {MAX_LOSS_STEP:.0%}: give a step in (0, {MAX_LOSS_STEP:.0%}]")
+    return value
+
+
 def load_rate(text: str) -> Rate:
     """A load at one frame size: '50%', '0.5' (of line rate), '3000pps', '2Mbps' (L1)
     or 'l2:2Mbps'; turned into a share of line rate by `fraction_at`."""
@@ -75,17 +90,26 @@ def size_list(text: str) -> tuple[int, ...]:
 
 
 def port_list(text: str) -> tuple[int, ...]:
+    """Tester port numbers, 1 or more each (whether the topology has them is the
+    run's check)."""
     try:
-        return tuple(int(part) for part in text.split(","))
+        ports = tuple(int(part) for part in text.split(","))
     except ValueError as exc:
         raise OptionValueError(f"{text!r}: give port numbers like 1,2,3,4") from exc
+    if min(ports) < 1:
+        raise OptionValueError(f"{text!r}: port numbers start at 1; give ports like 1,2,3,4")
+    return ports
 
 
 def percent_list(text: str) -> tuple[float, ...]:
+    """Shares of something whole (a DUT's queue, a service's CIR): each in (0, 100]."""
     try:
-        return tuple(float(part) for part in text.split(","))
+        shares = tuple(float(part) for part in text.split(","))
     except ValueError as exc:
         raise OptionValueError(f"{text!r}: give percents like 1,10,50,100") from exc
+    if not all(0 < share <= 100 for share in shares):
+        raise OptionValueError(f"{text!r}: each percent must be in (0, 100], like 1,10,50,100")
+    return shares
 
 
 def shape_list(text: str) -> tuple[tuple[int | None, TrafficShape], ...]:

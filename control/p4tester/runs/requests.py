@@ -21,6 +21,7 @@ from .option_parsers import (
     frames_per_second,
     load_fraction,
     load_rate,
+    load_step,
     percent_list,
     port_list,
     seconds,
@@ -66,6 +67,13 @@ class ExperimentRequest:
         line rate."""
         del profile
         return []
+
+    def frame_sizes_asked(self) -> tuple[int, ...]:
+        """The frame sizes the options name (none: the profile's own, checked when it
+        was loaded)."""
+        sizes: tuple[int, ...] = getattr(self, "frame_sizes", None) or ()
+        single: int | None = getattr(self, "frame_size", None)
+        return sizes if single is None else (*sizes, single)
 
     def trial_s(self, profile: Profile) -> float:
         duration = getattr(self, "duration_s", None)
@@ -115,7 +123,7 @@ class LatencyRequest(ExperimentRequest):
 class FrameLossRequest(ExperimentRequest):
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("frame-sizes", "e.g. 64,512,1518", size_list),
-        Option("step", "load step, <= 0.1 (RFC 2544)", float),
+        Option("step", "load step, at most 10% of line rate (RFC 2544): 10%, 0.05", load_step),
         _duration(),
     )
     frame_sizes: tuple[int, ...] | None = None
@@ -157,6 +165,9 @@ class FrameSizeScanRequest(ExperimentRequest):
     step: int = 1
     load: float = 1.0
     duration_s: float | None = None
+
+    def frame_sizes_asked(self) -> tuple[int, ...]:
+        return (self.start, self.end)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,9 @@ and every probe."""
 from __future__ import annotations
 
 from p4tester.config.errors import ConfigError
-from p4tester.config.profile import StreamConfig
+from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.stream_learning import learned_address
+from p4tester.config.topology import Topology
 from p4tester.experiments.rfc2889_addresses import (
     AddressProbe,
     AddressResult,
@@ -33,6 +34,13 @@ def address_streams(streams: tuple[StreamConfig, ...]) -> tuple[StreamConfig, St
     raise ConfigError("rfc2889-addresses: the profile has no addresses entry; add one, e.g. "
                       "`- {addresses: 1000, between: [1, 2], id: 0}` (1000 addresses learnt "
                       "on port 1, tested from port 2)")
+
+
+def require_addresses(request: Rfc2889AddressRequest, topology: Topology,
+                      profile: Profile) -> None:
+    """The run's check before it starts: the profile's addresses entry."""
+    del request, topology
+    address_streams(profile.streams)
 
 
 def rfc2889_addresses_body(request: Rfc2889AddressRequest, run: RunContext) -> Outcome:

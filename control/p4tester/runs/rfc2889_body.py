@@ -7,6 +7,8 @@ the maximum forwarding rate in rfc2889_pressure_body."""
 from __future__ import annotations
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.profile import Profile
+from p4tester.config.topology import Topology
 from p4tester.experiments.rfc2889 import (
     CongestionAtSize,
     MeshAtSize,
@@ -78,7 +80,20 @@ def rfc2889_body(request: Rfc2889Request, run: RunContext) -> Outcome:
 def rfc2889_config(request: Rfc2889Request, run: RunContext) -> Rfc2889Config:
     """The request's test on the run's profile and topology; ConfigError naming a
     missing option, stream or port."""
-    profile = run.profile
+    return rfc2889_config_on(request, run.topology, run.profile)
+
+
+def rfc2889_check(request: Rfc2889Request, topology: Topology, profile: Profile) -> None:
+    """The run's check before it starts: everything rfc2889_config refuses, the
+    experiment's own checks of its configuration (ValueError) among them."""
+    try:
+        rfc2889_config_on(request, topology, profile)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
+
+
+def rfc2889_config_on(request: Rfc2889Request, topology: Topology,
+                      profile: Profile) -> Rfc2889Config:
     pattern = rfc2889_pattern(request)
     final = request.trial_s(profile)
     width = profile.search.relative_width
@@ -90,7 +105,7 @@ def rfc2889_config(request: Rfc2889Request, run: RunContext) -> Rfc2889Config:
                            for flow, stream in pattern_streams(pattern, profile.streams)),
         learning_streams=tuple((stream.id, stream.tx_port)
                                for stream in learning_streams(pattern, profile.streams)),
-        port_line_bps=tuple((port, run.topology.port(port).line_rate_bps)
+        port_line_bps=tuple((port, topology.port(port).line_rate_bps)
                             for port in pattern.ports),
         frame_sizes=request.frame_sizes or profile.frame_sizes,
         trial_duration_s=final,

@@ -4,6 +4,8 @@ table per test with each step's figures and verdict, then each service's verdict
 from __future__ import annotations
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.profile import Profile
+from p4tester.config.topology import Topology
 from p4tester.experiments.y1564 import StepResult, Y1564Config, Y1564Result, run_y1564
 
 from .bodies import Outcome, RunContext
@@ -13,12 +15,18 @@ _HEADER = (f"{'service':<12} {'step':<13} {'offered':>12} {'IR':>12} {'FLR':>9} 
            f"{'FTD ms':>8} {'FDV ms':>8} {'AVAIL %':>8}  verdict")
 
 
-def y1564_body(request: Y1564Request, run: RunContext) -> Outcome:
-    profile = run.profile
+def require_services(request: Y1564Request, topology: Topology, profile: Profile) -> None:
+    """ConfigError for a profile without services (the run's check before it starts)."""
+    del request, topology
     if not profile.services:
         raise ConfigError(f"{profile.source or profile.name}: the profile has no `services`; "
                           "add them (name, stream, cir, eir, sla) to run Y.1564, see "
                           "docs/y1564.md")
+
+
+def y1564_body(request: Y1564Request, run: RunContext) -> Outcome:
+    profile = run.profile
+    require_services(request, run.topology, profile)
     streams = {stream.id: stream for stream in profile.streams}
     chosen = [streams[service.stream_id] for service in profile.services]
     config = Y1564Config(
