@@ -173,6 +173,9 @@ def test_a_median_beyond_the_histogram_is_its_last_edge() -> None:
         "≥: only a lower bound is known, the histogram's last edge: 22500 frames of the 3 "
         "trials lay at or above it, up to the max (raise the profile's last latency_bins_us "
         "edge to measure it)"]
+    # Microseconds to 0.1, as measured: never a float's binary tail.
+    odd = dataclasses.replace(summary, min_us=107.39999999999999, max_us=1009.9118010992408)
+    assert "min 107.4 avg 20.0 max 1009.9 us" in latency_lines(odd)
 
 
 def test_a_statistic_of_lower_bounds_is_exact_only_when_they_do_not_decide_it() -> None:
