@@ -436,9 +436,19 @@ def test_stats_and_live_stream(finished_run: tuple[TestClient, str], tmp_path: P
     trials = ResultLog(tmp_path / run_id / "trials.jsonl").load()
     stats = client.get("/api/stats").json()
     [stream] = stats["streams"]
-    assert (stream["tx_frames"], stream["rx_frames"]) == (sum(t.tx_frames for t in trials),
-                                                          sum(t.rx_frames for t in trials))
-    assert stream["latency_min_us"] == trials[-1].streams[0].latency.min_us  # type: ignore[union-attr]
+    # Every figure of the last trial, the window of the registers' min/max beside them;
+    # the totals since the switch started only for the rates.
+    last = trials[-1]
+    assert stats["scope"] == f"trial {last.trial_index} of run {run_id}"
+    assert (stream["tx_frames"], stream["rx_frames"]) == (last.tx_frames, last.rx_frames)
+    assert (stream["total_tx_frames"], stream["total_rx_frames"]) == (
+        sum(t.tx_frames for t in trials), sum(t.rx_frames for t in trials))
+    latency = last.streams[0].latency
+    assert latency is not None and latency.histogram is not None
+    assert stream["latency_min_us"] == latency.min_us
+    assert stream["latency_histogram_us"]["counts"] == list(latency.histogram.counts)
+    assert latency.min_us <= stream["latency_p50_us"] <= stream["latency_p99_us"] \
+        <= stream["latency_p999_us"] <= latency.max_us
     assert [p["port"] for p in stats["ports"]] == [1, 2]
     assert stats["progress"]["run_id"] == run_id
     with client.stream("GET", "/api/live?limit=2&interval=0.25") as answer:
@@ -452,6 +462,25 @@ def test_stats_and_live_stream(finished_run: tuple[TestClient, str], tmp_path: P
     assert events[1]["streams"][0]["tx_frames"] == stream["tx_frames"]
     bad = client.get("/api/live?limit=0")
     assert (bad.status_code, bad.json()) == (400, {"detail": "limit must be at least 1"})
+
+
+def test_a_loss_free_run_after_a_lossy_one_shows_no_loss(
+        finished_run: tuple[TestClient, str], tmp_path: Path) -> None:
+    """The search's trials above the simulated DUT's limit lost frames; a latency run
+    at 10 % after it loses none, and the page's TX - RX says 0, not the search's loss."""
+    client, search_id = finished_run
+    search = ResultLog(tmp_path / search_id / "trials.jsonl").load()
+    assert sum(t.tx_frames - t.rx_frames for t in search) > 0
+    started = client.post("/api/runs", headers=AUTH, json={
+        "experiment": "latency", "options": {"frame-size": "64", "load": "10%", "trials": "1"}})
+    assert started.status_code == 201, started.text
+    latency_id = started.json()["progress"]["run_id"]
+    assert wait_idle(client)["state"] == "finished"
+    [trial] = ResultLog(tmp_path / latency_id / "trials.jsonl").load()
+    [stream] = client.get("/api/stats").json()["streams"]
+    assert (stream["tx_frames"], stream["rx_frames"]) == (trial.tx_frames, trial.tx_frames)
+    assert stream["total_tx_frames"] - stream["total_rx_frames"] == sum(
+        t.tx_frames - t.rx_frames for t in search)
 
 
 def test_counters_move_while_a_trial_runs(tmp_path: Path) -> None:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from p4tester.results.jsonl import ResultLog
+
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -150,6 +152,17 @@ def test_dashboard_runs_a_simulated_throughput_search(server: str, tmp_path: Pat
         trials_done = int(page["trials_done"])
         result_text, dots = page["result_text"], page["dots"]
         histogram_bars, errors = page["histogram_bars"], page["errors"]
+        # The Counters panel shows the run's last trial, as its own record has it, and
+        # says so (the registers' min/max beside them restart with each trial).
+        [run_dir] = (tmp_path / "results").iterdir()
+        last = ResultLog(run_dir / "trials.jsonl").load()[-1]
+        counters_shown = ("const card = document.getElementById('counters').closest('.card');"
+                          "return [card.querySelector('.scope').textContent, ...Array.from("
+                          "card.querySelectorAll('#counters tbody tr:first-child td'))"
+                          ".slice(1, 3).map((td) => td.textContent)];")
+        expected = [f"trial {last.trial_index} of run {run_dir.name}", str(last.tx_frames),
+                    str(last.rx_frames)]
+        wait.until(lambda d: d.execute_script(counters_shown) == expected)
         driver.execute_script("window.scrollTo(0, 0)")
         time.sleep(0.5)  # one more live event, so the chart shows the end of the run
         shot = tmp_path / "dashboard.png"

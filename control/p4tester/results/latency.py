@@ -86,7 +86,7 @@ def latency_stats(
     if jitter_sum_us < 0:
         raise ValueError(f"jitter sum {jitter_sum_us} us is negative: it sums absolute values")
 
-    p50, p99, p999 = _clamped_percentiles(histogram, min_us, max_us)
+    p50, p99, p999 = clamped_percentiles(histogram, min_us, max_us)
     return LatencyStats(
         samples=samples,
         min_us=min_us,
@@ -100,7 +100,7 @@ def latency_stats(
     )
 
 
-def _clamped_percentiles(
+def clamped_percentiles(
     histogram: Histogram | None, min_us: float, max_us: float
 ) -> tuple[float | None, float | None, float | None]:
     def clamped(quantile: float) -> float | None:
@@ -119,7 +119,7 @@ def with_lower_bounds(stats: LatencyStats) -> LatencyStats:
     if stats.histogram is None:
         return stats
     recorded = (stats.p50_us, stats.p99_us, stats.p999_us)
-    computed = _clamped_percentiles(stats.histogram, stats.min_us, stats.max_us)
+    computed = clamped_percentiles(stats.histogram, stats.min_us, stats.max_us)
     p50, p99, p999 = (old if old is not None else new
                       for old, new in zip(recorded, computed, strict=True))
     return replace(stats, p50_us=p50, p99_us=p99, p999_us=p999)
@@ -151,7 +151,7 @@ def merge_latency(stats: Sequence[LatencyStats]) -> LatencyStats | None:
         )
     min_us = min(s.min_us for s in stats)
     max_us = max(s.max_us for s in stats)
-    p50, p99, p999 = _clamped_percentiles(histogram, min_us, max_us)
+    p50, p99, p999 = clamped_percentiles(histogram, min_us, max_us)
     return LatencyStats(
         samples=samples,
         min_us=min_us,

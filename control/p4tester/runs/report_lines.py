@@ -86,7 +86,8 @@ def latency_lines(summary: LatencySummary) -> str:
     worst = percentile_text(summary.worst_case_latency_us,
                             summary.is_lower_bound("worst_case_latency_us"))
     return (f"\ntypical latency (median of p50) {typical} us, worst case (median of p99.9) "
-            f"{worst} us, min {summary.min_us:.1f} avg {summary.avg_us:.1f} max {summary.max_us:.1f} us"
+            f"{worst} us, min {summary.min_us:.1f} avg {summary.avg_us:.1f} "
+            f"max {summary.max_us:.1f} us"
             + beyond_histogram_line(summary) + own_latency_line(summary))
 
 

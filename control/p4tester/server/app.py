@@ -106,7 +106,7 @@ def create_app(settings: ServerSettings, topology: Topology, profile: Profile,
             reading, error = backend.read(), None
         except BackendUnavailableError as exc:
             reading, error = None, str(exc)
-        return live_document(reading, error, jobs.progress())
+        return live_document(reading, error, jobs.progress(), jobs.scope())
 
     # ---- pages --------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)

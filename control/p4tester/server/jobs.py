@@ -12,12 +12,13 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.stream_rates import profile_pps
 from p4tester.config.topology import Topology
-from p4tester.experiments.runner import TrialRunner
+from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.lab.placement import observed_placement
 from p4tester.runs.catalog import experiment_named
 from p4tester.runs.execute import RunEnd, RunPlan, failure_text, plan_run, run_experiment
 
-from .backend import Backend
+from .backend import Backend, BackendUnavailableError
+from .live_scope import LiveScope
 from .options import parse_options
 from .progress import ObservedRunner, Progress, ProgressTracker, RunState
 from .runs import new_run_id
@@ -47,6 +48,11 @@ class JobManager:
         self._lock = threading.Lock()
         self._tracker: ProgressTracker | None = None
         self._thread: threading.Thread | None = None
+        self._scope = LiveScope()
+
+    def scope(self) -> LiveScope:
+        """The live figures' window: the current (or last) trial, once one ran."""
+        return self._scope
 
     @property
     def busy(self) -> bool:
@@ -105,9 +111,23 @@ class JobManager:
         """Frames/s of all the profile's streams at 100 % load."""
         return profile_pps(self._topology, self._profile, frame_size)
 
+    def _trial_beginning(self, run_id: str, spec: TrialSpec) -> None:
+        """The reading the live figures count from while this trial runs (and after,
+        until the next): the registers beside them restart with it. A switch that
+        cannot be read now leaves them since its start, said so."""
+        try:
+            baseline = self._backend.read()
+        except BackendUnavailableError:
+            self._scope = LiveScope()
+            return
+        self._scope = LiveScope(baseline, run_id, spec.trial_index)
+
     def _run(self, plan: RunPlan, tracker: ProgressTracker) -> None:
+        run_id = tracker.snapshot().run_id
+
         def observe(runner: TrialRunner) -> TrialRunner:
-            return ObservedRunner(runner, tracker, self._pps_at)
+            return ObservedRunner(runner, tracker, self._pps_at,
+                                  lambda spec: self._trial_beginning(run_id, spec))
 
         try:
             outcome = run_experiment(plan, self._backend.trial_runner(tracker.stop_event),

@@ -15,6 +15,7 @@ from starlette.requests import Request
 
 from p4tester.runs.outputs import to_jsonable
 
+from .live_scope import LiveScope
 from .progress import Progress
 from .readings import LiveReading
 
@@ -26,23 +27,34 @@ _EXIT_POLL_S: Final = 0.25
 
 # The live document's percentile keys, in StreamReading.percentiles_us's order.
 PERCENTILE_KEYS: Final = ("latency_p50_us", "latency_p99_us", "latency_p999_us")
+# Before any trial: every figure since the switch started.
+SINCE_SWITCH_START: Final = LiveScope()
 
 
 def live_document(reading: LiveReading | None, error: str | None,
-                  progress: Progress | None) -> dict[str, Any]:
+                  progress: Progress | None, scope: LiveScope = SINCE_SWITCH_START
+                  ) -> dict[str, Any]:
+    """Every figure of a stream or port over `scope`'s window (its text in "scope"),
+    and each stream's frames since the switch started (total_tx_frames,
+    total_rx_frames: rates are their differences over time)."""
+    scoped = scope.apply(reading) if reading is not None else None
     streams = []
-    for s in reading.streams if reading is not None else ():
+    for total, s in zip(reading.streams if reading is not None else (),
+                        scoped.streams if scoped is not None else (), strict=True):
         percentiles = dict(zip(PERCENTILE_KEYS, s.percentiles_us, strict=True))
         # Which percentiles are only lower bounds (beyond the last bin edge), and the
         # samples there, so the dashboard shows "≥ edge" and how many lay beyond.
         bounds = [key for key, bound in zip(PERCENTILE_KEYS, s.percentiles_lower_bound,
                                             strict=True) if bound]
         streams.append({**to_jsonable(s), **percentiles, "latency_lower_bounds": bounds,
-                        "latency_beyond_histogram": s.latency_histogram_us.outside})
+                        "latency_beyond_histogram": s.latency_histogram_us.outside,
+                        "total_tx_frames": total.tx_frames,
+                        "total_rx_frames": total.rx_frames})
     return {"time": reading.time if reading is not None else time.time(),
             "sim_time_s": reading.sim_time_s if reading is not None else None,
+            "scope": scope.describe(),
             "streams": streams,
-            "ports": to_jsonable(reading.ports) if reading is not None else [],
+            "ports": to_jsonable(scoped.ports) if scoped is not None else [],
             "error": error,
             "progress": to_jsonable(progress) if progress is not None else None}
 

@@ -68,19 +68,22 @@ def dashboard(topology: Topology, profile: Profile, simulated: bool) -> str:
     <figure><figcaption>TX / RX rate (frames/s)</figcaption><svg id="chart-rate"></svg></figure>
     <figure><figcaption>Loss (frames/s lost: TX - RX)</figcaption><svg id="chart-loss"></svg>
     </figure>
-    <figure><figcaption>Latency min / avg / max (µs, current trial)
+    <figure><figcaption>Latency min / avg / max (µs, <span class="scope"></span>)
       <span id="percentiles" class="muted"></span></figcaption><svg id="chart-latency"></svg>
     </figure>
-    <figure><figcaption>Latency histogram (µs, switch bins)</figcaption>
+    <figure><figcaption>Latency histogram (µs, switch bins, <span class="scope"></span>)
+      </figcaption>
       <svg id="chart-histogram"></svg></figure>
-    <figure><figcaption>DUT queue depth (frames)</figcaption><svg id="chart-queue"></svg>
+    <figure><figcaption>DUT queue depth (frames, <span class="scope"></span>)</figcaption>
+      <svg id="chart-queue"></svg>
     </figure>
     <figure><figcaption>Search: trial load vs loss
       <span class="key"><i class="ok"></i>no loss <i class="pdr"></i>≤ PDR ratio
       <i class="bad"></i>above <i class="inv"></i>invalid</span></figcaption>
       <svg id="chart-search"></svg></figure>
   </div>
-  <div class="card"><h2>Counters</h2><table id="counters" class="num"></table>
+  <div class="card"><h2>Counters <span class="scope muted"></span></h2>
+    <table id="counters" class="num"></table>
     <table id="ports" class="num"></table></div>
   <div class="card" id="result-card" hidden><h2>Result <a id="result-link" href="#">run page</a>
     </h2><pre id="result-text"></pre><table id="result-table" class="num small"></table></div>

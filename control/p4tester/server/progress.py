@@ -145,14 +145,17 @@ class ObservedRunner:
     when asked (a switch trial in flight finishes: its frames are already counted)."""
 
     def __init__(self, inner: TrialRunner, tracker: ProgressTracker,
-                 pps_at: Callable[[int], float]) -> None:
+                 pps_at: Callable[[int], float],
+                 beginning: Callable[[TrialSpec], None] = lambda spec: None) -> None:
         self._inner = inner
         self._tracker = tracker
         self._pps_at = pps_at  # frame size -> frames/s of all streams at 100 % load
+        self._beginning = beginning  # told before each trial (the live figures' window)
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         if self._tracker.stop_event.is_set():
             raise StopRequested
+        self._beginning(spec)
         self._tracker.trial_started(spec, spec.offered_fraction * self._pps_at(spec.frame_size))
         try:
             result = self._inner.run_trial(spec)

@@ -3,14 +3,15 @@ the per-port counters and the histograms, as typed values.
 
 Counters (frames, bytes, histogram cells) count since the switch started (or the
 simulated one did); the latency min/avg/max and lost_in_gaps come from the checker's
-registers, which restart when a stream's trial begins, as `p4tester stats` says.
+registers, which restart when a stream's trial begins, as `p4tester stats` says. The
+server shows them over one window (server.live_scope).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from p4tester.results.latency import P50, P99, P999, percentile
+from p4tester.results.latency import P50, P99, P999, clamped_percentiles, percentile
 from p4tester.results.model import Histogram
 
 
@@ -34,9 +35,13 @@ class StreamReading:
 
     @property
     def percentiles_us(self) -> tuple[float | None, float | None, float | None]:
-        """p50, p99, p99.9 of the histogram (since the counters started; RFC 8219); one
-        beyond the last edge is that edge, a lower bound (percentiles_lower_bound)."""
+        """p50, p99, p99.9 of the histogram (RFC 8219), clamped to the min and max
+        beside them where the registers were read (the true value lies there); one
+        beyond the last edge is that edge, a lower bound (percentiles_lower_bound).
+        The histogram must cover the registers' window (server.live_scope)."""
         histogram = self.latency_histogram_us
+        if self.latency_min_us is not None and self.latency_max_us is not None:
+            return clamped_percentiles(histogram, self.latency_min_us, self.latency_max_us)
         return (percentile(histogram, P50), percentile(histogram, P99),
                 percentile(histogram, P999))
 

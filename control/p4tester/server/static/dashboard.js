@@ -118,7 +118,8 @@ function streamReading(doc) {
 }
 
 function rates() {
-  // Frames/s from consecutive readings of the selected stream's counters.
+  // Frames/s from consecutive readings of the selected stream's counters since the
+  // switch started (the other figures start again with each trial).
   const out = { tx: [], rx: [], lost: [] };
   for (let i = 1; i < state.history.length; i++) {
     const a = state.history[i - 1], b = state.history[i];
@@ -128,8 +129,8 @@ function rates() {
     const simulated = b.sim_time_s !== null && a.sim_time_s !== null;
     const dt = simulated ? b.sim_time_s - a.sim_time_s : b.time - a.time;
     const idle = dt <= 0;
-    const tx = idle ? 0 : (sb.tx_frames - sa.tx_frames) / dt;
-    const rx = idle ? 0 : (sb.rx_frames - sa.rx_frames) / dt;
+    const tx = idle ? 0 : (sb.total_tx_frames - sa.total_tx_frames) / dt;
+    const rx = idle ? 0 : (sb.total_rx_frames - sa.total_rx_frames) / dt;
     out.tx.push([b.time, tx]); out.rx.push([b.time, rx]);
     out.lost.push([b.time, Math.max(0, tx - rx)]);
   }
@@ -221,6 +222,8 @@ function onLive(event) {
   $("live-state").textContent = doc.error ? doc.error : "live";
   $("live-state").className = doc.error ? "warn" : "muted";
   showCounters(doc);
+  // Every panel but the rates says the window its figures cover (the same for all).
+  document.querySelectorAll(".scope").forEach((el) => { el.textContent = doc.scope; });
   showProgress(doc.progress);
   draw();
   const p = doc.progress;
