@@ -6,7 +6,7 @@ VENV     ?= .venv
 PYTHON   := $(VENV)/bin/python
 BUILD    := p4src/build
 
-.PHONY: help setup setup-ebpf setup-tofino calibrate build build-tna p4info-check test unit ebpf-test build-ebpf ptf e2e demo lint bench bench-ebpf bench-ebpf-sender bench-search bench-dataplane lab-up lab-down clean
+.PHONY: help setup setup-ebpf setup-tofino calibrate build build-tna p4info-check test unit ebpf-test build-ebpf ptf e2e demo lint bench bench-ebpf bench-ebpf-sender bench-search bench-dataplane lab-up lab-down clean docs
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -46,6 +46,9 @@ build-ebpf:  ## eBPF program: p4c-ebpf (PSA) and clang into build/ebpf/tester.o
 
 ptf:  ## PTF suite on BMv2 (skipped, saying so, when the toolchain is absent)
 	bash scripts/run-ptf.sh $(VENV)
+
+docs:  ## docs/configuration.md, the reference of every topology and profile key, from the loaders' key tables
+	$(PYTHON) -m p4tester.config.reference docs/configuration.md
 
 lint:  ## ruff and mypy --strict on the controller
 	$(VENV)/bin/ruff check control ptf-tests

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.keys import INTERFACE, LINK, NETWORK, NODE_SECTIONS
 from p4tester.config.yaml_io import require_keys
 
 NODE_KINDS: Final = ("host", "router", "bridge", "bmv2")
@@ -95,7 +96,7 @@ def nodes_and_links_from_dict(data: Mapping[str, Any], base_dir: Path,
                               where: str) -> NetworkSpec:
     """A network given in the topology itself: `nodes` and `links` (the files of other
     projects' formats are read by config.network_file)."""
-    require_keys(data, where, required=("nodes",), optional=("links",))
+    require_keys(data, where, required=NETWORK.required, optional=NETWORK.optional)
     nodes = tuple(_with_base(n, base_dir) for n in _nodes(data["nodes"], f"{where}: nodes"))
     links = _links(data.get("links", []), f"{where}: links")
     network = NetworkSpec(nodes, links, str(base_dir))
@@ -122,11 +123,8 @@ def _nodes(data: object, where: str) -> tuple[NodeSpec, ...]:
         if not isinstance(spec, Mapping) or spec.get("kind") not in NODE_KINDS:
             raise ConfigError(f"{place}: needs kind, one of {NODE_KINDS}")
         kind = str(spec["kind"])
-        optional = {"host": ("interfaces", "commands"), "router": ("interfaces", "commands"),
-                    "bridge": (),
-                    "bmv2": ("p4info", "bmv2_json", "runtime", "cli", "grpc_port",
-                             "thrift_port", "device_id")}[kind]
-        require_keys(spec, place, required=("kind",), optional=optional)
+        keys = NODE_SECTIONS[kind]
+        require_keys(spec, place, required=keys.required, optional=keys.optional)
         if kind == "bmv2":
             if "runtime" not in spec and not ("p4info" in spec and "bmv2_json" in spec):
                 raise ConfigError(f"{place}: a bmv2 node needs its program: runtime (a "
@@ -171,7 +169,7 @@ def _interfaces(data: object, where: str) -> tuple[InterfaceSpec, ...]:
             raise ConfigError(f"{place}: port must be a number in 0..{MAX_NODE_PORT}")
         if not isinstance(spec, Mapping):
             raise ConfigError(f"{place}: expected {{ip: 10.0.0.1/24, mac: ...}}")
-        require_keys(spec, place, required=(), optional=("ip", "mac"))
+        require_keys(spec, place, required=INTERFACE.required, optional=INTERFACE.optional)
         interfaces.append(InterfaceSpec(port, check_ip(spec.get("ip", ""), place),
                                         check_mac(spec.get("mac", ""), place)))
     return tuple(interfaces)
@@ -216,7 +214,7 @@ def _links(data: object, where: str) -> tuple[LinkSpec, ...]:
         place = f"{where}[{index}]"
         if not isinstance(spec, Mapping):
             raise ConfigError(f"{place}: expected {{a: node:port, b: node:port, bw_mbps: 10}}")
-        require_keys(spec, place, required=("a", "b"), optional=("bw_mbps",))
+        require_keys(spec, place, required=LINK.required, optional=LINK.optional)
         bw = spec.get("bw_mbps", 0)
         if not isinstance(bw, int | float) or bw < 0:
             raise ConfigError(f"{place}: bw_mbps {bw!r} must be a number of Mbit/s >= 0")

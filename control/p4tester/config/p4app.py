@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.json_io import read_json
+from p4tester.config.keys import P4APP_HOST, P4APP_LINK
 from p4tester.config.network import (
     Endpoint,
     InterfaceSpec,
@@ -34,7 +35,7 @@ from p4tester.config.network import (
 )
 
 STRATEGIES: Final = ("manual",)
-LINK_OPTIONS: Final = ("bw", "port1", "port2")
+LINK_OPTIONS: Final = P4APP_LINK.names
 
 
 def load_p4app(path: Path, where: str) -> NetworkSpec:
@@ -69,7 +70,7 @@ def _hosts(data: object, where: str) -> list[NodeSpec]:
         if not isinstance(spec, Mapping) or "ip" not in spec:
             raise ConfigError(f"{place}: needs ip (assignment_strategy manual), e.g. "
                               "{\"ip\": \"10.0.1.1/24\", \"gw\": \"10.0.1.254\"}")
-        unknown = sorted(set(spec) - {"ip", "gw", "mac"})
+        unknown = sorted(set(spec) - set(P4APP_HOST.names))
         if unknown:
             raise ConfigError(f"{place}: {unknown} not read; known: ip, gw, mac")
         commands = (f"ip route add default via {spec['gw']} dev eth0",) if "gw" in spec else ()

@@ -37,6 +37,17 @@ from pathlib import Path
 from typing import Any
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.keys import (
+    ADDRESSES_STREAM_REQUIRED,
+    LATENCY_BINS,
+    MESH_STREAM_REQUIRED,
+    PLAIN_STREAM_REQUIRED,
+    PROFILE,
+    SEARCH,
+    STREAM,
+    TRIAL,
+    Section,
+)
 from p4tester.config.services import ServiceConfig, parse_services
 from p4tester.config.stream_headers import parse_tunnel, parse_vary
 from p4tester.config.stream_learning import address_stream_entries
@@ -71,10 +82,6 @@ from p4tester.streams.variation import (
 
 SEARCH_METHODS = ("mlrsearch", "binary")
 DEFAULT_LOG_HIGH_US = 1_000_000
-
-_STREAM_KEYS = ("id", "tx_port", "rx_port", "receive", "share", *ADDRESS_FIELDS, "vlan_id", "ipv6",
-                "outer_vlan_id", "mpls_labels", "l4", "tunnel", "vary", "frame_size", "imix",
-                "mesh", "addresses", "between")
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,10 +205,9 @@ def load_profile(path: str | Path, topology: Topology | None = None) -> Profile:
 
 
 def profile_from_dict(data: Mapping[str, Any], source: str) -> Profile:
-    require_keys(data, source, required=("name", "streams"),
-                 optional=("trial", "frame_sizes", "latency_bins_us", "search", "services"))
+    require_keys(data, source, required=PROFILE.required, optional=PROFILE.optional)
     streams = _streams(data["streams"], f"{source}: streams")
-    trial = _dataclass(TrialConfig, data.get("trial", {}), f"{source}: trial")
+    trial = _dataclass(TrialConfig, TRIAL, data.get("trial", {}), f"{source}: trial")
     if trial.duration_s <= 0 or trial.drain_s < 0 or trial.initial_duration_s <= 0:
         raise ConfigError(f"{source}: trial: durations must be positive (drain_s may be 0)")
     if not 0 <= trial.settle_s <= trial.settle_max_s:
@@ -217,7 +223,7 @@ def profile_from_dict(data: Mapping[str, Any], source: str) -> Profile:
             0 <= trial.reference_pps <= MAX_REFERENCE_PPS:
         raise ConfigError(f"{source}: trial: reference_pps {trial.reference_pps!r}: give whole "
                           f"frames/s in 0..{MAX_REFERENCE_PPS} (0: no reference stream)")
-    search = _dataclass(SearchConfig, data.get("search", {}), f"{source}: search")
+    search = _dataclass(SearchConfig, SEARCH, data.get("search", {}), f"{source}: search")
     if search.method not in SEARCH_METHODS:
         raise ConfigError(f"{source}: search: method {search.method!r}; use one of "
                           f"{SEARCH_METHODS}")
@@ -280,15 +286,15 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
         if not isinstance(item, Mapping):
             raise ConfigError(f"{here}: expected a mapping")
         if "mesh" in item:
-            require_keys(item, here, required=("mesh", "id"), optional=_STREAM_KEYS)
+            require_keys(item, here, required=MESH_STREAM_REQUIRED, optional=STREAM.names)
             streams.extend(_plain_streams(mesh_stream_entries(item, here), here))
             continue
         if "addresses" in item:
-            require_keys(item, here, required=("addresses", "between", "id"),
-                         optional=_STREAM_KEYS)
+            require_keys(item, here, required=ADDRESSES_STREAM_REQUIRED,
+                         optional=STREAM.names)
             streams.extend(_plain_streams(address_stream_entries(item, here), here))
             continue
-        require_keys(item, here, required=("id", "tx_port", "rx_port"), optional=_STREAM_KEYS)
+        require_keys(item, here, required=PLAIN_STREAM_REQUIRED, optional=STREAM.names)
         streams.extend(_plain_streams([item], here))
     pairs = sum(len(s.field_cycle) for s in streams)
     if pairs > MAX_VARY_ENTRIES:
@@ -381,7 +387,7 @@ def _frame_sizes(data: object, source: str) -> tuple[int, ...]:
 def _bins(data: object, where: str) -> tuple[int, ...]:
     if data is None:
         return log_bin_edges(DEFAULT_LOG_HIGH_US)
-    if isinstance(data, Mapping) and set(data) == {"log_high_us"}:
+    if isinstance(data, Mapping) and set(data) == set(LATENCY_BINS.names):
         return log_bin_edges(int(data["log_high_us"]))
     if not isinstance(data, list) or not all(isinstance(e, int) for e in data):
         raise ConfigError(f"{where}: expected a list of increasing edges in us, or "
@@ -393,10 +399,11 @@ def _bins(data: object, where: str) -> tuple[int, ...]:
     return tuple(data)
 
 
-def _dataclass(cls: Any, data: object, where: str) -> Any:
+def _dataclass(cls: Any, keys: Section, data: object, where: str) -> Any:
+    """`cls` from a mapping of `keys` (the dataclass's fields)."""
     if not isinstance(data, Mapping):
         raise ConfigError(f"{where}: expected a mapping")
-    require_keys(data, where, required=(), optional=tuple(cls.__slots__))
+    require_keys(data, where, required=keys.required, optional=keys.optional)
     try:
         return cls(**dict(data))
     except TypeError as exc:

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.keys import SERVICE, SLA
 from p4tester.config.yaml_io import require_keys
 from p4tester.streams.rates import Rate, RateError, RateUnit
 
-SERVICE_KEYS: Final = ("name", "stream", "cir", "eir", "sla")
-SLA_KEYS: Final = ("ftd_ms", "fdv_ms", "flr", "availability_pct")
+SERVICE_KEYS: Final = SERVICE.names
+SLA_KEYS: Final = SLA.names
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +81,7 @@ def parse_services(data: object, where: str, stream_ids: Sequence[int]) -> tuple
 def _service(entry: object, where: str, stream_ids: Sequence[int]) -> ServiceConfig:
     if not isinstance(entry, Mapping):
         raise ConfigError(f"{where}: expected a mapping with {list(SERVICE_KEYS)}")
-    require_keys(entry, where, required=("name", "stream", "cir", "sla"), optional=("eir",))
+    require_keys(entry, where, required=SERVICE.required, optional=SERVICE.optional)
     stream = entry["stream"]
     if isinstance(stream, bool) or not isinstance(stream, int) or stream not in stream_ids:
         raise ConfigError(f"{where}: stream {stream!r} is not one of the profile's streams "
@@ -117,8 +118,7 @@ def _bit_rate(value: object, where: str) -> float:
 def _sla(data: Any, where: str) -> ServiceSla:
     if not isinstance(data, Mapping):
         raise ConfigError(f"{where}: expected a mapping with {list(SLA_KEYS)}")
-    require_keys(data, where, required=("ftd_ms", "fdv_ms", "flr"),
-                 optional=("availability_pct",))
+    require_keys(data, where, required=SLA.required, optional=SLA.optional)
     values: dict[str, float] = {}
     for key in SLA_KEYS:
         if key not in data:

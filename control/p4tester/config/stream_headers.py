@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.keys import TUNNEL_SECTIONS, VARY_RANGE
 from p4tester.config.yaml_io import require_keys
 from p4tester.streams.tunnels import GtpU, Srv6, Tunnel, TunnelError, Vxlan
 from p4tester.streams.variation import (
@@ -37,9 +38,8 @@ def parse_tunnel(data: object, where: str) -> Tunnel:
     cls = _TUNNELS[kind]
     if not isinstance(fields, Mapping):
         raise ConfigError(f"{where}: {kind}: expected a mapping")
-    require_keys(fields, f"{where}: {kind}",
-                 required=tuple(k for k in cls.__slots__ if k not in _DEFAULTED[kind]),
-                 optional=_DEFAULTED[kind])
+    keys = TUNNEL_SECTIONS[kind]
+    require_keys(fields, f"{where}: {kind}", required=keys.required, optional=keys.optional)
     values = dict(fields)
     if kind == "srv6":
         segments = values.get("segments")
@@ -58,13 +58,6 @@ def parse_tunnel(data: object, where: str) -> Tunnel:
     except (TunnelError, TypeError) as exc:
         raise ConfigError(f"{where}: {exc}") from exc
     return tunnel
-
-
-_DEFAULTED: dict[str, tuple[str, ...]] = {
-    "vxlan": ("inner_src_mac", "inner_dst_mac", "udp_src_port"),
-    "gtpu": ("qfi", "udp_src_port"),
-    "srv6": (),
-}
 
 
 def parse_vary(data: object, where: str) -> tuple[FieldVariation, ...]:
@@ -88,7 +81,7 @@ def parse_vary(data: object, where: str) -> tuple[FieldVariation, ...]:
 
 def _number_values(spec: object, where: str, limit: int) -> tuple[int, ...]:
     if isinstance(spec, Mapping):
-        require_keys(spec, where, required=("start", "count"), optional=("step",))
+        require_keys(spec, where, required=VARY_RANGE.required, optional=VARY_RANGE.optional)
         numbers = [spec["start"], spec.get("step", 1), spec["count"]]
     elif isinstance(spec, list):
         numbers = list(spec)
@@ -105,7 +98,7 @@ def _mac_values(spec: object, where: str) -> tuple[int, ...]:
     """MACs as text: a list, or {start: "02:...", step: 1, count: N} (a whole-number
     step, added to the 48-bit address)."""
     if isinstance(spec, Mapping):
-        require_keys(spec, where, required=("start", "count"), optional=("step",))
+        require_keys(spec, where, required=VARY_RANGE.required, optional=VARY_RANGE.optional)
         step, count = spec.get("step", 1), spec["count"]
         if not all(isinstance(n, int) and not isinstance(n, bool) for n in (step, count)):
             raise ConfigError(f"{where}: step and count are whole numbers, got {step}, {count}")

@@ -50,9 +50,11 @@ from typing import Any, Final
 
 from p4tester.config.dut_ecmp import ecmp_paths
 from p4tester.config.errors import ConfigError
+from p4tester.config.keys import PORT, PORT_ADDRESSES, SWITCH, TOPOLOGY
 from p4tester.config.network import Endpoint, NetworkSpec, parse_endpoint
 from p4tester.config.network_file import network_from_dict
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
+from p4tester.shipped import program_file
 from p4tester.streams.rates import Rate, RateError, RateUnit
 
 TARGETS = ("bmv2", "tofino", "ebpf")
@@ -85,8 +87,9 @@ class SwitchConfig:
     thrift_port: int = 9090
     device_id: int = 0
     target: str = "bmv2"
-    p4info: str = "p4src/build/tester.p4info.txt"
-    bmv2_json: str = "p4src/build/tester.json"
+    # The tester program p4tester ships (p4tester.shipped: p4src/build in a checkout).
+    p4info: str = str(program_file("tester.p4info.txt"))
+    bmv2_json: str = str(program_file("tester.json"))
     # target ebpf: the object `make build-ebpf` compiles (its C source beside it).
     ebpf_object: str = "build/ebpf/tester.o"
     timeout_s: float = 10.0  # connect and per-RPC
@@ -170,12 +173,27 @@ class Topology:
 
 def load_topology(path: str | Path) -> Topology:
     data = load_yaml_mapping(path)
-    return topology_from_dict(data, str(path))
+    topology = topology_from_dict(data, str(path))
+    return dataclasses.replace(topology, switch=_files_beside(topology.switch, Path(path).parent))
+
+
+def _files_beside(switch: SwitchConfig, directory: Path) -> SwitchConfig:
+    """The switch's files (p4info, bmv2_json, ebpf_object) a topology file gives as
+    relative paths: beside the topology file when they are there, else from the working
+    directory (the default ebpf_object, build/ebpf/tester.o, a checkout's `make build-ebpf`)."""
+    def resolve(value: str) -> str:
+        path = Path(value)
+        if path.is_absolute() or not (directory / path).exists():
+            return value
+        return str(directory / path)
+
+    return dataclasses.replace(switch, p4info=resolve(switch.p4info),
+                               bmv2_json=resolve(switch.bmv2_json),
+                               ebpf_object=resolve(switch.ebpf_object))
 
 
 def topology_from_dict(data: Mapping[str, Any], source: str) -> Topology:
-    require_keys(data, source, required=("name", "ports"),
-                 optional=("switch", "dut", "lab", "network", "link_mtu"))
+    require_keys(data, source, required=TOPOLOGY.required, optional=TOPOLOGY.optional)
     switch = _switch(data.get("switch", {}), f"{source}: switch")
     ports = _ports(data["ports"], f"{source}: ports")
     _check_front_panel(ports, switch.target, f"{source}: ports")
@@ -276,7 +294,7 @@ def _link_mtu(value: object, where: str) -> int:
 def _switch(data: object, where: str) -> SwitchConfig:
     if not isinstance(data, Mapping):
         raise ConfigError(f"{where}: expected a mapping of switch settings")
-    require_keys(data, where, required=(), optional=tuple(SwitchConfig.__slots__))
+    require_keys(data, where, required=SWITCH.required, optional=SWITCH.optional)
     config = SwitchConfig(**{k: data[k] for k in data})
     if config.target not in TARGETS:
         raise ConfigError(f"{where}: target {config.target!r} unknown; use one of {TARGETS}")
@@ -297,8 +315,8 @@ def _ports(data: object, where: str) -> tuple[PortConfig, ...]:
             raise ConfigError(needs)
         if "line_rate" not in value and not get_close_matches("line_rate", map(str, value)):
             raise ConfigError(needs)  # else require_keys names the typo
-        require_keys(value, f"{where}: port {key}", required=("line_rate",),
-                     optional=("peer", "front_panel", "interface", *ADDRESS_KEYS))
+        require_keys(value, f"{where}: port {key}", required=PORT.required,
+                     optional=(*PORT.optional, *PORT_ADDRESSES.names))
         ports.append(PortConfig(key, parse_line_rate(value["line_rate"], f"{where}: port {key}"),
                                 str(value.get("peer", "")), str(value.get("front_panel", "")),
                                 _port_addresses(value, f"{where}: port {key}"),
@@ -306,7 +324,7 @@ def _ports(data: object, where: str) -> tuple[PortConfig, ...]:
     return tuple(sorted(ports, key=lambda p: p.number))
 
 
-ADDRESS_KEYS: Final = ("mac", "ipv4", "ipv6", "gateway4", "gateway6", "vlan", "announce")
+ADDRESS_KEYS: Final = PORT_ADDRESSES.names
 MAC_PATTERN: Final = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
 MAX_VLAN_ID: Final = 4094
 
