@@ -6,6 +6,7 @@
     p4tester calibrate -t LOOPBACK_TOPOLOGY       the tester's own capacity on this host
     p4tester serve -t TOPOLOGY [--simulate]       web dashboard, REST API, /metrics
     p4tester otg -t TOPOLOGY [--bind HOST:PORT]   Open Traffic Generator API (snappi)
+    p4tester completion bash|zsh                 shell completion (eval its output)
 
 Exit codes: 0 ok; 1 some trials invalid; 2 bad input; 3 switch unavailable;
 130 interrupted (every finished trial is already in DIR/trials.jsonl).
@@ -20,7 +21,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from p4tester.cli import exit_codes
+from p4tester.cli import completion, exit_codes
 from p4tester.cli import main as cli
 from p4tester.cli.output import fail
 from p4tester.config.errors import ConfigError
@@ -41,17 +42,21 @@ def build_parser() -> argparse.ArgumentParser:
     cli.add_commands(commands)
     server_cli.add_parser(commands)
     otg_cli.add_parser(commands)
+    completion.add_parser(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     as_json = bool(getattr(args, "json", False))
     try:
         if args.command == "serve":
             return server_cli.serve(args)
         if args.command == "otg":
             return otg_cli.run(args)
+        if args.command == "completion":
+            return completion.run(args, parser)
         return cli.run(args)
     except (ConfigError, ValueError) as exc:
         fail(str(exc), as_json)

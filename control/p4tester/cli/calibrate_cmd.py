@@ -30,9 +30,11 @@ from p4tester.results.tables import Column, render_table
 from p4tester.runs.capacity_warnings import CALIBRATION_FILE
 from p4tester.runs.outputs import open_log, write_outputs
 from p4tester.runs.trial_runners import open_trial_runner
+from p4tester.shipped import profile_file
 from p4tester.streams.rates import line_rate_pps
 
-DEFAULT_PROFILE: Final = Path("topologies/profiles/one-stream.yaml")
+# topologies/profiles/one-stream.yaml, as p4tester ships it (p4tester.shipped).
+DEFAULT_PROFILE: Final = profile_file("one-stream.yaml")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

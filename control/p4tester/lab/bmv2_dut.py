@@ -14,10 +14,12 @@ from p4tester.lab.ifaces import dut_iface
 from p4tester.lab.netdev import LabError
 from p4tester.lab.processes import start_switch, stop_process
 from p4tester.p4rt import Exact, P4InfoSchema, P4RuntimeClient, build_table_entry
+from p4tester.shipped import program_file
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
 
-DUT_P4INFO = "p4src/build/dut.p4info.txt"
-DUT_JSON = "p4src/build/dut.json"
+# The reference DUT's program, as p4tester ships it (p4src/build in a checkout).
+DUT_P4INFO = str(program_file("dut.p4info.txt"))
+DUT_JSON = str(program_file("dut.json"))
 
 
 def dut_settings(topology: Topology) -> dict[str, str]:

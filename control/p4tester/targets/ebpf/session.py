@@ -81,9 +81,14 @@ class EbpfSession:
         self.profile = profile
         object_file = Path(topology.switch.ebpf_object)
         if not object_file.is_file() or not object_file.with_suffix(".c").is_file():
+            # Not package data: the object is compiled on the lab host, by the toolchain
+            # of a checkout (an installed p4tester has none of it).
             raise ConfigError(f"{topology.source}: switch: the eBPF tester {object_file} "
-                              "(and its .c beside it) is not built: run `make build-ebpf`, "
-                              "or set ebpf_object to where it is")
+                              "(and its .c beside it) is not built: run `make build-ebpf` "
+                              "in a checkout of p4tester and run from there, or set "
+                              "switch: ebpf_object: to the built tester.o (a relative path "
+                              "is read beside the topology file, else from the working "
+                              "directory)")
         check_profile(topology, profile)
         self.generator, self.sender_interface = _generator_link()
         self._pin_root = Path(tempfile.mkdtemp(prefix="p4tester-bpf-"))

@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-COMMITTED_DIR: Final = Path(__file__).resolve().parents[4] / "p4src" / "build" / "tna"
+from p4tester.shipped import program_file
+
+# p4src/build/tna, as p4tester ships it (p4tester.shipped).
+COMMITTED_DIR: Final = program_file("tna")
 TARGETS: Final = ("tofino", "tofino2")
 # Top-level fields that would change from one compile to the next without the program
 # changing. bf-p4c 9.13 writes none of them into bfrt.json; they are ignored if it does.
