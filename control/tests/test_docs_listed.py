@@ -1,4 +1,4 @@
-"""Every file of docs/ is named in the README's map of the repository, so none is
+"""Every file of docs/ is named in the README's "Documentation" list, so none is
 left where no user finds it."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_the_readme_lists_every_file_of_docs() -> None:
     readme = (REPO / "README.md").read_text()
-    start = readme.index("\ndocs/ ")
-    listed = readme[start:readme.index("```", start)]
+    start = readme.index("\n## Documentation\n")
+    end = readme.find("\n## ", start + 1)
+    listed = readme[start:end if end != -1 else len(readme)]
     names = sorted(path.name for path in (REPO / "docs").iterdir() if path.is_file())
-    assert [name for name in names if name not in listed] == []
+    assert [name for name in names if f"docs/{name}" not in listed] == []

@@ -228,7 +228,8 @@ def test_the_plot_draws_each_size_and_refuses_nothing(tmp_path: Path) -> None:
 def test_the_readme_states_the_pressure_trials_tries() -> None:
     from p4tester.experiments.rfc2889_pressure import PRESSURE_ATTEMPTS, PRESSURE_TOLERANCE
 
-    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    doc = Path(__file__).resolve().parents[2] / "docs/experiments.md"
+    readme = " ".join(doc.read_text().split())
     assert (f"by more than {PRESSURE_TOLERANCE:.1%}: a trial that went out slower (it is "
             f"vouched for within 2 % of its rate) is run again, {PRESSURE_ATTEMPTS} tries in "
             "all").replace("0.5%", "0.5 %") in readme

@@ -235,7 +235,7 @@ def test_a_profiles_own_bins_are_never_widened() -> None:
 
 
 def test_the_readme_states_how_log_bins_widen() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs/experiments.md").read_text()
     top = widened_log_bins(log_bin_edges(1_000_000), 1_500_000)
     assert top is not None and top[-1] == 5_000_000
     assert "held frames 1.5 s under the default 1-s top: 5 s" in readme

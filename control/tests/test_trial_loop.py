@@ -481,7 +481,8 @@ def test_a_shaped_step_the_generator_did_not_follow_is_the_testers_limit() -> No
 
 
 def test_the_readme_states_the_starved_queue_share() -> None:
-    readme = " ".join((Path(__file__).resolve().parents[2] / "docs/concepts.md").read_text().split())
+    doc = Path(__file__).resolve().parents[2] / "docs/concepts.md"
+    readme = " ".join(doc.read_text().split())
     assert (f"dropped in its queue at a constant load below {STEADY_SHARE * 100:.0f} % of "
             "its slowest queue rate") in readme
 

@@ -29,7 +29,7 @@ CLI_TIMEOUT_S = 600
 def missing_prerequisite() -> str | None:
     absent = [tool for tool in TOOLCHAIN if shutil.which(tool) is None]
     if absent:
-        return f"{', '.join(absent)} not installed (README, 'P4 toolchain')"
+        return f"{', '.join(absent)} not installed (README, 'Quick start on a lab host')"
     if os.geteuid() != 0:
         return "needs root (veth pairs, namespaces)"
     return None
