@@ -203,3 +203,31 @@ def test_a_count_of_zero_is_refused_before_the_switch(
               "--trials", "0"])
     assert done.value.code == exit_codes.BAD_INPUT
     assert "argument --trials: '0': give 1 or more" in capsys.readouterr().err
+
+
+def test_a_simulated_throughput_search_needs_no_switch(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The simulated DUT forwards 55 % of line rate at 64 B (4092 of the 7440.48
+    frames/s of the 5 Mbit/s port) and line rate from 512 B: the search finds the
+    highest load below that within its resolution, the same every run."""
+    out = tmp_path / "sim"
+    code = main(["throughput", "-t", str(TOPOLOGY), "-p", str(PROFILE), "-o", str(out),
+                 "--simulate", "--frame-sizes", "64,512"])
+    assert code == exit_codes.OK
+    printed = capsys.readouterr()
+    rows = [line.split()[:3] for line in printed.out.splitlines()[2:4]]
+    assert rows == [["64", "54.75", "4074"], ["512", "100.00", "1175"]]
+    assert printed.err.endswith("p4tester: measured on the simulated switch and DUT "
+                                "(--simulate), not on a device\n")
+    confidence = json.loads((out / "summary.json").read_text())["confidence"]
+    # 7 trials at 64 B (the search), 3 at 512 B (line rate at each trial duration).
+    assert (confidence["trials"], confidence["unchecked"]) == (10, 10)
+
+
+def test_a_queue_sweep_is_refused_on_the_simulated_switch(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["queue-sweep", "-t", str(TOPOLOGY), "-p", str(PROFILE), "-o",
+                 str(tmp_path / "q"), "--simulate"])
+    assert code == exit_codes.BAD_INPUT
+    assert "queue-sweep steps a bmv2 DUT's buffer over thrift: it needs a lab switch, not " \
+        "--simulate" in capsys.readouterr().err

@@ -22,6 +22,7 @@ from p4tester.runs.execute import RunEnd, plan_run, run_experiment
 from p4tester.runs.option_parsers import OptionValueError
 from p4tester.runs.replot import replot as replot_results
 from p4tester.runs.requests import Option
+from p4tester.runs.simulated_switch import check_simulated, open_simulated_runner
 from p4tester.runs.trial_runners import open_trial_runner
 
 Handler = Callable[[argparse.Namespace, Topology, Profile], int]
@@ -57,13 +58,19 @@ def handler(experiment: Experiment) -> Handler:
         request = build_request(experiment.name, {
             o.name: getattr(args, o.name.replace("-", "_")) for o in experiment.options})
         output: Path = args.output
+        simulate: bool = args.simulate
+        if simulate:
+            check_simulated(experiment.name)
+        # The simulated switch shares no CPU with a lab, and this host's calibration
+        # says nothing about it.
         plan = plan_run(experiment, request, topology, profile, output, resume=args.resume,
-                        placement=place_controller(topology), calibration=args.calibration)
+                        placement="" if simulate else place_controller(topology),
+                        calibration=None if simulate else args.calibration)
         for warning in plan.warnings:
             sys.stderr.write(f"p4tester: {warning}\n")
-        outcome = run_experiment(
-            plan, open_trial_runner(topology, profile, push_pipeline=args.push_pipeline),
-            observe=ProgressRunner)
+        runner = (open_simulated_runner(topology, profile) if simulate else
+                  open_trial_runner(topology, profile, push_pipeline=args.push_pipeline))
+        outcome = run_experiment(plan, runner, observe=ProgressRunner)
         if outcome.end is not RunEnd.FINISHED:
             fail(f"{experiment.name} stopped: {outcome.text} (finished trials are in "
                  f"{output}/trials.jsonl; fix the lab, then rerun with --resume)", args.json)
@@ -72,6 +79,9 @@ def handler(experiment: Experiment) -> Handler:
         emit(document, f"{outcome.text}\nresults in {output}/", args.json)
         # stderr only: with --json, stdout already holds the one result document.
         sys.stderr.write(f"p4tester: {RunConfidence.of(outcome.trials).describe()}\n")
+        if simulate:
+            sys.stderr.write("p4tester: measured on the simulated switch and DUT (--simulate),"
+                             " not on a device\n")
         # Trials the tester or a lab DUT could not vouch for were repeated or left out
         # and said so above; only trials that failed make the run's exit code.
         failed = [t for t in outcome.trials if t.invalid_reason == TRIAL_ERROR]

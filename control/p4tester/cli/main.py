@@ -48,6 +48,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
                          help="results directory (trials.jsonl, summary.json, CSV, PNG)")
         sub.add_argument("--resume", action="store_true",
                          help="skip trials already finished in OUTPUT/trials.jsonl")
+        sub.add_argument("--simulate", action="store_true",
+                         help="run on a simulated switch and DUT instead (no switch, no "
+                         "root): a DUT forwarding 55%% of line rate at 64 B up to 100%% "
+                         "from 512 B; figures at once, the same every run")
         sub.add_argument("--calibration", type=Path, default=CALIBRATION_FILE,
                          help="the tester's capacity on this host as `p4tester calibrate` "
                          "stored it: loads above it are warned of, and a search goes no "
@@ -57,8 +61,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_calibrate(commands)
     replot_parser = commands.add_parser("replot",
                                         help="rebuild tables and plots from a results dir")
-    replot_parser.add_argument("results", type=Path)
-    replot_parser.add_argument("--json", action="store_true")
+    replot_parser.add_argument("results", type=Path,
+                               help="a results directory an experiment wrote (its "
+                               "trials.jsonl is read; tables, CSV and PNG written beside it)")
+    replot_parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def run(args: argparse.Namespace) -> int:
