@@ -25,13 +25,24 @@ a seeded generator per (pipe, application) (`seed`), so a test's counts are exac
 do not depend on how finely it advances the clock. An entry without the field drops
 nothing (a BfRt add leaves a field it is not given 0). The hardware's random unit is
 not this generator: only the counting around the draw is modelled.
+
+Tofino 2 (FakeBfrt(chip="tofino2")): the program's objects from tofino2.bfrt.json, the
+SDE's tf2.pktgen.* tables and its refusals from the schema fixture
+fixtures/sde_tf2_fixed_tables.json (written from the open SDE's bf_rt_pktgen_tf2.json
+and pipe_mgr_tof2_pktgen.c: 16 applications, pkt_len >= 59, generators on pipe-local
+ports 0-7 only, source port <= 127, channel <= 7), and front-panel ports as channels
+of 400G cages: "<cage>/<channel>", channels 0-7 at dev port pipe x 128 + 8 + 8 x
+cage-in-pipe + channel, each port taking its $N_LANES (the SDE's default for its speed
+when not given) of the cage's 8 lanes, refused when they do not fit.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 from p4tester.dataplane.ternary import Ternary
@@ -44,7 +55,7 @@ from p4tester.targets.tofino.bfrt import (
     RegisterCell,
     TableEntry,
 )
-from p4tester.targets.tofino.schema import Schema, load_schema
+from p4tester.targets.tofino.schema import Schema, committed_path, load_schema
 
 PIPES = 4
 # What a modify of app_cfg with an action configures: the SDE starts from a zeroed
@@ -58,6 +69,9 @@ APP_FIELDS = ("app_enable", *APP_CONFIG_FIELDS[1:], "batch_counter", "pkt_counte
 # pipe_mgr_tof_pktgen_cfg_app_conf_check: pkt_len + 6 (header) + 4 (CRC) >= 21.
 APP_MIN_PKT_LEN = 11
 APP_CFG: Final = "tf1.pktgen.app_cfg"
+APP_CFGS: Final = ("tf1.pktgen.app_cfg", "tf2.pktgen.app_cfg")
+BUFFERS: Final = ("tf1.pktgen.pkt_buffer", "tf2.pktgen.pkt_buffer")
+TF2_FIXTURE: Final = Path(__file__).parent / "fixtures" / "sde_tf2_fixed_tables.json"
 GEN_APPS: Final = "pipe.TesterIngress.generator.gen_apps"
 GEN_RUN: Final = "TesterIngress.generator.run"
 GENERATED: Final = "pipe.TesterIngress.generator.generated"
@@ -129,10 +143,82 @@ COUNTERS: dict[str, int] = {t.name: t.size for t in SCHEMA.tables.values()
                             if t.table_type == "Counter"}
 
 
-def front_panel_dev_port(connector: int) -> int:
-    """A 32-port, 4-pipe layout: connectors 1-8 in pipe 0, 9-16 in pipe 1, ..."""
+@dataclass(frozen=True)
+class ChipSpec:
+    """What the fake serves for one chip: tables, registers, counters, and what the
+    SDE refuses of its packet generator."""
+
+    name: str
+    tables: Mapping[str, TableSpec]
+    registers: Mapping[str, tuple[int, tuple[str, ...]]]
+    register_widths: Mapping[str, int]
+    counters: Mapping[str, int]
+    app_cfg: str
+    buffer: str
+    port_cfg: str
+    applications: int
+    min_pkt_len: int
+    app_config_fields: tuple[str, ...]
+    generator_ports: tuple[int, int]  # pipe-local ports a generator may be enabled on
+    source_port_max: int | None = None
+    channel_max: int | None = None
+    default_lanes: Mapping[str, int] = field(default_factory=dict)  # $SPEED -> lanes
+
+
+TOFINO1: Final = ChipSpec(
+    "tofino1", TABLES, REGISTERS, REGISTER_WIDTHS, COUNTERS, APP_CFG,
+    "tf1.pktgen.pkt_buffer", "tf1.pktgen.port_cfg", 8, APP_MIN_PKT_LEN, APP_CONFIG_FIELDS,
+    # pipe_mgr_tof_pktgen.c (port_is_pktgenable): a pipe's generator ports are 68-71.
+    (68, 71))
+
+
+def _tofino2() -> ChipSpec:
+    """Tofino 2: the tofino2 compile's objects and the fixture's SDE tables."""
+    schema = load_schema(committed_path("tofino2"))
+    fixture = json.loads(TF2_FIXTURE.read_text())
+    fixed: dict[str, TableSpec] = {}
+    app_fields: tuple[str, ...] = ()
+    for name, table in fixture["tables"].items():
+        data = dict(table.get("data", {}))
+        widths = {**table["keys"], **data}
+        actions: dict[str | None, tuple[str, ...]] = {}
+        for action, params in table["actions"].items():
+            widths.update(params)
+            actions[action or None] = (*params, *data)
+        fixed[name] = TableSpec(tuple(table["keys"]), actions, fixed=True,
+                                widths={k: v for k, v in widths.items() if v is not None})
+        if name.endswith(".app_cfg"):
+            app_fields = ("timer_nanosec", *(f for f in data if f != "app_enable"
+                                             and f not in table["counters"]))
+    base = {n: t for n, t in TABLES.items() if not n.startswith("tf1.")
+            and n not in _program_tables(SCHEMA)}
+    port = base["$PORT"]
+    base["$PORT"] = TableSpec(port.keys, {None: (*port.actions[None], "$N_LANES")})
+    refusals = fixture["refusals"]
+    low, high = refusals["generator_ports_in_pipe"]
+    return ChipSpec(
+        "tofino2", {**_program_tables(schema), **base, **fixed}, _registers(schema),
+        _register_widths(schema),
+        {t.name: t.size for t in schema.tables.values() if t.table_type == "Counter"},
+        "tf2.pktgen.app_cfg", "tf2.pktgen.pkt_buffer", "tf2.pktgen.port_cfg",
+        refusals["applications"], refusals["min_pkt_len"], app_fields, (low, high),
+        refusals["source_port_max"], refusals["channel_max"],
+        fixture["ports"]["default_lanes"])
+
+
+TOFINO2: Final = _tofino2()
+CHIPS: Final = {"tofino1": TOFINO1, "tofino2": TOFINO2}
+TF2_FIRST_MAC: Final = 8
+CAGE_LANES: Final = 8
+
+
+def front_panel_dev_port(connector: int, channel: int = 0, chip: str = "tofino1") -> int:
+    """A 32-port, 4-pipe layout: connectors 1-8 in pipe 0, 9-16 in pipe 1, ...; on
+    Tofino 2 each a 400G cage of 8 channels from pipe-local port 8."""
     pipe, slot = divmod(connector - 1, 8)
-    return pipe * 128 + slot * 8
+    if chip == "tofino2":
+        return pipe * 128 + TF2_FIRST_MAC + slot * CAGE_LANES + channel
+    return pipe * 128 + slot * 8 + channel
 
 
 @dataclass(frozen=True)
@@ -152,11 +238,15 @@ def _frozen(key: Key) -> tuple[tuple[str, Any], ...]:
 class FakeBfrt:
     """BfrtClient in memory; `writes` logs every change in order."""
 
-    def __init__(self, connectors: Iterable[int] = range(1, 33), seed: int = 24) -> None:
+    def __init__(self, connectors: Iterable[int] = range(1, 33), seed: int = 24,
+                 chip: str = "tofino1") -> None:
+        self.chip = CHIPS[chip]
         self.writes: list[Write] = []
         self.tables: dict[tuple[str, int | None], dict[Any, TableEntry]] = {}
-        self.registers: dict[str, dict[int, dict[str, list[int]]]] = {r: {} for r in REGISTERS}
-        self.counters: dict[str, dict[int, list[CounterValue]]] = {c: {} for c in COUNTERS}
+        self.registers: dict[str, dict[int, dict[str, list[int]]]] = {
+            r: {} for r in self.chip.registers}
+        self.counters: dict[str, dict[int, list[CounterValue]]] = {
+            c: {} for c in self.chip.counters}
         self.port_stat_reads: list[tuple[int, bool]] = []  # ($DEV_PORT, from_hw)
         self.clock_ns = 0  # global_tstamp (wraps at 2^48)
         # (pipe, app id) -> when its next trigger fires, while it is enabled.
@@ -165,11 +255,14 @@ class FakeBfrt:
         # (pipe, app id) -> its draws, and how many packets drew and were dropped.
         self.draws: dict[tuple[int, int], random.Random] = {}
         self.dropped: dict[tuple[int, int], int] = {}
+        channels = range(CAGE_LANES) if chip == "tofino2" else range(1)
         for n in connectors:
-            dev = front_panel_dev_port(n)
-            self._rows("$PORT_STR_INFO", None)[_frozen({"$PORT_NAME": f"{n}/0"})] = TableEntry(
-                {"$PORT_NAME": f"{n}/0"}, {"$DEV_PORT": dev})
-            self.set_port_stat(dev, 0, 0)
+            for channel in channels:
+                dev = front_panel_dev_port(n, channel, chip)
+                name = f"{n}/{channel}"
+                self._rows("$PORT_STR_INFO", None)[_frozen({"$PORT_NAME": name})] = \
+                    TableEntry({"$PORT_NAME": name}, {"$DEV_PORT": dev})
+                self.set_port_stat(dev, 0, 0)
 
     # ---- test helpers --------------------------------------------------------------
     def entries(self, table: str, pipe: int | None = None) -> list[TableEntry]:
@@ -205,7 +298,7 @@ class FakeBfrt:
         if clock_ns < self.clock_ns:
             raise ValueError(f"the clock runs forward: {clock_ns} ns is before {self.clock_ns}")
         for (pipe, app), due in sorted(self.next_trigger.items()):
-            config = self._rows(APP_CFG, pipe)[_frozen({"app_id": app})].data
+            config = self._rows(self.chip.app_cfg, pipe)[_frozen({"app_id": app})].data
             period = int(str(config["timer_nanosec"]))
             if due > clock_ns or period <= 0:
                 continue
@@ -273,6 +366,8 @@ class FakeBfrt:
         rows = self._rows(table, None)
         if _frozen(key) in rows:
             raise BfrtError(f"{table}: entry {dict(key)} already exists")
+        if table == "$PORT" and self.chip.default_lanes:
+            data = self._check_lanes(key, data)
         rows[_frozen(key)] = TableEntry(dict(key), dict(data), action)
         self.writes.append(Write("add", table, dict(key), dict(data), action, pipe))
 
@@ -287,11 +382,11 @@ class FakeBfrt:
             if old is None and not spec.fixed:
                 raise BfrtNotFoundError(f"{table}: no entry {dict(key)} to modify")
             merged = {**(old.data if old else {}), **data} if spec.fixed else dict(data)
-            if _configures_app(table, data, action):
-                merged = {**merged, **{f: data.get(f, 0) for f in APP_CONFIG_FIELDS}}
+            if self._configures_app(table, data, action):
+                merged = {**merged, **{f: data.get(f, 0) for f in self.chip.app_config_fields}}
             rows[_frozen(key)] = TableEntry(dict(key), merged,
                                              action or (old.action if old else None))
-            if table == APP_CFG and p is not None and "app_enable" in data:
+            if table == self.chip.app_cfg and p is not None and "app_enable" in data:
                 self._enable(p, int(str(key["app_id"])), bool(data["app_enable"]), merged)
         self.writes.append(Write("modify", table, dict(key), dict(data), action, pipe))
 
@@ -343,26 +438,26 @@ class FakeBfrt:
             for name, value in values.items():
                 if name not in fields:
                     raise BfrtError(f"{register} has no data field {name!r}; it has {fields}")
-                _check_width(register, name, value, REGISTER_WIDTHS.get(name))
+                _check_width(register, name, value, self.chip.register_widths.get(name))
                 self.set_register(register, index, name, [value] * PIPES)
             self.writes.append(Write("register", register, {"$REGISTER_INDEX": index},
                                      dict(values)))
 
     def read_counters(self, counter: str,
                       indices: Iterable[int]) -> dict[int, tuple[CounterValue, ...]]:
-        if counter not in COUNTERS:
+        if counter not in self.chip.counters:
             raise BfrtError(f"no counter named {counter!r}")
         cells = {}
         for index in indices:
-            self._index(counter, index, COUNTERS[counter])
+            self._index(counter, index, self.chip.counters[counter])
             cells[index] = tuple(self.counters[counter].get(index, [CounterValue(0, 0)] * PIPES))
         return cells
 
     # ---- what a server checks ------------------------------------------------------
     def _spec(self, table: str) -> TableSpec:
-        if table not in TABLES:
+        if table not in self.chip.tables:
             raise BfrtError(f"no table named {table!r}")
-        return TABLES[table]
+        return self.chip.tables[table]
 
     def _rows(self, table: str, pipe: int | None) -> dict[Any, TableEntry]:
         return self.tables.setdefault((table, pipe), {})
@@ -392,44 +487,80 @@ class FakeBfrt:
                 _check_width(table, name, value, spec.widths.get(name))
         return spec
 
-    @staticmethod
-    def _check_pktgen(table: str, key: Key, data: Data, action: str | None) -> None:
-        """What pipe_mgr checks of buffer offsets and sizes (16-B aligned, 16 KiB)."""
+    def _check_pktgen(self, table: str, key: Key, data: Data, action: str | None) -> None:
+        """What pipe_mgr checks of buffer offsets and sizes (16-B aligned, 16 KiB), of
+        application ids and lengths, and (Tofino 2) of generator ports, source port and
+        channel."""
+        chip = self.chip
         offset = key.get("pkt_buffer_offset", data.get("pkt_buffer_offset", 0))
         assert isinstance(offset, int)
         if offset % 16:
             raise BfrtError(f"{table}: pkt_buffer_offset {offset} is not 16-B aligned")
-        if table == "tf1.pktgen.pkt_buffer":
+        if table == chip.buffer:
             size = key["pkt_buffer_size"]
             assert isinstance(size, int)
             if offset + size > 16 * 1024 or len(bytes(data["buffer"])) != size:  # type: ignore[arg-type]
                 raise BfrtError(f"{table}: bad offset/size {offset}/{size}")
-        if table == "tf1.pktgen.app_cfg" and not 0 <= int(str(key["app_id"])) < 8:
-            raise BfrtError(f"{table}: app_id {key['app_id']} outside 0..7")
-        if _configures_app(table, data, action):
+        if table == chip.app_cfg and not 0 <= int(str(key["app_id"])) < chip.applications:
+            raise BfrtError(f"{table}: app_id {key['app_id']} outside "
+                            f"0..{chip.applications - 1}")
+        if table == chip.port_cfg:
+            local = int(str(key["dev_port"])) % 128
+            low, high = chip.generator_ports
+            if not low <= local <= high or int(str(key["dev_port"])) // 128 >= PIPES:
+                raise BfrtError(f"{table}: dev port {key['dev_port']} is not a generator "
+                                f"port (pipe-local {low}-{high})")
+        if self._configures_app(table, data, action):
             length = data.get("pkt_len", 0)
             assert isinstance(length, int)
-            if length < APP_MIN_PKT_LEN:
+            if length < chip.min_pkt_len:
                 raise BfrtError(f"{table}: packet length {length} is too small, must be at "
-                                f"least {APP_MIN_PKT_LEN}")
+                                f"least {chip.min_pkt_len}")
+            for name, most in (("pipe_local_source_port", chip.source_port_max),
+                               ("assigned_chnl_id", chip.channel_max)):
+                value = data.get(name, 0)
+                assert isinstance(value, int)
+                if most is not None and value > most:
+                    raise BfrtError(f"{table}: {name} {value} is above {most}")
 
-    @staticmethod
-    def _register(register: str) -> tuple[int, tuple[str, ...]]:
-        if register not in REGISTERS:
+    def _configures_app(self, table: str, data: Data, action: str | None) -> bool:
+        """A modify that rewrites an application's whole configuration: one with its
+        trigger action and a configuration field."""
+        return (table == self.chip.app_cfg and action is not None
+                and bool(set(data) & set(self.chip.app_config_fields)))
+
+    def _check_lanes(self, key: Key, data: Data) -> Data:
+        """A Tofino 2 port takes $N_LANES (its speed's default when not given) of its
+        cage's 8 lanes from its channel; the lanes must be in the cage and free."""
+        speed = str(data.get("$SPEED"))
+        if speed not in self.chip.default_lanes:
+            raise BfrtError(f"$PORT: speed {speed} is not one the fake knows on Tofino 2")
+        lanes = int(str(data.get("$N_LANES", self.chip.default_lanes[speed])))
+        dev = int(str(key["$DEV_PORT"]))
+        channel = (dev % 128 - TF2_FIRST_MAC) % CAGE_LANES
+        if channel % lanes or channel + lanes > CAGE_LANES:
+            raise BfrtError(f"$PORT: dev port {dev} (channel {channel}) cannot take {lanes} "
+                            "lanes of its cage")
+        cage = dev - channel
+        for entry in self.entries("$PORT"):
+            other = int(str(entry.key["$DEV_PORT"]))
+            start = (other % 128 - TF2_FIRST_MAC) % CAGE_LANES
+            if other - start != cage:
+                continue
+            taken = int(str(entry.data["$N_LANES"]))
+            if start < channel + lanes and channel < start + taken:
+                raise BfrtError(f"$PORT: dev port {dev}'s lanes overlap port {other}'s")
+        return {**data, "$N_LANES": lanes}
+
+    def _register(self, register: str) -> tuple[int, tuple[str, ...]]:
+        if register not in self.chip.registers:
             raise BfrtError(f"no register named {register!r}")
-        return REGISTERS[register]
+        return self.chip.registers[register]
 
     @staticmethod
     def _index(name: str, index: int, size: int) -> None:
         if not 0 <= index < size:
             raise BfrtError(f"{name}: index {index} outside 0..{size - 1}")
-
-
-def _configures_app(table: str, data: Data, action: str | None) -> bool:
-    """A modify that rewrites an application's whole configuration: one with its
-    trigger action and a configuration field."""
-    return (table == "tf1.pktgen.app_cfg" and action is not None
-            and bool(set(data) & set(APP_CONFIG_FIELDS)))
 
 
 def _check_width(table: str, name: str, value: int, width: int | None) -> None:

@@ -120,6 +120,10 @@ SWITCH: Final = Section("topology.switch", TOPOLOGY_FILE, "switch",
         "P4Runtime does not reach).", "9090"),
     Key("device_id", "integer", "The P4Runtime device id.", "0"),
     Key("target", "bmv2 | tofino | ebpf", "The tester's target.", "tofino"),
+    Key("chip", "tofino1 | tofino2", "target tofino only: the switch's chip, which "
+        "decides the packet generator's tables (tf1.pktgen / tf2.pktgen), its ports and "
+        "clock, and the port speeds (Tofino 2: 400G cages, also as 2x200G, 4x100G or "
+        "8x50G channels).", "tofino2", default="tofino1"),
     Key("p4info", "path", "The tester program's P4Info." + _BESIDE,
         "build/tester.p4info.txt",
         default="the shipped program's (p4src/build/tester.p4info.txt in a checkout)"),

@@ -87,6 +87,7 @@ class SwitchConfig:
     thrift_port: int = 9090
     device_id: int = 0
     target: str = "bmv2"
+    chip: str = "tofino1"  # target tofino: tofino1 | tofino2 (targets.tofino.chip)
     # The tester program p4tester ships (p4tester.shipped: p4src/build in a checkout).
     p4info: str = str(program_file("tester.p4info.txt"))
     bmv2_json: str = str(program_file("tester.json"))

@@ -87,10 +87,12 @@ def generator_pipes(tx_pipes: Mapping[int, int], stream_ids: Iterable[int]) -> t
 
 def pipe_timer(rate_pps: float, frame_size: int, pipes: int, *,
                tolerance: float = DEFAULT_TOLERANCE,
-               clock_hz: int = CORE_CLOCK_HZ) -> TimerSchedule:
+               clock_hz: int = CORE_CLOCK_HZ,
+               pktgen_bps: float = PKTGEN_PORT_BPS) -> TimerSchedule:
     """Each pipe's timer for a stream (or application) at rate_pps made by `pipes`
     generators together; the stream's rate is its achieved_pps x pipes."""
-    return timer_schedule(rate_pps / pipes, frame_size, tolerance=tolerance, clock_hz=clock_hz)
+    return timer_schedule(rate_pps / pipes, frame_size, tolerance=tolerance, clock_hz=clock_hz,
+                          pktgen_bps=pktgen_bps)
 
 
 def plan_apps(
@@ -103,6 +105,9 @@ def plan_apps(
     steps: Mapping[int, Sequence[TimerSchedule]] | None = None,
     bursts: Mapping[int, int] | None = None,
     thinning: Mapping[int, int] | None = None,
+    apps_per_pipe: int = names.PKTGEN_APPS,
+    pktgen_bps: float = PKTGEN_PORT_BPS,
+    chip_label: str = "Tofino 1",
 ) -> tuple[AppPlan, ...]:
     """Group streams (id -> rate) into applications; tx_pipes: stream -> its TX pipe.
     `steps`: each shaped stream's timer (each pipe's, as pipe_timer gave it for the
@@ -140,12 +145,12 @@ def plan_apps(
         course = courses.get(stream, float(rates_pps[stream]))
         groups.setdefault((templates[stream], course, burst_of.get(stream, 1),
                            drop_of.get(stream, KEEP_ALL)), []).append(stream)
-    if len(groups) > names.PKTGEN_APPS:
+    if len(groups) > apps_per_pipe:
         raise ValueError(
             f"these streams need {len(groups)} generator applications (one per distinct rate "
             "and template; a shaped stream shares one only with streams of the same shape, "
             "load and frame, a Poisson one only with streams of the same grid, load and "
-            f"frame) and Tofino 1 has {names.PKTGEN_APPS}: give streams the same "
+            f"frame) and {chip_label} has {apps_per_pipe}: give streams the same "
             "rate (shape) and frame, shape fewer streams, or run fewer streams per trial")
     pipes = generator_pipes(tx_pipes, rates_pps)
     plans = []
@@ -158,14 +163,14 @@ def plan_apps(
                                  drop_below))
             continue
         schedule = pipe_timer(course, len(template) + FCS_BYTES, len(pipes),
-                              tolerance=tolerance, clock_hz=clock_hz)
+                              tolerance=tolerance, clock_hz=clock_hz, pktgen_bps=pktgen_bps)
         plans.append(AppPlan(app_id, pipes, tuple(streams), template, course, schedule))
     longest = max((len(p.steps) for p in plans), default=0)
     for step in range(max(longest, 1)):
         # Every step's timers together: a shaped application's peak may be what overloads.
         try:
             check_generator_load([replace(p, schedule=p.steps[step]) if p.steps else p
-                                  for p in plans])
+                                  for p in plans], pktgen_bps)
         except ValueError as overloaded:
             if not longest:
                 raise
@@ -245,7 +250,7 @@ def retimed_apps(apps: Sequence[AppPlan], timers: Mapping[int, TimerSchedule],
     return tuple(moved)
 
 
-def check_generator_load(plans: list[AppPlan]) -> None:
+def check_generator_load(plans: list[AppPlan], pktgen_bps: float = PKTGEN_PORT_BPS) -> None:
     """Each pipe's generator makes its share of all applications through one port: a
     thinned application's whole grid, the packets its draw drops too."""
     load: dict[int, float] = {}
@@ -257,12 +262,12 @@ def check_generator_load(plans: list[AppPlan]) -> None:
             if plan.drop_below != KEEP_ALL:
                 thinned.add(pipe)
     for pipe, bps in sorted(load.items()):
-        if bps > PKTGEN_PORT_BPS * (1 + 1e-9):
+        if bps > pktgen_bps * (1 + 1e-9):
             grids = (" (a Poisson stream's whole grid: the generator makes the packets its "
                      "draw drops too; a smaller grid costs less)") if pipe in thinned else ""
             raise ValueError(
                 f"pipe {pipe}'s packet generator would make {format_bitrate(bps)} (L1) for its "
-                f"applications{grids}, above its {format_bitrate(PKTGEN_PORT_BPS)}: lower the "
+                f"applications{grids}, above its {format_bitrate(pktgen_bps)}: lower the "
                 "rates or use TX ports in more pipes")
 
 

@@ -1,4 +1,5 @@
-"""Tofino 1 target: the TargetDriver protocol plus what a trial needs on Tofino.
+"""Tofino target (Tofino 1 or 2: chip.Chip): the TargetDriver protocol plus what a
+trial needs on Tofino.
 
 A trial (runner.py does this):
     target.prepare(ids, tx_ports)      ports up, generators on, apps off, old groups gone
@@ -40,8 +41,9 @@ from p4tester.targets.tofino.apps import (
     retimed_apps,
 )
 from p4tester.targets.tofino.bfrt import BfrtClient
+from p4tester.targets.tofino.chip import TOFINO1, Chip
 from p4tester.targets.tofino.expectation import template_expectation, write_expectations
-from p4tester.targets.tofino.hardware import CORE_CLOCK_HZ, pipe_of
+from p4tester.targets.tofino.hardware import pipe_of
 from p4tester.targets.tofino.poisson import ThinnedTimer, thinned_timer
 from p4tester.targets.tofino.port_stats import program_port_counts
 from p4tester.targets.tofino.ports import PortSettings, bring_up_ports, check_front_panel_name
@@ -84,14 +86,19 @@ class StreamPorts:
 
 
 class TofinoTarget:
-    """The tester program on a Tofino 1 switch, over a BfRt client."""
+    """The tester program on a Tofino switch (`chip`: Tofino 1 by default), over a BfRt
+    client."""
 
     def __init__(self, client: BfrtClient, streams: Sequence[StreamPorts],
-                 front_panel: Mapping[int, str], *, port_settings: PortSettings | None = None,
-                 tolerance: float = DEFAULT_TOLERANCE, clock_hz: int = CORE_CLOCK_HZ,
-                 receive: Mapping[int, ReceiveSlots] | None = None) -> None:
+                 front_panel: Mapping[int, str], *,
+                 port_settings: PortSettings | Mapping[int, PortSettings] | None = None,
+                 tolerance: float = DEFAULT_TOLERANCE, clock_hz: int | None = None,
+                 receive: Mapping[int, ReceiveSlots] | None = None,
+                 chip: Chip = TOFINO1) -> None:
         """`receive`: the checker slots of the streams received on several ports
-        (tester.receive_slots), by stream id; a stream without is received on rx_port."""
+        (tester.receive_slots), by stream id; a stream without is received on rx_port.
+        `port_settings`: one for every port, or each's by topology port number.
+        `clock_hz`: the core clock if the part is fused below the chip's."""
         self._streams = {s.stream_id: s for s in streams}
         self._receive = dict(receive or {})
         stray = sorted(set(self._receive) - set(self._streams))
@@ -113,7 +120,8 @@ class TofinoTarget:
         self._front_panel = dict(front_panel)
         self._port_settings = port_settings
         self._tolerance = tolerance
-        self._clock_hz = clock_hz
+        self.chip = chip
+        self._clock_hz = chip.clock_hz if clock_hz is None else clock_hz
         self._dev_ports: dict[int, int] = {}
         self._templates: dict[int, bytes] = {}
         self._apps: tuple[AppPlan, ...] = ()
@@ -154,17 +162,19 @@ class TofinoTarget:
             raise ValueError(f"TX ports {stray} carry none of this target's streams")
         used = sorted({p for s in self._streams.values()
                        for p in (s.tx_port, *self._rx_ports(s.stream_id))})
-        dev = bring_up_ports(self.client, [self._front_panel[p] for p in used],
-                             self._port_settings)
+        settings = self._port_settings
+        by_name = ({self._front_panel[p]: settings[p] for p in used if p in settings}
+                   if isinstance(settings, Mapping) else settings)
+        dev = bring_up_ports(self.client, [self._front_panel[p] for p in used], by_name)
         self._dev_ports = {p: dev[self._front_panel[p]] for p in used}
         self._write_receive_slots()
-        pktgen.disable_all_apps(self.client)
-        pktgen.enable_generator_ports(self.client, self._pipes("tx").values())
+        pktgen.disable_all_apps(self.client, self.chip)
+        pktgen.enable_generator_ports(self.client, self._pipes("tx").values(), self.chip)
         self.client.clear_table(names.GEN_APPS)
         self._gen_entries.clear()
         self.client.clear_table(names.RX_EXPECTED)
         self._expected.clear()
-        multicast.remove_groups(self.client)
+        multicast.remove_groups(self.client, self._groups)
         self._apps = ()
 
     def set_stream_rates(self, rates_pps: Mapping[int, float],
@@ -180,11 +190,12 @@ class TofinoTarget:
             raise RuntimeError("prepare() the target before setting rates: ports come first")
         apps = plan_apps(rates_pps, self._templates, self._pipes("tx"),
                          tolerance=self._tolerance, clock_hz=self._clock_hz, steps=steps,
-                         bursts=bursts, thinning=thinning)
+                         bursts=bursts, thinning=thinning, apps_per_pipe=self.chip.pktgen_apps,
+                         pktgen_bps=self.chip.pktgen_bps, chip_label=self.chip.label)
         self.stop_trial()
-        pktgen.program_apps(self.client, apps)
+        pktgen.program_apps(self.client, apps, self.chip)
         tx_dev = {s: self._dev_ports[self._streams[s].tx_port] for s in rates_pps}
-        multicast.write_groups(self.client, apps, tx_dev)
+        multicast.write_groups(self.client, apps, tx_dev, self._groups)
         self._apps = apps
 
     def generator_pipes(self, stream_ids: Iterable[int]) -> tuple[int, ...]:
@@ -195,14 +206,14 @@ class TofinoTarget:
         """Each pipe's timer for a stream at rate_pps made by `pipes` generators, with
         this target's clock and tolerance: the stream gets achieved_pps x pipes."""
         return pipe_timer(rate_pps, frame_size, pipes, tolerance=self._tolerance,
-                          clock_hz=self._clock_hz)
+                          clock_hz=self._clock_hz, pktgen_bps=self.chip.pktgen_bps)
 
     def burst_timer(self, rate_pps: float, frame_size: int, frames: int,
                     ceiling_pps: float) -> TimerSchedule:
         """One generator's timer for bursts of `frames` at rate_pps (rates.burst_schedule),
         with this target's clock, at most ceiling_pps."""
         return burst_schedule(rate_pps, frame_size, frames, ceiling_pps=ceiling_pps,
-                              clock_hz=self._clock_hz)
+                              clock_hz=self._clock_hz, pktgen_bps=self.chip.pktgen_bps)
 
     def poisson_timer(self, rate_pps: float, frame_size: int, grid: int,
                       pipes: int) -> ThinnedTimer:
@@ -221,7 +232,7 @@ class TofinoTarget:
         slots = pktgen.buffer_slots(self._apps)
         for app in moved.values():
             for pipe in app.pipes:
-                pktgen.retime_app(self.client, app, slots[pipe][app.app_id], pipe)
+                pktgen.retime_app(self.client, app, slots[pipe][app.app_id], pipe, self.chip)
         self._apps = tuple(moved.get(a.app_id, a) for a in self._apps)
 
     def shape_ports(self, rates_pps: Mapping[int, int]) -> None:
@@ -286,7 +297,7 @@ class TofinoTarget:
                 self._write_gen_app(pipe, app.app_id, data, names.GEN_RUN)
         for app in self._apps:
             for pipe in app.pipes:
-                pktgen.set_app_enabled(self.client, app.app_id, True, pipe)
+                pktgen.set_app_enabled(self.client, app.app_id, True, pipe, self.chip)
 
     def generated(self) -> dict[int, GeneratorCount]:
         """Packets each application made this trial, all its pipes, and when (app id ->
@@ -356,10 +367,15 @@ class TofinoTarget:
             for app in self._apps for s in app.stream_ids)
 
     # ---- helpers -----------------------------------------------------------------------
+    @property
+    def _groups(self) -> range:
+        """The multicast groups the tester owns on this chip (one per application)."""
+        return multicast.tester_groups(self.chip.pktgen_apps)
+
     def _stop(self, apps: Iterable[AppPlan]) -> None:
         for app in apps:
             for pipe in app.pipes:
-                pktgen.set_app_enabled(self.client, app.app_id, False, pipe)
+                pktgen.set_app_enabled(self.client, app.app_id, False, pipe, self.chip)
                 if (pipe, app.app_id) in self._gen_entries:
                     self._write_gen_app(pipe, app.app_id, {}, names.GEN_STOPPED)
 

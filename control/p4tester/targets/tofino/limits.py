@@ -71,6 +71,10 @@ TOFINO1_2PIPE_32X100G: Final = Chip("Tofino 1, 2 pipes x 16 x 100G", 2, 16, 100e
 TOFINO2_PIPE_PPS: Final = 1.5e9
 TOFINO2_32X400G: Final = Chip("Tofino 2, 4 pipes x 8 x 400G", 4, 8, 400e9, TOFINO2_PIPE_PPS,
                               400e9, TOFINO2_PIPE_PPS)
+# The same box with every 400G cage broken out into 4 x 100G (topologies/
+# tofino2-128x100g.yaml): 4 pipes of 32 x 100G, the same assumptions.
+TOFINO2_128X100G: Final = Chip("Tofino 2, 4 pipes x 32 x 100G", 4, 32, 100e9,
+                               TOFINO2_PIPE_PPS, 400e9, TOFINO2_PIPE_PPS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +154,7 @@ def limits_markdown(rows: tuple[PipeLimit, ...]) -> str:
 
 
 def print_limits_tables() -> None:
-    for chip in (TOFINO1_32X100G, TOFINO1_2PIPE_32X100G, TOFINO2_32X400G):
+    for chip in (TOFINO1_32X100G, TOFINO1_2PIPE_32X100G, TOFINO2_32X400G, TOFINO2_128X100G):
         print(f"{chip.name}: {chip.pipe_pps / 1e6:.0f} Mpps per pipe and direction, "
               f"{chip.pktgen_bps / 1e9:.0f} Gbit/s generator per pipe, TM replication "
               f"{chip.replication_pps / 1e6:.0f} Mpps per egress pipe (all ASSUMED)")

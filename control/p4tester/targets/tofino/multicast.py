@@ -19,6 +19,12 @@ TESTER_GROUPS = range(names.MCAST_GROUP_BASE, names.MCAST_GROUP_BASE + names.PKT
 TESTER_NODES = range(names.MAX_STREAMS)
 
 
+def tester_groups(apps_per_pipe: int = names.PKTGEN_APPS) -> range:
+    """The groups the tester owns on a chip with this many generator applications
+    (Tofino 1: 8, groups 1-8; Tofino 2: 16, groups 1-16)."""
+    return range(names.MCAST_GROUP_BASE, names.MCAST_GROUP_BASE + apps_per_pipe)
+
+
 def remove_groups(client: BfrtClient, groups: Iterable[int] = TESTER_GROUPS,
                   nodes: Iterable[int] = TESTER_NODES) -> None:
     """Delete these groups, then these nodes (a node in a group cannot go first)."""
@@ -32,9 +38,11 @@ def remove_groups(client: BfrtClient, groups: Iterable[int] = TESTER_GROUPS,
 
 
 def write_groups(client: BfrtClient, apps: Sequence[AppPlan],
-                 tx_dev_ports: Mapping[int, int]) -> None:
-    """Replace every tester group by one per application (tx_dev_ports: stream -> port)."""
-    remove_groups(client)
+                 tx_dev_ports: Mapping[int, int], groups: Iterable[int] = TESTER_GROUPS,
+                 ) -> None:
+    """Replace every tester group (`groups`: the chip's, tester_groups) by one per
+    application (tx_dev_ports: stream -> port)."""
+    remove_groups(client, groups)
     for app in apps:
         for stream in app.stream_ids:
             client.add_entry(names.PRE_NODE, {names.NODE_ID: stream}, {

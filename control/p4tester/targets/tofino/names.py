@@ -140,6 +140,12 @@ PORT_FEC: Final = "$FEC"
 PORT_ENABLE: Final = "$PORT_ENABLE"
 PORT_AUTONEG: Final = "$AUTO_NEGOTIATION"
 SPEED_100G: Final = "BF_SPEED_100G"
+# Tofino 2 (bf_rt_port_tf2.json: the same fields and choices as tf1): 400G cages, and
+# their channels; $N_LANES says how many of a cage's 8 lanes a port takes.
+SPEED_400G: Final = "BF_SPEED_400G"
+SPEED_200G: Final = "BF_SPEED_200G"
+SPEED_50G: Final = "BF_SPEED_50G"
+PORT_LANES: Final = "$N_LANES"
 FEC_RS: Final = "BF_FEC_TYP_REED_SOLOMON"
 AUTONEG_DEFAULT: Final = "PM_AN_DEFAULT"  # the SDE picks by media type
 # MAC counters: $DEV_PORT -> 64-bit frame counts (read from hardware). ASSUMED from the
@@ -184,6 +190,16 @@ APP_BATCH_COUNTER: Final = "batch_counter"
 APP_PKT_COUNTER: Final = "pkt_counter"
 APP_TRIGGER_COUNTER: Final = "trigger_counter"
 PKTGEN_BUFFER: Final = "tf1.pktgen.pkt_buffer"
+# ---- Packet generator, Tofino 2 (bf_rt_pktgen_tf2.json): tf2.pktgen.port_cfg, app_cfg
+# and pkt_buffer with Tofino 1's fields (pkt_len, pkt_buffer_offset, batch_count_cfg and
+# packets_per_batch_cfg are 16-bit "bytes" fields there, set as numbers), 16
+# applications, and these three app_cfg fields more (chip.TOFINO2 writes them 0).
+PKTGEN_TF2_PORT_CFG: Final = "tf2.pktgen.port_cfg"
+PKTGEN_TF2_APP_CFG: Final = "tf2.pktgen.app_cfg"
+PKTGEN_TF2_BUFFER: Final = "tf2.pktgen.pkt_buffer"
+APP_OFFSET_LEN_FROM_RECIRC: Final = "offset_len_from_recir_pkt_enable"
+APP_SOURCE_PORT_WRAP_MAX: Final = "source_port_wrap_max"
+APP_ASSIGNED_CHANNEL: Final = "assigned_chnl_id"
 BUFFER_OFFSET: Final = "pkt_buffer_offset"
 BUFFER_SIZE: Final = "pkt_buffer_size"
 BUFFER_DATA: Final = "buffer"

@@ -1,4 +1,6 @@
-"""The packet generator: template buffer layout, generator ports and timer applications.
+"""The packet generator: template buffer layout, generator ports and timer applications,
+on either chip (chip.Chip names its tables, port and application count: tf1.pktgen.* on
+Tofino 1, tf2.pktgen.* on Tofino 2).
 
 Its tables are fixed tables of the SDE that are only modified, never added to. The
 buffer and the applications are per pipe; an application runs in the pipes AppPlan
@@ -36,12 +38,11 @@ from dataclasses import dataclass
 from p4tester.targets.tofino import names
 from p4tester.targets.tofino.apps import AppPlan
 from p4tester.targets.tofino.bfrt import BfrtClient
+from p4tester.targets.tofino.chip import TOFINO1, Chip
 from p4tester.targets.tofino.hardware import (
     PKTGEN_BUFFER_ALIGN,
     PKTGEN_BUFFER_BYTES,
-    PKTGEN_PORT_IN_PIPE,
     TEMPLATE_PAD_BYTES,
-    pktgen_dev_port,
 )
 
 
@@ -79,29 +80,35 @@ def layout_buffer(templates: Sequence[bytes]) -> tuple[BufferSlot, ...]:
     return tuple(slots)
 
 
-def enable_generator_ports(client: BfrtClient, pipes: Iterable[int]) -> None:
+def enable_generator_ports(client: BfrtClient, pipes: Iterable[int], chip: Chip = TOFINO1,
+                           ) -> None:
     for pipe in sorted(set(pipes)):
-        client.modify_entry(names.PKTGEN_PORT_CFG,
-                            {names.PKTGEN_PORT_KEY: pktgen_dev_port(pipe)},
+        client.modify_entry(chip.pktgen_port_cfg,
+                            {names.PKTGEN_PORT_KEY: chip.pktgen_dev_port(pipe)},
                             {names.PKTGEN_ENABLE: True})
 
 
-def write_templates(client: BfrtClient, pipe: int, slots: Sequence[BufferSlot]) -> None:
+def write_templates(client: BfrtClient, pipe: int, slots: Sequence[BufferSlot],
+                    chip: Chip = TOFINO1) -> None:
     for slot in slots:
-        client.modify_entry(names.PKTGEN_BUFFER,
+        client.modify_entry(chip.pktgen_buffer,
                             {names.BUFFER_OFFSET: slot.offset, names.BUFFER_SIZE: len(slot.data)},
                             {names.BUFFER_DATA: slot.data}, pipe=pipe)
 
 
-def _app_config(app: AppPlan, slot: BufferSlot) -> dict[str, int | bool]:
+def _app_config(app: AppPlan, slot: BufferSlot, chip: Chip) -> dict[str, int | bool]:
     """Every configuration field of a timer application (what a modify with its action
-    rewrites): timer, burst and template."""
+    rewrites): timer, burst and template; on Tofino 2 its three fields more (no length
+    from a recirculated packet, no source-port wrap, channel 0 of the port)."""
     schedule = app.schedule
+    if len(slot.data) < chip.min_pkt_len:
+        raise ValueError(f"a template of {len(slot.data)} B is below the {chip.min_pkt_len} B "
+                         f"{chip.label}'s packet generator takes: use larger frames")
     return {
         names.APP_TIMER_NS: schedule.period_ns,
         names.APP_PKT_LEN: len(slot.data),
         names.APP_BUFFER_OFFSET: slot.offset,
-        names.APP_SOURCE_PORT: PKTGEN_PORT_IN_PIPE,
+        names.APP_SOURCE_PORT: chip.pktgen_port_in_pipe,
         names.APP_INCREMENT_SOURCE_PORT: False,
         names.APP_BATCH_COUNT: schedule.batches - 1,
         names.APP_PACKETS_PER_BATCH: schedule.packets_per_batch - 1,
@@ -113,13 +120,15 @@ def _app_config(app: AppPlan, slot: BufferSlot) -> dict[str, int | bool]:
         names.APP_IBG_JITTER: 0,
         names.APP_IPG: 0,
         names.APP_IPG_JITTER: 0,
+        **chip.extra_app_fields,
     }
 
 
-def configure_app(client: BfrtClient, app: AppPlan, slot: BufferSlot, pipe: int) -> None:
+def configure_app(client: BfrtClient, app: AppPlan, slot: BufferSlot, pipe: int,
+                  chip: Chip = TOFINO1) -> None:
     """Timer, burst and template of an application in one pipe, left disabled."""
-    client.modify_entry(names.PKTGEN_APP_CFG, {names.PKTGEN_APP_KEY: app.app_id}, {
-        **_app_config(app, slot),
+    client.modify_entry(chip.pktgen_app_cfg, {names.PKTGEN_APP_KEY: app.app_id}, {
+        **_app_config(app, slot, chip),
         names.APP_ENABLE: False,
         names.APP_BATCH_COUNTER: 0,
         names.APP_PKT_COUNTER: 0,
@@ -127,24 +136,26 @@ def configure_app(client: BfrtClient, app: AppPlan, slot: BufferSlot, pipe: int)
     }, action=names.TRIGGER_TIMER_PERIODIC, pipe=pipe)
 
 
-def retime_app(client: BfrtClient, app: AppPlan, slot: BufferSlot, pipe: int) -> None:
+def retime_app(client: BfrtClient, app: AppPlan, slot: BufferSlot, pipe: int,
+               chip: Chip = TOFINO1) -> None:
     """A running application's new timer and burst (app.schedule) in one pipe: its
     whole configuration again (the module's docstring says why), neither its enable
     bit nor its counters."""
-    client.modify_entry(names.PKTGEN_APP_CFG, {names.PKTGEN_APP_KEY: app.app_id},
-                        _app_config(app, slot), action=names.TRIGGER_TIMER_PERIODIC, pipe=pipe)
+    client.modify_entry(chip.pktgen_app_cfg, {names.PKTGEN_APP_KEY: app.app_id},
+                        _app_config(app, slot, chip), action=names.TRIGGER_TIMER_PERIODIC,
+                        pipe=pipe)
 
 
 def set_app_enabled(client: BfrtClient, app_id: int, enabled: bool,
-                    pipe: int | None = None) -> None:
-    client.modify_entry(names.PKTGEN_APP_CFG, {names.PKTGEN_APP_KEY: app_id},
+                    pipe: int | None = None, chip: Chip = TOFINO1) -> None:
+    client.modify_entry(chip.pktgen_app_cfg, {names.PKTGEN_APP_KEY: app_id},
                         {names.APP_ENABLE: enabled}, pipe=pipe)
 
 
-def disable_all_apps(client: BfrtClient) -> None:
+def disable_all_apps(client: BfrtClient, chip: Chip = TOFINO1) -> None:
     """Every application off in every pipe (what an earlier run left may still fire)."""
-    for app_id in range(names.PKTGEN_APPS):
-        set_app_enabled(client, app_id, False)
+    for app_id in range(chip.pktgen_apps):
+        set_app_enabled(client, app_id, False, chip=chip)
 
 
 def buffer_slots(apps: Sequence[AppPlan]) -> dict[int, dict[int, BufferSlot]]:
@@ -158,10 +169,10 @@ def buffer_slots(apps: Sequence[AppPlan]) -> dict[int, dict[int, BufferSlot]]:
     return slots
 
 
-def program_apps(client: BfrtClient, apps: Sequence[AppPlan]) -> None:
+def program_apps(client: BfrtClient, apps: Sequence[AppPlan], chip: Chip = TOFINO1) -> None:
     """Templates into each pipe's buffer, then the applications (disabled)."""
     by_id = {a.app_id: a for a in apps}
     for pipe, slots in buffer_slots(apps).items():
-        write_templates(client, pipe, list(slots.values()))
+        write_templates(client, pipe, list(slots.values()), chip)
         for app_id, slot in slots.items():
-            configure_app(client, by_id[app_id], slot, pipe)
+            configure_app(client, by_id[app_id], slot, pipe, chip)

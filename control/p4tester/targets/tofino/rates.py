@@ -46,10 +46,11 @@ class TimerSchedule:
         return self.batches * self.packets_per_batch
 
 
-def pktgen_capacity_pps(frame_size: float) -> float:
-    """Frames/s one pipe's generator makes at most: its port's L1 bit rate."""
+def pktgen_capacity_pps(frame_size: float, pktgen_bps: float = PKTGEN_PORT_BPS) -> float:
+    """Frames/s one pipe's generator makes at most: its port's L1 bit rate (the chip's:
+    chip.Chip.pktgen_bps)."""
     validate_frame_size(frame_size)
-    return PKTGEN_PORT_BPS / l1_frame_bits(frame_size + PKTGEN_EXTRA_WIRE_BYTES)
+    return pktgen_bps / l1_frame_bits(frame_size + PKTGEN_EXTRA_WIRE_BYTES)
 
 
 def cycle_exact_step_ns(clock_hz: int) -> int:
@@ -67,17 +68,18 @@ def timer_schedule(
     clock_hz: int = CORE_CLOCK_HZ,
     min_period_ns: int = MIN_TIMER_PERIOD_NS,
     max_burst: int = PKTGEN_MAX_PACKETS_PER_BATCH,
+    pktgen_bps: float = PKTGEN_PORT_BPS,
 ) -> TimerSchedule:
     """The smallest burst (one batch) and its period that make rate_pps within tolerance."""
     if isinstance(rate_pps, bool) or not math.isfinite(rate_pps) or rate_pps <= 0:
         raise RateError(f"generator rate must be positive and finite, got {rate_pps!r} pps")
     if not 1 <= max_burst <= PKTGEN_MAX_PACKETS_PER_BATCH:
         raise ValueError(f"max_burst {max_burst} must be in 1..{PKTGEN_MAX_PACKETS_PER_BATCH}")
-    capacity = pktgen_capacity_pps(frame_size)
+    capacity = pktgen_capacity_pps(frame_size, pktgen_bps)
     if rate_pps > capacity * (1 + _CAPACITY_SLACK):
         raise RateError(
             f"{rate_pps:.10g} pps of {frame_size} B frames is more than one packet generator "
-            f"makes: at most {math.floor(capacity)} pps ({format_bitrate(PKTGEN_PORT_BPS)} L1, "
+            f"makes: at most {math.floor(capacity)} pps ({format_bitrate(pktgen_bps)} L1, "
             "frame + 20 B); lower the rate or spread the streams over more generator pipes"
         )
     step = cycle_exact_step_ns(clock_hz)
@@ -121,6 +123,7 @@ def burst_schedule(
     ceiling_pps: float = math.inf,
     clock_hz: int = CORE_CLOCK_HZ,
     min_period_ns: int = MIN_TIMER_PERIOD_NS,
+    pktgen_bps: float = PKTGEN_PORT_BPS,
 ) -> TimerSchedule:
     """A bursts shape's timer (micro-bursts): `frames` packets in one batch per trigger,
     back to back, every frames / rate_pps, the period a whole number of cycles. The
@@ -130,7 +133,7 @@ def burst_schedule(
         raise RateError(f"generator rate must be positive and finite, got {rate_pps!r} pps")
     if not 1 <= frames <= PKTGEN_MAX_PACKETS_PER_BATCH:
         raise ValueError(f"a burst of {frames} frames: must be 1..{PKTGEN_MAX_PACKETS_PER_BATCH}")
-    most = min(pktgen_capacity_pps(frame_size), ceiling_pps)
+    most = min(pktgen_capacity_pps(frame_size, pktgen_bps), ceiling_pps)
     step = cycle_exact_step_ns(clock_hz)
     longest = PKTGEN_MAX_TIMER_NS - PKTGEN_MAX_TIMER_NS % step
     shortest = math.ceil(min_period_ns / step) * step

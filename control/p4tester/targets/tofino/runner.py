@@ -38,8 +38,10 @@ from p4tester.results.model import StreamStats, TrialResult
 from p4tester.streams.template import FrameSpec, build_template
 from p4tester.targets.tofino import names
 from p4tester.targets.tofino.bfrt import BfrtClient
+from p4tester.targets.tofino.chip import Chip, chip_named
 from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
 from p4tester.targets.tofino.port_stats import MacPortCounters
+from p4tester.targets.tofino.ports import PortSettings
 from p4tester.targets.tofino.shaping import ShapedTrial, plan_shaped
 from p4tester.tester.port_counters import InterfaceCounters, PortCounterSource
 from p4tester.tester.receive_slots import plan_receive_slots
@@ -65,21 +67,54 @@ def target_from_config(client: BfrtClient, topology: Topology, profile: Profile)
     if topology.switch.target != "tofino":
         raise ConfigError(f"{topology.source or topology.name}: switch target is "
                           f"{topology.switch.target!r}; the Tofino runner needs target: tofino")
-    for stream in profile.streams:
-        # Tofino 1's parse depth leaves tunnels out (p4src/common/constants.p4), and
-        # p4src/tna has no variation tables: such frames would leave unstamped.
-        unsupported = [what for what, used in (
-            ("a tunnel", stream.tunnel is not None),
-            ("per-frame variation (vary)", bool(stream.vary))) if used]
-        if unsupported:
-            raise ConfigError(f"{profile.source}: stream {stream.id}: {', '.join(unsupported)} "
-                              "not supported on Tofino 1 (BMv2 supports it); "
-                              "drop it from the stream")
+    where = f"{topology.source or topology.name}: switch"
+    chip = chip_named(topology.switch.chip, where)
+    check_stream_features(profile, chip)
     streams = [StreamPorts(s.id, s.tx_port, s.rx_port) for s in profile.streams]
     receive = plan_receive_slots(profile.streams, {s.id for s in profile.streams},
                                  cells=names.MAX_STREAMS, target="Tofino")
     return TofinoTarget(client, streams, {p.number: p.front_panel for p in topology.ports},
-                        receive=receive)
+                        receive=receive, chip=chip,
+                        port_settings=port_settings(topology, chip))
+
+
+def unsupported_features(stream: StreamConfig) -> list[str]:
+    """What a stream asks for that the Tofino program does not do, on either chip:
+    its parser stops before a tunnel's inner headers (p4src/common/constants.p4), and
+    p4src/tna has neither the variation tables (vary) nor the resizing of BMv2's
+    generator (random frame sizes, v1model/generator.p4's tx_resize). Such frames
+    would leave unstamped, or at the template's one size."""
+    return [what for what, used in (
+        ("a tunnel", stream.tunnel is not None),
+        ("per-frame variation (vary)", bool(stream.vary)),
+        ("random frame sizes (size.random)", stream.size_cut > 0)) if used]
+
+
+def check_stream_features(profile: Profile, chip: Chip) -> None:
+    """Refuse a profile whose streams use what the Tofino program does not do."""
+    for stream in profile.streams:
+        unsupported = unsupported_features(stream)
+        if unsupported:
+            raise ConfigError(f"{profile.source}: stream {stream.id}: {', '.join(unsupported)} "
+                              f"not supported on {chip.label} (BMv2 supports it); "
+                              "drop it from the stream")
+
+
+def port_settings(topology: Topology, chip: Chip) -> dict[int, PortSettings] | None:
+    """Each port's speed, FEC and lanes on a Tofino 2, from its line rate: 400G, or
+    200G, 100G, 50G channels of a 400G cage. None on Tofino 1: every port at 100G with
+    RS-FEC, whatever its line_rate says (the driver as it was written for Tofino 1)."""
+    if chip.lanes_per_cage is None:
+        return None
+    settings = {}
+    for port in topology.ports:
+        try:
+            speed = chip.port_speed(port.line_rate_bps, port.front_panel)
+        except ConfigError as exc:
+            raise ConfigError(f"{topology.source or topology.name}: port {port.number}: "
+                              f"{exc}") from None
+        settings[port.number] = PortSettings(speed.speed, speed.fec, lanes=speed.lanes)
+    return settings
 
 
 def stream_template(stream: StreamConfig, frame_size: int, epoch: int = 0,
@@ -156,7 +191,8 @@ class TofinoTrials:
                                        self.run_value) for stream, _ in chosen})
         shaped = plan_shaped(spec, self.topology, chosen, sizes,
                              len(self.target.generator_pipes(sizes)), self.target.pipe_timer,
-                             self.target.burst_timer, self.target.poisson_timer)
+                             self.target.burst_timer, self.target.poisson_timer,
+                             self.target.chip.pktgen_bps)
         self._shaped = shaped
         rates = {stream.id: pps for stream, pps in chosen}
         self._budgets = {sid: spec.frame_count or max(1, round(pps * spec.duration_s))

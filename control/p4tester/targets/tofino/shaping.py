@@ -42,6 +42,8 @@ from p4tester.config.profile import StreamConfig
 from p4tester.config.stream_rates import port_line_pps
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialSpec
+from p4tester.streams.rates import format_bitrate
+from p4tester.targets.tofino.hardware import PKTGEN_PORT_BPS
 from p4tester.targets.tofino.poisson import ThinnedTimer, thinned_timer
 from p4tester.targets.tofino.rates import TimerSchedule, pktgen_capacity_pps
 from p4tester.tester.rate_schedule import RateSchedule
@@ -84,6 +86,7 @@ def plan_shaped(spec: TrialSpec, topology: Topology,
                 pipes: int, timer: Callable[[float, int, int], TimerSchedule],
                 burst_timer: Callable[[float, int, int, float], TimerSchedule],
                 poisson_timer: Callable[[float, int, int, int], ThinnedTimer] = thinned_timer,
+                pktgen_bps: float = PKTGEN_PORT_BPS,
                 ) -> ShapedTrial | None:
     """The shaped trial of `spec` (None without shapes) over the trial's streams
     (`chosen`: stream and frames/s) of these frame sizes (stream -> bytes), made by
@@ -91,13 +94,14 @@ def plan_shaped(spec: TrialSpec, topology: Topology,
     (TofinoTarget.pipe_timer), `burst_timer(pps, frame_size, frames, ceiling_pps)` its
     bursts' (TofinoTarget.burst_timer), `poisson_timer(pps, frame_size, grid, pipes)`
     its Poisson streams' (TofinoTarget.poisson_timer). Raises ConfigError for bursts
-    on a TX port faster than a generator."""
+    on a TX port faster than a generator (`pktgen_bps`: the chip's, chip.Chip)."""
     streams = [(stream, pps) for stream, pps in chosen]
     bursts = {sid: shape.frames_per_burst for sid, shape in spec.shapes
               if shape.frames_per_burst > 1}
     grids = {sid: shape.passes_per_emit for sid, shape in spec.shapes
              if shape.passes_per_emit > 1}
-    _check_burst_ports(spec, topology, [s for s, _ in streams if s.id in bursts], frame_sizes)
+    _check_burst_ports(spec, topology, [s for s, _ in streams if s.id in bursts], frame_sizes,
+                       pktgen_bps)
     planned: dict[tuple[int, float], TimerSchedule] = {}
     thinned: dict[tuple[int, float], ThinnedTimer] = {}
 
@@ -138,16 +142,17 @@ def plan_shaped(spec: TrialSpec, topology: Topology,
 
 
 def _check_burst_ports(spec: TrialSpec, topology: Topology, streams: Iterable[StreamConfig],
-                       frame_sizes: Mapping[int, int]) -> None:
+                       frame_sizes: Mapping[int, int], pktgen_bps: float) -> None:
     """A burst leaves back to back at its TX port's line rate only if one generator
-    makes frames at least that fast: the generator's port is 100 Gbit/s."""
+    makes frames at least that fast: the generator's port is 100 Gbit/s on Tofino 1
+    (400 Gbit/s assumed on Tofino 2)."""
     for stream in streams:
         size = frame_sizes[stream.id]
         line = port_line_pps(topology, stream, spec.frame_size)
-        made = pktgen_capacity_pps(size)
+        made = pktgen_capacity_pps(size, pktgen_bps)
         if line > made * (1 + 1e-9):
             raise ConfigError(
                 f"stream {stream.id}: bursts on TX port {stream.tx_port} ({line:.0f} frames/s "
                 f"of {size} B at line rate) would leave at one packet generator's "
                 f"{made:.0f} frames/s, not back to back: send the bursts from a port of "
-                "100 Gbit/s or less, or send this stream smoothly")
+                f"{format_bitrate(pktgen_bps)} or less, or send this stream smoothly")
