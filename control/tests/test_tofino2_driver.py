@@ -13,14 +13,14 @@ from tofino_fake import FakeBfrt, Write
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import profile_from_dict
-from p4tester.config.topology import topology_from_dict
+from p4tester.config.topology import TOFINO_CHIPS, topology_from_dict
 from p4tester.experiments.runner import TrialSpec
 from p4tester.streams.frame_sizes import Encapsulation
 from p4tester.streams.template import FrameSpec, build_template
 from p4tester.targets.tofino import names, pktgen
 from p4tester.targets.tofino.apps import AppPlan
 from p4tester.targets.tofino.bfrt import BfrtError
-from p4tester.targets.tofino.chip import TOFINO1, TOFINO2, chip_named
+from p4tester.targets.tofino.chip import CHIPS, TOFINO1, TOFINO2, chip_named
 from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
 from p4tester.targets.tofino.ports import PortSettings
 from p4tester.targets.tofino.rates import cycle_exact_step_ns
@@ -295,11 +295,14 @@ def test_the_topology_names_the_chip_and_anything_else_is_refused_with_the_fix()
     assert target_from_config(FakeBfrt(), topology_from_dict(base, "t.yaml"),
                               profile).chip is TOFINO1
     wrong = {**base, "switch": {**base["switch"], "chip": "tofino3"}}
-    with pytest.raises(ConfigError, match=r"chip 'tofino3' unknown; use one of "
-                                          r"\['tofino1', 'tofino2'\]"):
-        target_from_config(FakeBfrt(), topology_from_dict(wrong, "t.yaml"), profile)
+    # Refused where the topology is loaded (validate, every front end), before any run.
+    with pytest.raises(ConfigError, match=r"t.yaml: switch: chip 'tofino3' unknown; use one "
+                                          r"of \('tofino1', 'tofino2'\)"):
+        topology_from_dict(wrong, "t.yaml")
     with pytest.raises(ConfigError, match="chip 2 unknown"):
         chip_named(2)
+    # The loader's names are the driver's chips.
+    assert sorted(CHIPS) == sorted(TOFINO_CHIPS)
 
 
 class Switch:

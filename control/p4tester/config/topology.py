@@ -58,6 +58,8 @@ from p4tester.shipped import program_file
 from p4tester.streams.rates import Rate, RateError, RateUnit
 
 TARGETS = ("bmv2", "tofino", "ebpf")
+# Tofino chips a topology may name (targets.tofino.chip holds what each one is).
+TOFINO_CHIPS = ("tofino1", "tofino2")
 DUT_KINDS = ("loopback", "bmv2", "linux", "bridge", "external")
 # A bridge DUT's per-port settings, the port number after the prefix (lab.bridge_dut):
 # the egress qdisc of port N, and the input FIFO of port N.
@@ -299,6 +301,9 @@ def _switch(data: object, where: str) -> SwitchConfig:
     config = SwitchConfig(**{k: data[k] for k in data})
     if config.target not in TARGETS:
         raise ConfigError(f"{where}: target {config.target!r} unknown; use one of {TARGETS}")
+    if config.chip not in TOFINO_CHIPS:
+        raise ConfigError(f"{where}: chip {config.chip!r} unknown; use one of {TOFINO_CHIPS} "
+                          "(tofino1 by default; Tofino 2 boxes with the open SDE: tofino2)")
     if ":" not in str(config.grpc):
         raise ConfigError(f"{where}: grpc {config.grpc!r} must be host:port, e.g. 127.0.0.1:9559")
     return config
