@@ -9,7 +9,7 @@ BUILD    := p4src/build
 .PHONY: help setup setup-ebpf setup-tofino calibrate build build-tna p4info-check test unit ebpf-test build-ebpf ptf e2e demo lint bench bench-ebpf bench-ebpf-sender bench-search bench-dataplane lab-up lab-down clean docs
 
 help:  ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
 setup:  ## Debian and Python dependencies (.venv), and the P4 toolchain (P4_TOOLCHAIN_DIR=archives, else a source build)
 	bash scripts/setup.sh $(VENV)

@@ -1,12 +1,15 @@
 """`p4tester`: run the standard benchmarks on a P4 tester switch.
 
-    p4tester validate  -t TOPOLOGY -p PROFILE        check files, no switch needed
-    p4tester stats     -t TOPOLOGY -p PROFILE        live per-stream counters
-    p4tester EXPERIMENT -t TOPOLOGY -p PROFILE -o DIR   run one (see --help)
-    p4tester calibrate -t LOOPBACK_TOPOLOGY       the tester's own capacity on this host
-    p4tester serve -t TOPOLOGY [--simulate]       web dashboard, REST API, /metrics
-    p4tester otg -t TOPOLOGY [--bind HOST:PORT]   Open Traffic Generator API (snappi)
-    p4tester completion bash|zsh                 shell completion (eval its output)
+    p4tester validate -t TOPOLOGY -p PROFILE           check files, no switch needed
+    p4tester stats -t TOPOLOGY -p PROFILE              live per-stream counters
+    p4tester EXPERIMENT -t TOPOLOGY -p PROFILE -o DIR  run one (see its --help);
+                                                       --simulate: no switch needed
+    p4tester replot DIR                                tables and plots again from DIR
+    p4tester capture -t TOPOLOGY -p PROFILE ...        one trial's frames to a pcap
+    p4tester calibrate -t LOOPBACK_TOPOLOGY            the tester's own capacity here
+    p4tester serve -t TOPOLOGY [--simulate]            web dashboard, REST API, /metrics
+    p4tester otg -t TOPOLOGY [--bind HOST:PORT]        Open Traffic Generator API
+    p4tester completion bash|zsh                       shell completion (eval its output)
 
 Exit codes: 0 ok; 1 some trials invalid; 2 bad input; 3 switch unavailable;
 130 interrupted (every finished trial is already in DIR/trials.jsonl).

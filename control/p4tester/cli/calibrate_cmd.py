@@ -48,11 +48,18 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                      "results/calibrate-<time>)")
     sub.add_argument("--store", type=Path, default=CALIBRATION_FILE,
                      help="where experiments read the calibration (default: %(default)s)")
-    sub.add_argument("--frame-sizes", default="64,512,1518")
-    sub.add_argument("--repetitions", type=int, default=3)
+    sub.add_argument("--frame-sizes", default="64,512,1518",
+                     help="comma-separated frame sizes in bytes, each calibrated "
+                     "(default: %(default)s)")
+    sub.add_argument("--repetitions", type=int, default=3,
+                     help="searches per frame size; the median is stored, the range "
+                     "shown (default: %(default)s)")
     sub.add_argument("--duration", type=float, default=1.0, help="trial seconds")
-    sub.add_argument("--json", action="store_true")
-    sub.add_argument("--push-pipeline", action="store_true")
+    sub.add_argument("--json", action="store_true", help="machine-readable output")
+    sub.add_argument("--push-pipeline", action="store_true",
+                     help="load the tester program even if the switch runs one (BMv2; "
+                     "eBPF loads it every run; refused on Tofino, whose bf_switchd "
+                     "loads it)")
     sub.add_argument("--require-for", type=Path, nargs="+", default=[], metavar="TOPOLOGY",
                      help="then check that this host carries these labs' DUTs: each DUT's "
                      f"limit times {CAPACITY_MARGIN:g} at most the capacity at 64 B; exit 1 "

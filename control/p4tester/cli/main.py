@@ -17,6 +17,7 @@ from p4tester.config.topology import load_topology
 from p4tester.runs.capacity_warnings import CALIBRATION_FILE
 from p4tester.runs.catalog import EXPERIMENTS
 from p4tester.runs.search_capacity import SEARCH_CAPACITY_SHARE
+from p4tester.runs.simulated_switch import FULL_CAPACITY_SIZE, SMALLEST_CAPACITY
 
 
 def _common(sub: argparse.ArgumentParser, *, switch: bool) -> None:
@@ -50,8 +51,9 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
                          help="skip trials already finished in OUTPUT/trials.jsonl")
         sub.add_argument("--simulate", action="store_true",
                          help="run on a simulated switch and DUT instead (no switch, no "
-                         "root): a DUT forwarding 55%% of line rate at 64 B up to 100%% "
-                         "from 512 B; figures at once, the same every run")
+                         f"root): a DUT forwarding {SMALLEST_CAPACITY * 100:g}%% of line "
+                         f"rate at 64 B up to 100%% from {FULL_CAPACITY_SIZE} B; figures at "
+                         "once, the same every run")
         sub.add_argument("--calibration", type=Path, default=CALIBRATION_FILE,
                          help="the tester's capacity on this host as `p4tester calibrate` "
                          "stored it: loads above it are warned of, and a search goes no "
