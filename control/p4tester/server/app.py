@@ -29,14 +29,16 @@ from p4tester.runs.catalog import RequestError
 from p4tester.runs.outputs import to_jsonable
 
 from . import pages
-from .auth import require_token
+from .auth import TokenRequiredError, require_token
 from .backend import Backend, BackendUnavailableError
 from .jobs import BusyError, JobManager, NothingRunningError
 from .live import event_stream, live_document
 from .metrics import CONTENT_TYPE, exposition
 from .options import describe_experiments
+from .progress import bounds_of, search_points
 from .runs import RunInfo, RunNotFoundError, list_runs, run_file, run_info, run_trials
 from .settings import ServerSettings
+from .simulated import describe_dut
 from .validate import InvalidConfigError, validate_texts
 
 STATIC_DIR: Final = Path(__file__).parent / "static"
@@ -94,6 +96,13 @@ def create_app(settings: ServerSettings, topology: Topology, profile: Profile,
 
     app.add_exception_handler(InvalidConfigError, invalid_config)
 
+    def token_required(_request: Request, _exc: Exception) -> JSONResponse:
+        answer = _error(401, TokenRequiredError.detail, browser=TokenRequiredError.browser)
+        answer.headers["WWW-Authenticate"] = "Bearer"
+        return answer
+
+    app.add_exception_handler(TokenRequiredError, token_required)
+
     def info_of(run_id: str) -> RunInfo:
         info = run_info(settings.results_dir, run_id)
         progress = jobs.progress()
@@ -111,7 +120,8 @@ def create_app(settings: ServerSettings, topology: Topology, profile: Profile,
     # ---- pages --------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def dashboard() -> str:
-        return pages.dashboard(topology, profile, settings.simulate)
+        return pages.dashboard(topology, profile, settings.simulate,
+                               describe_dut(topology, profile) if settings.simulate else None)
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse, include_in_schema=False)
     def run_page(run_id: str) -> str:
@@ -136,6 +146,8 @@ def create_app(settings: ServerSettings, topology: Topology, profile: Profile,
                              "rx_ports": list(s.rx_ports),
                              "receive": s.receive.mode if s.receive else None,
                              "share": s.share} for s in profile.streams],
+                "services": [{"name": s.name, "stream": s.stream_id, "cir_bps": s.cir_bps,
+                              "eir_bps": s.eir_bps} for s in profile.services],
                 "frame_sizes": list(profile.frame_sizes),
                 "pdr_loss_ratio": profile.search.pdr_loss_ratio,
                 "latency_bins_us": list(backend.latency_edges_us)}
@@ -167,11 +179,22 @@ def create_app(settings: ServerSettings, topology: Topology, profile: Profile,
 
     @app.get("/api/runs/{run_id}/trials", tags=["runs"])
     def trials(run_id: str) -> list[dict[str, Any]]:
-        """The run's trials.jsonl as a JSON list, each trial with its loss (summed per
-        stream), loss_ratio and the streams that lost frames, worst first."""
+        """The run's trials.jsonl as a JSON list, each trial and each of its streams
+        with its loss and loss_ratio (as the reports judge them), and the streams that
+        lost frames, worst first."""
         return [{**to_jsonable(t), "loss_ratio": t.loss_ratio, "lost": t.lost,
-                 "losing_streams": to_jsonable(t.losing_streams)}
+                 "losing_streams": to_jsonable(t.losing_streams),
+                 "streams": [{**to_jsonable(s), "lost": s.lost, "loss_ratio": s.loss_ratio}
+                             for s in t.streams]}
                 for t in run_trials(settings.results_dir, run_id)]
+
+    @app.get("/api/runs/{run_id}/search", tags=["runs"])
+    def search(run_id: str) -> dict[str, Any]:
+        """The run's trials as a search sees them (load, loss ratio, valid) and the NDR
+        and PDR bounds they imply per frame size, read from its trials.jsonl."""
+        points = search_points(run_trials(settings.results_dir, run_id))
+        return {"points": to_jsonable(points),
+                "bounds": to_jsonable(bounds_of(points, profile.search.pdr_loss_ratio))}
 
     @app.get("/api/runs/{run_id}/files/{name}", tags=["runs"])
     def file(run_id: str, name: str) -> FileResponse:

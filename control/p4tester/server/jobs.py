@@ -10,7 +10,7 @@ from pathlib import Path
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
-from p4tester.config.stream_rates import profile_pps
+from p4tester.config.stream_rates import profile_pps, stream_pps
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.lab.placement import observed_placement
@@ -21,7 +21,8 @@ from .backend import Backend, BackendUnavailableError
 from .live_scope import LiveScope
 from .options import parse_options
 from .progress import ObservedRunner, Progress, ProgressTracker, RunState
-from .runs import new_run_id
+from .runs import new_run_id, recorded_trials
+from .trial_plan import plan_of
 
 # How each way a run ends shows on the dashboard.
 _STATES = {RunEnd.FINISHED: RunState.FINISHED, RunEnd.STOPPED: RunState.STOPPED,
@@ -78,8 +79,11 @@ class JobManager:
             plan = plan_run(experiment_named(experiment), request, self._topology,
                             self._profile, self._results / run_id,
                             placement=observed_placement(self._topology))
+            results = self._results
             tracker = ProgressTracker(run_id, experiment, self._profile.search.pdr_loss_ratio,
-                                      plan.warnings)
+                                      plan.warnings,
+                                      plan_of(request, self._topology, self._profile),
+                                      lambda: recorded_trials(results, run_id))
             thread = threading.Thread(target=self._run, name=f"run-{run_id}", daemon=True,
                                       args=(plan, tracker))
             self._tracker, self._thread = tracker, thread
@@ -107,9 +111,15 @@ class JobManager:
         return (f"{what} is running on switch {self._topology.switch.grpc}: one experiment "
                 "per switch at a time; stop it first (POST /api/current/stop)")
 
-    def _pps_at(self, frame_size: int) -> float:
-        """Frames/s of all the profile's streams at 100 % load."""
-        return profile_pps(self._topology, self._profile, frame_size)
+    def _offered_pps(self, spec: TrialSpec) -> float:
+        """Frames/s the trial offers: all the profile's streams at its load, or only
+        the streams it names at their own loads (a Y.1564 service step)."""
+        if not spec.stream_loads:
+            return profile_pps(self._topology, self._profile, spec.frame_size,
+                               spec.offered_fraction)
+        streams = {s.id: s for s in self._profile.streams}
+        return sum(stream_pps(self._topology, streams[stream_id], spec.frame_size, load)
+                   for stream_id, load in spec.stream_loads)
 
     def _trial_beginning(self, run_id: str, spec: TrialSpec) -> None:
         """The reading the live figures count from while this trial runs (and after,
@@ -126,7 +136,7 @@ class JobManager:
         run_id = tracker.snapshot().run_id
 
         def observe(runner: TrialRunner) -> TrialRunner:
-            return ObservedRunner(runner, tracker, self._pps_at,
+            return ObservedRunner(runner, tracker, self._offered_pps,
                                   lambda spec: self._trial_beginning(run_id, spec))
 
         try:

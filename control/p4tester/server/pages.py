@@ -18,6 +18,7 @@ from typing import Final
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 
+from .precision import format_cell
 from .runs import RunInfo
 
 _MAX_TABLE_ROWS: Final = 500
@@ -41,7 +42,22 @@ def _header(topology: Topology, profile: Profile | None, simulated: bool) -> str
             f'</header>')
 
 
-def dashboard(topology: Topology, profile: Profile, simulated: bool) -> str:
+def _sim_tag(simulated: bool) -> str:
+    """Said on every panel the simulated switch feeds: none of it is a real device."""
+    return ' <span class="sim-tag">simulated switch</span>' if simulated else ""
+
+
+def _dut_card(dut_text: str | None) -> str:
+    if dut_text is None:
+        return ""
+    return (f'<div class="card" id="dut-card"><h2>Simulated DUT</h2>'
+            f'<p id="dut-text">{escape(dut_text)}</p></div>')
+
+
+def dashboard(topology: Topology, profile: Profile, simulated: bool,
+              dut_text: str | None = None) -> str:
+    """`dut_text`: what the simulated DUT does (simulated.describe_dut), said on the page."""
+    sim = _sim_tag(simulated)
     return f"""{_head("p4tester dashboard")}<body>
 {_header(topology, profile, simulated)}
 <main class="dash">
@@ -52,7 +68,7 @@ def dashboard(topology: Topology, profile: Profile, simulated: bool) -> str:
       <p class="summary" id="experiment-summary"></p>
       <div id="options"></div>
       <label>token <input id="token" type="password" autocomplete="off"
-        placeholder="printed by p4tester serve"></label>
+        placeholder="paste the token p4tester serve printed"></label>
       <div class="buttons"><button type="submit" id="start">Start</button>
         <button type="button" id="stop">Stop</button></div>
       <p id="message" role="status"></p>
@@ -60,36 +76,52 @@ def dashboard(topology: Topology, profile: Profile, simulated: bool) -> str:
   <div class="card"><h2>Progress</h2><div id="progress">no run yet</div></div>
   <div class="card"><h2>Past runs</h2><table id="runs" class="small"><thead><tr>
     <th>run</th><th>state</th><th>trials</th></tr></thead><tbody></tbody></table></div>
+  {_dut_card(dut_text)}
 </section>
 <section class="charts">
   <div class="toolbar">stream <select id="stream"></select>
     <span id="live-state" class="muted">connecting…</span></div>
   <div class="grid">
-    <figure><figcaption>TX / RX rate (frames/s)</figcaption><svg id="chart-rate"></svg></figure>
-    <figure><figcaption>Loss (frames/s lost: TX - RX)</figcaption><svg id="chart-loss"></svg>
+    <figure><figcaption>TX / RX rate (frames/s){sim}</figcaption><svg id="chart-rate"></svg>
     </figure>
-    <figure><figcaption>Latency min / avg / max (µs, <span class="scope"></span>)
+    <figure><figcaption>Loss (frames/s lost: TX - RX){sim}</figcaption>
+      <svg id="chart-loss"></svg></figure>
+    <figure><figcaption>Latency min / avg / max (µs, <span class="scope"></span>){sim}
       <span id="percentiles" class="muted"></span></figcaption><svg id="chart-latency"></svg>
     </figure>
-    <figure><figcaption>Latency histogram (µs, switch bins, <span class="scope"></span>)
+    <figure><figcaption>Latency histogram (µs, switch bins, <span class="scope"></span>){sim}
       </figcaption>
       <svg id="chart-histogram"></svg></figure>
-    <figure><figcaption>DUT queue depth (frames, <span class="scope"></span>)</figcaption>
+    <figure><figcaption>DUT queue depth (frames, <span class="scope"></span>){sim}</figcaption>
       <svg id="chart-queue"></svg>
     </figure>
-    <figure><figcaption>Search: trial load vs loss
+    <figure id="search-panel" data-kinds="throughput rfc2889" hidden><figcaption>Search:
+      trial load vs loss{sim}
       <span class="key"><i class="ok"></i>no loss <i class="pdr"></i>≤ PDR ratio
       <i class="bad"></i>above <i class="inv"></i>invalid</span></figcaption>
-      <svg id="chart-search"></svg></figure>
+      <svg id="chart-search"></svg><table id="bounds" class="num small"></table></figure>
   </div>
-  <div class="card"><h2>Counters <span class="scope muted"></span></h2>
+  <div class="card"><h2>Counters <span class="scope muted"></span>{sim}</h2>
     <table id="counters" class="num"></table>
     <table id="ports" class="num"></table></div>
-  <div class="card" id="result-card" hidden><h2>Result <a id="result-link" href="#">run page</a>
-    </h2><pre id="result-text"></pre><table id="result-table" class="num small"></table></div>
+  <div class="card" id="steps-card" data-kinds="ramp shape" hidden>
+    <h2>Steps of <span class="shown-run"></span>{sim}</h2>
+    <div class="scroll"><table id="steps" class="num small"></table></div></div>
+  <div class="card" id="intervals-card" data-kinds="soak" hidden>
+    <h2>Intervals of <span class="shown-run"></span>{sim}</h2>
+    <div class="scroll"><table id="intervals" class="num small"></table></div></div>
+  <div class="card" id="services-card" data-kinds="y1564" hidden>
+    <h2>Services of <span class="shown-run"></span>{sim}</h2>
+    <div class="scroll"><table id="services" class="num small"></table></div></div>
+  <div class="card" id="result-card" hidden><h2>Result of <span id="result-run"></span>{sim}
+    <a id="result-link" href="#">run page</a></h2><p id="result-state" class="muted"></p>
+    <pre id="result-text"></pre>
+    <div class="scroll"><table id="result-table" class="num small"></table></div></div>
 </section>
 </main>
 <script src="/static/charts.js"></script>
+<script src="/static/format.js"></script>
+<script src="/static/run_tables.js"></script>
 <script src="/static/dashboard.js"></script>
 </body></html>"""
 
@@ -98,9 +130,11 @@ def _csv_table(text: str) -> str:
     rows = list(csv.reader(io.StringIO(text)))
     if not rows:
         return "<p>no trials</p>"
-    head = "".join(f"<th>{escape(c)}</th>" for c in rows[0])
-    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>"
-                   for row in rows[1:_MAX_TABLE_ROWS + 1])
+    columns = rows[0]
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{escape(format_cell(column, c))}</td>"
+                                    for column, c in zip(columns, row, strict=False))
+                   + "</tr>" for row in rows[1:_MAX_TABLE_ROWS + 1])
     more = (f"<p>{len(rows) - 1 - _MAX_TABLE_ROWS} more rows in trials.csv</p>"
             if len(rows) - 1 > _MAX_TABLE_ROWS else "")
     return f'<div class="scroll"><table class="num small"><thead><tr>{head}</tr></thead>' \

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from enum import Enum
 
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.results.model import StreamLoss, TrialResult
 from p4tester.runs.stopping import StopRequested
+
+from .trial_plan import OPEN_PLAN, Outlook, TrialPlan, outlook
 
 
 class RunState(Enum):
@@ -54,7 +56,7 @@ class CurrentTrial:
     trial_index: int
     frame_size: int
     offered_fraction: float
-    offered_pps: float  # all streams of the profile together
+    offered_pps: float  # all streams the trial runs together
     duration_s: float
     started_at: float
 
@@ -77,6 +79,10 @@ class Progress:
     # Loads above the tester's calibrated capacity on this host (runs.loads): said
     # before the first trial, as the CLI says them.
     warnings: tuple[str, ...] = ()
+    # Wall seconds since the run started (to its end, once it ended), and how far it
+    # has got against what its request planned (trial_plan).
+    elapsed_s: float = 0.0
+    outlook: Outlook | None = None
 
 
 def _bound(points: list[TrialPoint], lower: bool, limit: float) -> float | None:
@@ -96,20 +102,39 @@ def bounds_of(points: tuple[TrialPoint, ...], pdr_loss_ratio: float) -> tuple[Bo
     return tuple(out)
 
 
+def search_points(trials: Iterable[TrialResult]) -> tuple[TrialPoint, ...]:
+    """Recorded trials as the search chart and bounds take them."""
+    return tuple(TrialPoint(t.trial_index, t.frame_size, t.offered_fraction, t.loss_ratio,
+                            t.valid) for t in trials)
+
+
 class ProgressTracker:
     """Mutable on purpose: one per run, written by the run's thread, read by requests."""
 
     def __init__(self, run_id: str, experiment: str, pdr_loss_ratio: float,
-                 warnings: tuple[str, ...] = ()) -> None:
+                 warnings: tuple[str, ...] = (), plan: TrialPlan = OPEN_PLAN,
+                 recorded: Callable[[], int] | None = None) -> None:
+        """`recorded`: the trials the run's record holds, the one count the dashboard
+        shows (JobManager: its trials.jsonl); None: the trials seen here."""
         self._lock = threading.Lock()
         self._pdr = pdr_loss_ratio
+        self._plan = plan
+        self._recorded = recorded
         self.stop_event = threading.Event()
         self._progress = Progress(run_id, experiment, RunState.RUNNING, time.time(), 0, None,
                                   (), (), warnings=warnings)
 
     def snapshot(self) -> Progress:
         with self._lock:
-            return self._progress
+            progress = self._progress
+        done = self._recorded() if self._recorded is not None else progress.trials_done
+        elapsed = (progress.ended_at or time.time()) - progress.started_at
+        size = progress.current.frame_size if progress.current is not None else (
+            progress.points[-1].frame_size if progress.points else None)
+        seen = outlook(self._plan, done, elapsed, size)
+        if progress.ended_at is not None:
+            seen = replace(seen, left_s=None)  # nothing is left of an ended run
+        return replace(progress, trials_done=done, elapsed_s=max(0.0, elapsed), outlook=seen)
 
     def trial_started(self, spec: TrialSpec, offered_pps: float) -> None:
         with self._lock:
@@ -145,18 +170,18 @@ class ObservedRunner:
     when asked (a switch trial in flight finishes: its frames are already counted)."""
 
     def __init__(self, inner: TrialRunner, tracker: ProgressTracker,
-                 pps_at: Callable[[int], float],
+                 offered_pps: Callable[[TrialSpec], float],
                  beginning: Callable[[TrialSpec], None] = lambda spec: None) -> None:
         self._inner = inner
         self._tracker = tracker
-        self._pps_at = pps_at  # frame size -> frames/s of all streams at 100 % load
+        self._offered_pps = offered_pps  # frames/s the trial offers, all streams it runs
         self._beginning = beginning  # told before each trial (the live figures' window)
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         if self._tracker.stop_event.is_set():
             raise StopRequested
         self._beginning(spec)
-        self._tracker.trial_started(spec, spec.offered_fraction * self._pps_at(spec.frame_size))
+        self._tracker.trial_started(spec, self._offered_pps(spec))
         try:
             result = self._inner.run_trial(spec)
         except Exception:

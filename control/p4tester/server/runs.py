@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from p4tester.results.jsonl import ResultLog, ResultLogError
+from p4tester.results.jsonl import LogContents, ResultLog, ResultLogError
 from p4tester.results.model import TrialResult
 from p4tester.runs.outputs import TRIALS_FILE
 from p4tester.runs.stopping import STOPPED_BY_USER
@@ -89,10 +90,42 @@ def run_trials(results_dir: Path, run_id: str) -> tuple[TrialResult, ...]:
     return tuple(ResultLog(run_dir(results_dir, run_id) / TRIALS_FILE).load())
 
 
+# The last read of each trials file, keyed by its size and change time: the dashboard
+# asks for the running run's count twice a second, and the file only grows per trial.
+_READ_CACHE: dict[Path, tuple[tuple[int, int], LogContents]] = {}
+_READ_CACHE_LOCK: Final = threading.Lock()
+_READ_CACHE_RUNS: Final = 32  # "Past runs" shows 15; a results dir may hold thousands
+
+
+def _read_log(path: Path) -> LogContents:
+    stat = path.stat()
+    key = (stat.st_size, stat.st_mtime_ns)
+    with _READ_CACHE_LOCK:  # requests and the run's tracker read from several threads
+        cached = _READ_CACHE.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    contents = ResultLog(path).read()
+    with _READ_CACHE_LOCK:
+        _READ_CACHE.pop(path, None)
+        _READ_CACHE[path] = (key, contents)
+        while len(_READ_CACHE) > _READ_CACHE_RUNS:
+            del _READ_CACHE[next(iter(_READ_CACHE))]  # the least recently read run
+    return contents
+
+
+def recorded_trials(results_dir: Path, run_id: str) -> int:
+    """The trials the run's trials.jsonl holds: the one count of a run that "Past
+    runs" and "Progress" both show (0 before its file is readable)."""
+    try:
+        return len(_read_log(run_dir(results_dir, run_id) / TRIALS_FILE).trials)
+    except (RunNotFoundError, ResultLogError, OSError):
+        return 0
+
+
 def run_info(results_dir: Path, run_id: str) -> RunInfo:
     directory = run_dir(results_dir, run_id)
     try:
-        contents = ResultLog(directory / TRIALS_FILE).read()
+        contents = _read_log(directory / TRIALS_FILE)
     except ResultLogError as exc:
         raise RunNotFoundError(f"run {run_id!r}: {exc}") from exc
     header = contents.header

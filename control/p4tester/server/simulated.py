@@ -52,6 +52,24 @@ def simulated_dut(topology: Topology, profile: Profile) -> SimulatedDut:
                         queue_edges=QDEPTH_EDGES)
 
 
+def describe_dut(topology: Topology, profile: Profile) -> str:
+    """What the simulated DUT does, for the dashboard: the limit a run will find,
+    with the figures of this topology and profile (its first stream's port)."""
+    dut = simulated_dut(topology, profile)
+    smallest = 64  # Ethernet's smallest frame: where capacity and drain time are worst
+    frames = dut.buffer_frames(smallest, 100.0)
+    full_ms = frames * dut.service_us(smallest) / 1000.0
+    return (f"Simulated DUT: it forwards at most {SMALLEST_CAPACITY * 100:g} % of line rate at "
+            f"{smallest} B, rising linearly to 100 % from {FULL_CAPACITY_SIZE} B, and drops "
+            f"the excess. Its egress queue: a {SIM_BUFFER_BYTES}-B buffer ({frames} frames "
+            f"of {smallest} B) fed by {dut.fan_in} stream(s); below capacity it peaks at "
+            f"u²/(1 - u) frames (u: offered load / capacity), at or above capacity "
+            f"it stays full, which adds {full_ms:.1f} ms at {smallest} B on "
+            f"{dut.line_rate_bps / 1e6:g} Mbit/s. Latency: {SIM_FIXED_LATENCY_US:g} µs "
+            f"fixed + the frame's serialization + the queue ahead of it, the maximum "
+            f"raised by up to {SIM_NOISE_US:g} µs per trial.")
+
+
 def _scaled(histogram: Histogram | None, edges: tuple[int, ...], share: float) -> Histogram:
     if histogram is None:
         return Histogram(edges, (0,) * (len(edges) - 1))

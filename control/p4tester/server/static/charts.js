@@ -52,7 +52,9 @@ function lineChart(svg, series, windowS) {
   const all = series.flatMap((s) => s.points).filter((p) => p[1] !== null);
   if (all.length === 0) { axes(svg, f, 0, 1); empty(svg, f, "waiting for data"); return; }
   const tmax = Math.max(...all.map((p) => p[0])), tmin = tmax - windowS;
-  const ymax = Math.max(1e-9, ...all.map((p) => p[1])) * 1.1;
+  // An all-zero series gets the axis 0..1: a scale from a tiny floor would read 1.10e-9.
+  const top = Math.max(...all.map((p) => p[1]));
+  const ymax = top > 0 ? top * 1.1 : 1;
   const sx = (t) => f.x0 + (f.x1 - f.x0) * (t - tmin) / windowS;
   const sy = (v) => f.y0 - (f.y0 - f.y1) * v / ymax;
   axes(svg, f, 0, ymax, [[f.x0, `-${windowS}s`], [f.x1 - 10, "now"]]);

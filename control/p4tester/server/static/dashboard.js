@@ -1,10 +1,19 @@
 // The dashboard: a form built from /api/experiments, live figures from /api/live
 // (Server-Sent Events), the run's progress, past runs. No framework: see pages.py.
+//
+// Two sources, each for its own figures: the live counters (charts, Counters panel)
+// come from the switch over the current trial; everything about a run (its trial
+// count, steps, intervals, services, search bounds, result) comes from the run's own
+// record through the API, so it reads the same live, after a reload and for a past run.
 "use strict";
 
 const WINDOW_S = 120;
 const $ = (id) => document.getElementById(id);
-const state = { info: null, experiments: [], history: [], lastState: null, lastRun: null };
+const ACTIVE = ["running", "stopping"];
+const state = { info: null, experiments: [], history: [], lastState: null, lastRun: null,
+  // The run the kind panels and the result card show: the live one, or a past one
+  // clicked in "Past runs"; `seen` is what they were last built from.
+  shown: null, seen: "", search: null };
 
 function token() { return $("token").value.trim(); }
 
@@ -15,6 +24,13 @@ async function api(method, path, body) {
   const res = await fetch(path, { method, headers,
     body: body === undefined ? undefined : JSON.stringify(body) });
   const data = await res.json().catch(() => ({}));
+  if (res.status === 401) {
+    // Said to the person at the page: where the token goes (the API's own detail
+    // speaks to API clients).
+    $("token").classList.add("needed");
+    $("token").focus();
+    throw new Error(data.browser || data.detail);
+  }
   if (!res.ok) {
     const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail);
     throw new Error(`${res.status}: ${detail}`);
@@ -68,6 +84,7 @@ async function start(event) {
   sessionStorage.setItem("p4tester-token", token());
   try {
     const data = await api("POST", "/api/runs", { experiment: $("experiment").value, options });
+    $("token").classList.remove("needed");
     say(`started ${data.progress.run_id}`);
     $("result-card").hidden = true;
     state.lastState = "running";
@@ -82,32 +99,27 @@ async function stop() {
   } catch (err) { say(err.message, true); }
 }
 
-function pct(v) { return v === null || v === undefined ? "–" : (v * 100).toFixed(2) + " %"; }
-
 function showProgress(p) {
   if (!p) { $("progress").textContent = "no run yet"; return; }
   const cur = p.current;
+  const out = p.outlook || {};
   const rows = [
     ["run", `<a href="/runs/${p.run_id}">${p.run_id}</a>`],
     ["state", `<span class="state ${p.state}" id="run-state">${p.state}</span>`],
+    ["elapsed", `<span id="elapsed">${duration(p.elapsed_s)}</span>`],
     ["trials done", `<span id="trials-done">${p.trials_done}</span>`],
-    ["current trial", cur ? `#${cur.trial_index}: ${cur.frame_size} B at ` +
-      `${pct(cur.offered_fraction)} (${fmt(cur.offered_pps)} frames/s), ${cur.duration_s} s`
-      : "–"],
+    ["plan", `<span id="plan">${asText(out.text || "")}</span>`],
+    ["left", `<span id="left">${ACTIVE.includes(p.state) && out.left_s !== null ?
+      "about " + duration(out.left_s) : "–"}</span>`],
+    ["current trial", `<span id="current-trial">${cur ? `#${cur.trial_index}: ` +
+      `${cur.frame_size} B at ${pct(cur.offered_fraction)} (${fps(cur.offered_pps)} ` +
+      `frames/s), ${cur.duration_s} s` : "–"}</span>`],
   ];
   // Messages carry exception text and file names: shown as text, never as markup.
   if (p.message) rows.push(["message", asText(p.message)]);
   for (const warning of p.warnings || []) rows.push(["warning", asText(warning)]);
-  let html = "<table class=\"small\">" + rows.map(([k, v]) =>
+  $("progress").innerHTML = "<table class=\"small\">" + rows.map(([k, v]) =>
     `<tr><th>${k}</th><td>${v}</td></tr>`).join("") + "</table>";
-  if (p.bounds.length) {
-    html += "<table class=\"num small\"><thead><tr><th>frame B</th><th>NDR ≥</th><th>NDR &lt;" +
-      "</th><th>PDR ≥</th><th>PDR &lt;</th></tr></thead><tbody>" + p.bounds.map((b) =>
-      `<tr><td>${b.frame_size}</td><td>${pct(b.ndr_lower)}</td><td>${pct(b.ndr_upper)}</td>` +
-      `<td>${pct(b.pdr_lower)}</td><td>${pct(b.pdr_upper)}</td></tr>`).join("") +
-      "</tbody></table>";
-  }
-  $("progress").innerHTML = html;
 }
 
 function streamReading(doc) {
@@ -141,7 +153,7 @@ function rates() {
 // edge, where only that lower bound is known (the document lists such keys).
 function percentile(s, key) {
   const bound = (s.latency_lower_bounds || []).includes(key);
-  return bound ? "≥ " + fmt(s[key]) : fmt(s[key]);
+  return bound ? "≥ " + us(s[key]) : us(s[key]);
 }
 
 function showCounters(doc) {
@@ -151,8 +163,8 @@ function showCounters(doc) {
   $("counters").innerHTML = head + "<tbody>" + doc.streams.map((s) =>
     `<tr><td>${s.stream} (${s.tx_port}→${s.rx_port})</td><td>${s.tx_frames}</td>` +
     `<td>${s.rx_frames}</td><td>${s.lost_in_gaps ?? "–"}</td><td>${s.reordered}</td>` +
-    `<td>${s.duplicates}</td><td>${fmt(s.latency_min_us)}</td><td>${fmt(s.latency_avg_us)}</td>` +
-    `<td>${fmt(s.latency_max_us)}</td><td>${percentile(s, "latency_p50_us")}</td>` +
+    `<td>${s.duplicates}</td><td>${us(s.latency_min_us)}</td><td>${us(s.latency_avg_us)}</td>` +
+    `<td>${us(s.latency_max_us)}</td><td>${percentile(s, "latency_p50_us")}</td>` +
     `<td>${percentile(s, "latency_p99_us")}</td></tr>`).join("") + "</tbody>";
   $("ports").innerHTML = "<thead><tr><th>port</th><th>RX frames</th><th>RX bytes</th>" +
     "<th>TX frames</th><th>TX bytes</th></tr></thead><tbody>" + doc.ports.map((p) =>
@@ -164,53 +176,116 @@ function draw() {
   const doc = state.history[state.history.length - 1];
   if (!doc) return;
   const r = rates();
+  // The time axis grows with what the page has seen (at least 10 s, at most the
+  // window kept): a short run fills the chart instead of a sliver at its right edge.
+  const seen = doc.time - state.history[0].time;
+  const span = Math.min(WINDOW_S, Math.max(10, Math.ceil(seen)));
   lineChart($("chart-rate"), [{ name: "TX", cls: "tx", points: r.tx },
-    { name: "RX", cls: "rx", points: r.rx }], WINDOW_S);
-  lineChart($("chart-loss"), [{ name: "lost", cls: "lost", points: r.lost }], WINDOW_S);
+    { name: "RX (dashed)", cls: "rx", points: r.rx }], span);
+  lineChart($("chart-loss"), [{ name: "lost", cls: "lost", points: r.lost }], span);
   const lat = (key) => state.history.map((d) => {
     const s = streamReading(d); return [d.time, s ? s[key] : null]; });
   lineChart($("chart-latency"), [{ name: "min", cls: "min", points: lat("latency_min_us") },
     { name: "avg", cls: "avg", points: lat("latency_avg_us") },
-    { name: "max", cls: "max", points: lat("latency_max_us") }], WINDOW_S);
+    { name: "max", cls: "max", points: lat("latency_max_us") }], span);
   const s = streamReading(doc);
   if (s) {
     const beyond = (s.latency_lower_bounds || []).length ?
       ` (${s.latency_beyond_histogram} samples at or above the last bin edge)` : "";
-    $("percentiles").textContent = `p50 ${percentile(s, "latency_p50_us")} · p99 ` +
-      `${percentile(s, "latency_p99_us")} · p99.9 ${percentile(s, "latency_p999_us")} µs` +
-      beyond;
+    $("percentiles").textContent = `min ${us(s.latency_min_us)} · p50 ` +
+      `${percentile(s, "latency_p50_us")} · p99 ${percentile(s, "latency_p99_us")} · p99.9 ` +
+      `${percentile(s, "latency_p999_us")} · max ${us(s.latency_max_us)} µs` + beyond;
     const h = s.latency_histogram_us, q = s.queue_depth_frames;
     barChart($("chart-histogram"), h.edges, h.counts, h.outside);
     barChart($("chart-queue"), q.edges, q.counts, q.outside);
   }
-  const p = doc.progress;
-  searchChart($("chart-search"), p ? p.points : [], p ? p.bounds : [],
-    state.info ? state.info.pdr_loss_ratio : 0);
+  if (state.search) {
+    searchChart($("chart-search"), state.search.points, state.search.bounds,
+      state.info ? state.info.pdr_loss_ratio : 0);
+  }
 }
 
-async function showResult(runId) {
-  $("result-link").href = `/runs/${runId}`;
-  try {
-    const res = await fetch(`/api/runs/${runId}/files/result.txt`);
-    $("result-text").textContent = res.ok ? await res.text() : "";
-    const trials = await api("GET", `/api/runs/${runId}/trials`);
-    $("result-table").innerHTML = "<thead><tr><th>trial</th><th>frame B</th><th>load</th>" +
-      "<th>s</th><th>TX</th><th>RX</th><th>loss</th><th>valid</th></tr></thead><tbody>" +
-      trials.map((t) => `<tr><td>${t.trial_index}</td><td>${t.frame_size}</td>` +
-        `<td>${pct(t.offered_fraction)}</td><td>${t.duration_s}</td>` +
-        `<td>${t.streams.reduce((a, s) => a + s.tx_frames, 0)}</td>` +
-        `<td>${t.streams.reduce((a, s) => a + s.rx_frames, 0)}</td>` +
-        `<td>${(t.loss_ratio * 100).toFixed(3)} %</td><td>${t.valid ? "yes" : "no"}</td></tr>`)
-        .join("") + "</tbody>";
-    $("result-card").hidden = false;
-  } catch (err) { say(err.message, true); }
+// ---- the shown run: its kind's panels and result, from its record -------------------
+function showPanels(experiment) {
+  for (const panel of document.querySelectorAll("[data-kinds]")) {
+    panel.hidden = !experiment || !panel.dataset.kinds.split(" ").includes(experiment);
+  }
+  for (const el of document.querySelectorAll(".shown-run")) {
+    el.textContent = state.shown ? state.shown.run_id : "";
+  }
+}
+
+function showSearch(search) {
+  state.search = search;
+  searchChart($("chart-search"), search.points, search.bounds,
+    state.info ? state.info.pdr_loss_ratio : 0);
+  $("bounds").innerHTML = "<thead><tr><th>frame B</th><th>NDR ≥</th><th>NDR &lt;</th>" +
+    "<th>PDR ≥</th><th>PDR &lt;</th></tr></thead><tbody>" + search.bounds.map((b) =>
+    `<tr><td>${b.frame_size}</td><td>${pct(b.ndr_lower)}</td><td>${pct(b.ndr_upper)}</td>` +
+    `<td>${pct(b.pdr_lower)}</td><td>${pct(b.pdr_upper)}</td></tr>`).join("") + "</tbody>";
+}
+
+async function showResult(run, trials) {
+  $("result-link").href = `/runs/${run.run_id}`;
+  $("result-run").textContent = run.run_id;
+  const summary = await fetch(`/api/runs/${run.run_id}/files/summary.json`);
+  const doc = summary.ok ? await summary.json() : {};
+  const confidence = doc.confidence ? doc.confidence.text : "";
+  $("result-state").textContent = `${run.experiment}, ${run.state}, ${run.trials} trials` +
+    (run.stopped ? ` (${run.stopped})` : "") + (confidence ? `; ${confidence}` : "");
+  const text = await fetch(`/api/runs/${run.run_id}/files/result.txt`);
+  $("result-text").textContent = text.ok ? await text.text() : "";
+  $("result-table").innerHTML = trialsTable(trials);
+  $("result-card").hidden = false;
+}
+
+// Rebuilds the shown run's panels when its record changed (a trial more, an end).
+async function refreshShown() {
+  const shown = state.shown;
+  if (!shown) { showPanels(null); return; }
+  const run = await api("GET", `/api/runs/${shown.run_id}`);
+  const key = `${run.run_id}/${run.trials}/${run.state}`;
+  if (key === state.seen) return;
+  state.seen = key;
+  showPanels(run.experiment);
+  const trials = await api("GET", `/api/runs/${run.run_id}/trials`);
+  if (["throughput", "rfc2889"].includes(run.experiment)) {
+    showSearch(await api("GET", `/api/runs/${run.run_id}/search`));
+  }
+  $("steps").innerHTML = run.experiment === "shape" ? shapeSteps(trials) : rampSteps(trials);
+  $("intervals").innerHTML = soakIntervals(trials);
+  $("services").innerHTML = y1564Services(trials, state.info.services);
+  if (ACTIVE.includes(run.state)) $("result-card").hidden = true;
+  else await showResult(run, trials);
+}
+
+function show(runId) {
+  state.shown = { run_id: runId };
+  state.seen = "";
+  refreshShown().catch((err) => say(err.message, true));
 }
 
 async function loadRuns() {
   const runs = await api("GET", "/api/runs");
+  const latest = state.history.length ? state.history[state.history.length - 1].progress : null;
   $("runs").querySelector("tbody").innerHTML = runs.slice(0, 15).map((r) =>
-    `<tr><td><a href="/runs/${r.run_id}">${r.run_id}</a></td>` +
-    `<td><span class="state ${r.state}">${r.state}</span></td><td>${r.trials}</td></tr>`).join("");
+    `<tr><td><a href="/runs/${r.run_id}" class="show-run" data-run="${r.run_id}">` +
+    `${r.run_id}</a></td><td><span class="state ${r.state}">${r.state}</span></td>` +
+    `<td class="run-trials">${r.trials}</td></tr>`).join("");
+  if (latest) showListedCount(latest);
+  return runs;
+}
+
+// The running run's row in "Past runs" takes its count and state from the same live
+// document as "Progress" (the server reads both from the run's trials.jsonl), so the
+// two never disagree, not even between two fetches of the list.
+function showListedCount(p) {
+  const link = $("runs").querySelector(`a.show-run[data-run="${p.run_id}"]`);
+  if (!link) return;
+  const row = link.closest("tr");
+  row.querySelector(".run-trials").textContent = p.trials_done;
+  row.querySelector(".state").textContent = p.state;
+  row.querySelector(".state").className = `state ${p.state}`;
 }
 
 function onLive(event) {
@@ -227,16 +302,19 @@ function onLive(event) {
   showProgress(doc.progress);
   draw();
   const p = doc.progress;
-  if (p) {
-    const ended = !["running", "stopping"].includes(p.state);
-    if (ended && state.lastState !== null && ["running", "stopping"].includes(state.lastState)) {
-      showResult(p.run_id);
-      loadRuns();
-    }
-    if (p.run_id !== state.lastRun) loadRuns();
-    state.lastState = p.state;
-    state.lastRun = p.run_id;
+  if (!p) return;
+  showListedCount(p);
+  const changed = `${p.run_id}/${p.trials_done}/${p.state}` !== state.lastRun;
+  // A run going on takes over the panels; once it ends they stay on it until a past
+  // run is clicked.
+  if (ACTIVE.includes(p.state) && (!state.shown || state.shown.run_id !== p.run_id)) {
+    show(p.run_id);
+  } else if (changed && state.shown && state.shown.run_id === p.run_id) {
+    refreshShown().catch((err) => say(err.message, true));
   }
+  if (changed) loadRuns().catch((err) => say(err.message, true));
+  state.lastState = p.state;
+  state.lastRun = `${p.run_id}/${p.trials_done}/${p.state}`;
 }
 
 async function init() {
@@ -253,8 +331,17 @@ async function init() {
   $("start-form").addEventListener("submit", start);
   $("stop").addEventListener("click", stop);
   $("stream").addEventListener("change", draw);
+  $("runs").addEventListener("click", (event) => {
+    const link = event.target.closest(".show-run");
+    if (!link) return;
+    event.preventDefault();  // the card here; its "run page" link opens the page
+    show(link.dataset.run);
+  });
   buildForm();
-  loadRuns();
+  const runs = await loadRuns();
+  // After a reload: the newest run's panels and result, from its record.
+  if (runs.length && !state.shown) show(runs[0].run_id);
+  else showPanels(null);
   const source = new EventSource("/api/live?interval=0.5");
   source.onmessage = onLive;
   source.onerror = () => { $("live-state").textContent = "reconnecting…"; };
