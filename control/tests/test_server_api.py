@@ -24,6 +24,7 @@ from p4tester.results.jsonl import ResultLog
 from p4tester.results.model import StreamLoss, TrialResult
 from p4tester.runs.catalog import EXPERIMENTS
 from p4tester.runs.outputs import to_jsonable
+from p4tester.runs.simulated_switch import capacity
 from p4tester.runs.stopping import STOPPED_BY_USER
 from p4tester.server.app import create_app
 from p4tester.server.backend import BackendUnavailableError
@@ -31,7 +32,7 @@ from p4tester.server.metrics import exposition
 from p4tester.server.progress import ProgressTracker, TrialPoint, bounds_of
 from p4tester.server.readings import LiveReading
 from p4tester.server.settings import ServerSettings
-from p4tester.server.simulated import SimulatedBackend, capacity
+from p4tester.server.simulated import SimulatedBackend
 from p4tester.server.validate import split_error
 
 REPO = Path(__file__).resolve().parents[2]

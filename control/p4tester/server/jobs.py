@@ -8,7 +8,6 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
-from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.stream_rates import profile_pps, stream_pps
 from p4tester.config.topology import Topology
@@ -16,6 +15,7 @@ from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.lab.placement import observed_placement
 from p4tester.runs.catalog import experiment_named
 from p4tester.runs.execute import RunEnd, RunPlan, failure_text, plan_run, run_experiment
+from p4tester.runs.simulated_switch import check_simulated
 
 from .backend import Backend, BackendUnavailableError
 from .live_scope import LiveScope
@@ -68,10 +68,8 @@ class JobManager:
               options: Mapping[str, str | int | float | bool]) -> Progress:
         """RequestError / ConfigError for bad input, BusyError while a run is going."""
         request = parse_options(experiment, options)
-        if experiment == "queue-sweep" and self._backend.simulated:
-            # The sweep steps a BMv2 DUT's buffer over thrift; there is none to step.
-            raise ConfigError("queue-sweep steps a bmv2 DUT's buffer over thrift: it needs a "
-                              "lab switch, not --simulate")
+        if self._backend.simulated:
+            check_simulated(experiment)
         with self._lock:
             if self.busy:
                 raise BusyError(self._busy_message())

@@ -1,11 +1,7 @@
-"""`serve --simulate`: the deterministic simulated switch (experiments/simulated_runner)
-stands in for a tester, with counters that move while a trial runs.
-
-The simulated DUT forwards a share of line rate that grows with frame size (55 % at
-64 B, line rate from 512 B), so a throughput search has something to find; its
-histograms use the profile's latency bins and the tester's queue-depth bins, as a
-switch would. Trials take `scale` x their duration in wall time (bounded), so a page
-shows a run progress; the counters then grow through the trial.
+"""`serve --simulate`: the simulated switch and DUT of every front end
+(runs.simulated_switch) stand in for a tester, with counters that move while a trial
+runs. Trials take `scale` x their duration in wall time (bounded), so a page shows a
+run progress; the counters then grow through the trial.
 """
 
 from __future__ import annotations
@@ -15,41 +11,30 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialRunner, TrialSpec
-from p4tester.experiments.simulated_runner import SimulatedDut, SimulatedRunner
+from p4tester.experiments.simulated_runner import SimulatedRunner
 from p4tester.results.model import Histogram, StreamStats, TrialResult
+from p4tester.runs.simulated_switch import (
+    FULL_CAPACITY_SIZE,
+    SIM_BUFFER_BYTES,
+    SIM_FIXED_LATENCY_US,
+    SIM_NOISE_US,
+    SMALLEST_CAPACITY,
+    ProfileStreamsRunner,
+    simulated_dut,
+)
 from p4tester.runs.stopping import StopRequested
 from p4tester.tester.trial_loop import QDEPTH_EDGES
 
 from .readings import LiveReading, PortReading, StreamReading
 from .settings import MAX_SIM_TRIAL_WALL_S
 
-SMALLEST_CAPACITY: Final = 0.55
-FULL_CAPACITY_SIZE: Final = 512
-SIM_BUFFER_BYTES: Final = 64 * 1518
-SIM_FIXED_LATENCY_US: Final = 5.0
-SIM_NOISE_US: Final = 3.0
 _TICK_S: Final = 0.05
-
-
-def capacity(frame_size: int) -> float:
-    """Share of line rate the simulated DUT forwards: 55 % at 64 B up to 100 % at 512 B."""
-    rise = (frame_size - 64) / (FULL_CAPACITY_SIZE - 64)
-    return min(1.0, SMALLEST_CAPACITY + (1.0 - SMALLEST_CAPACITY) * max(0.0, rise))
-
-
-def simulated_dut(topology: Topology, profile: Profile) -> SimulatedDut:
-    return SimulatedDut(capacity_by_size=capacity,
-                        line_rate_bps=topology.port(profile.streams[0].tx_port).line_rate_bps,
-                        fan_in=len(profile.streams), buffer_bytes=SIM_BUFFER_BYTES,
-                        fixed_latency_us=SIM_FIXED_LATENCY_US, latency_noise_us=SIM_NOISE_US,
-                        seed=1, latency_edges_us=profile.latency_bins_us,
-                        queue_edges=QDEPTH_EDGES)
 
 
 def describe_dut(topology: Topology, profile: Profile) -> str:
@@ -193,17 +178,13 @@ class PacedRunner:
 
     def __init__(self, sim: SimulatedRunner, counters: SimulatedCounters, profile: Profile,
                  scale: float, stop: threading.Event) -> None:
-        self._sim = sim
+        self._sim = ProfileStreamsRunner(sim, profile)
         self._counters = counters
-        self._ids = tuple(s.id for s in profile.streams)
         self._scale = scale
         self._stop = stop
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         result = self._sim.run_trial(spec)
-        # The simulated DUT numbers its streams 0..n-1: give them the profile's ids.
-        result = replace(result, streams=tuple(
-            replace(s, stream_id=self._ids[i]) for i, s in enumerate(result.streams)))
         wall_s = min(MAX_SIM_TRIAL_WALL_S, spec.duration_s * self._scale)
         started = time.monotonic()
         while (elapsed := time.monotonic() - started) < wall_s:
