@@ -23,7 +23,9 @@ from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.experiments.simulated_runner import SimulatedDut, SimulatedRunner
+from p4tester.experiments.simulated_services import PolicedStream, SimulatedServicesRunner
 from p4tester.results.model import TrialResult
+from p4tester.streams.rates import l2_frame_bits, line_rate_pps
 from p4tester.tester.trial_loop import QDEPTH_EDGES
 
 SMALLEST_CAPACITY: Final = 0.55
@@ -50,16 +52,31 @@ def simulated_dut(topology: Topology, profile: Profile) -> SimulatedDut:
 
 class ProfileStreamsRunner:
     """The simulated runner with the profile's stream ids (the simulated DUT numbers
-    its streams 0..n-1)."""
+    its streams 0..n-1). A trial that gives streams loads of their own (a Y.1564 step:
+    TrialSpec.stream_loads) sends only those, each through a policer at the DUT's
+    capacity for the frame size, as a switch would send only them."""
 
     def __init__(self, simulated: SimulatedRunner, profile: Profile) -> None:
         self._simulated = simulated
         self._ids = tuple(s.id for s in profile.streams)
+        self._edges_us = profile.latency_bins_us
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
+        if spec.stream_loads:
+            return self._own_loads(spec)
         result = self._simulated.run_trial(spec)
         return replace(result, streams=tuple(
             replace(s, stream_id=self._ids[i]) for i, s in enumerate(result.streams)))
+
+    def _own_loads(self, spec: TrialSpec) -> TrialResult:
+        dut = self._simulated.dut
+        passed_bps = (capacity(spec.frame_size) * line_rate_pps(dut.line_rate_bps, spec.frame_size)
+                      * l2_frame_bits(spec.frame_size))
+        return SimulatedServicesRunner(
+            dut.line_rate_bps,
+            tuple(PolicedStream(stream_id, passed_bps, latency_us=SIM_FIXED_LATENCY_US)
+                  for stream_id, _ in spec.stream_loads),
+            edges_us=self._edges_us).run_trial(spec)
 
 
 @contextmanager
