@@ -14,7 +14,6 @@ from p4tester.results.model import TrialResult
 from conftest import p4tester
 
 PROFILE = "topologies/profiles/one-stream.yaml"
-DUT_QUEUE_RATE_PPS = 3000  # topologies/bmv2-dut.yaml
 DUT_QUEUE_DEPTH = 64  # frames, the same DUT's egress queue (and bmv2-dut-slow.yaml's)
 SLOW_DUT_RATE_PPS = 1000  # topologies/bmv2-dut-slow.yaml
 HIGH_PPS, LOW_PPS = 1600, 400  # its shaped stream's steps: 1000 frames/s +- 60 %
@@ -36,15 +35,18 @@ def run(lab: Path, out: Path, *args: str) -> dict[str, object]:
     return document
 
 
-@pytest.mark.topology("bmv2-dut.yaml")
+@pytest.mark.topology("bmv2-dut-slow.yaml")
 def test_ndr_finds_the_dut_bottleneck(lab: Path, tmp_path: Path) -> None:
     """NDR against a DUT whose egress queue runs at R frames/s lands within 2 % of R
-    (above R by at most what its 64-frame buffer absorbs in one trial)."""
+    (above R by at most what its 64-frame buffer absorbs in one 5-s trial: 1.3 %). On
+    the slow lab (1000 frames/s): on bmv2-dut.yaml's 3000 a busy CI host left the
+    search tester- and dut-limited in a third of its trials and its bound 3.5 % low,
+    marked as the tester's capacity."""
     out = tmp_path / "throughput"
-    document = run(lab, out, "throughput", "--frame-sizes", "64", "--duration", "2")
+    document = run(lab, out, "throughput", "--frame-sizes", "64", "--duration", "5")
     (size,) = document["result"]["sizes"]  # type: ignore[index]
     ndr_pps = size["ndr"]["lower"]["pps"]
-    assert abs(ndr_pps - DUT_QUEUE_RATE_PPS) / DUT_QUEUE_RATE_PPS <= 0.02, ndr_pps
+    assert abs(ndr_pps - SLOW_DUT_RATE_PPS) / SLOW_DUT_RATE_PPS <= 0.02, ndr_pps
     assert (out / "throughput.png").stat().st_size > 0
 
 
