@@ -47,10 +47,7 @@ def _above_zero(text: str, unit: str, example: str) -> float:
 
 def load_fraction(text: str) -> float:
     """'50%' or '0.5' -> 0.5 of line rate (options that span several frame sizes)."""
-    try:
-        value = Rate.parse(text).value / 100.0 if text.endswith("%") else float(text)
-    except (RateError, ValueError) as exc:
-        raise OptionValueError(f"load {text!r}: give a % or a fraction") from exc
+    value = _share_of_line_rate(text, f"load {text!r}: give a % or a fraction")
     if not 0 < value <= 1:
         raise OptionValueError(
             f"load {text!r} is {value * 100:g} % of line rate: it must be in (0, 100] %")
@@ -59,16 +56,21 @@ def load_fraction(text: str) -> float:
 
 def load_step(text: str) -> float:
     """A frame-loss step: '10%' or '0.1' of line rate, at most 10 % (RFC 2544 26.3)."""
-    try:
-        value = Rate.parse(text).value / 100.0 if text.endswith("%") else float(text)
-    except (RateError, ValueError) as exc:
-        raise OptionValueError(f"step {text!r}: give a % or a fraction, like 10% or 0.05"
-                               ) from exc
+    value = _share_of_line_rate(text, f"step {text!r}: give a % or a fraction, like 10% "
+                                      "or 0.05")
     if not 0 < value <= MAX_LOSS_STEP:
         raise OptionValueError(
             f"step {text!r} is {value * 100:g} % of line rate: RFC 2544 26.3 steps by at "
             f"most {MAX_LOSS_STEP:.0%}: give a step in (0, {MAX_LOSS_STEP:.0%}]")
     return value
+
+
+def _share_of_line_rate(text: str, unreadable: str) -> float:
+    """'50%' or '0.5' -> 0.5; OptionValueError(unreadable) for anything else."""
+    try:
+        return Rate.parse(text).value / 100.0 if text.endswith("%") else float(text)
+    except (RateError, ValueError) as exc:
+        raise OptionValueError(unreadable) from exc
 
 
 def load_rate(text: str) -> Rate:
