@@ -250,13 +250,20 @@ def profile_from_dict(data: Mapping[str, Any], source: str) -> Profile:
             raise ConfigError(f"{source}: services: {service.name}: stream {service.stream_id} "
                               "is received on several ports; a Y.1564 service is measured "
                               "on one RX port: give it a stream with one rx_port")
-    for stream in profile.streams:
-        for size in profile.frame_sizes if stream.frame_size is None else ():
+    check_streams_carry(profile.streams, profile.frame_sizes, f"{source}: ")
+    return profile
+
+
+def check_streams_carry(streams: Sequence[StreamConfig], sizes: Sequence[int],
+                        where: str = "") -> None:
+    """ConfigError (prefixed by `where`) for a frame size a stream's headers do not fit
+    in, or beyond Ethernet's. A stream with a frame size of its own keeps it."""
+    for stream in streams:
+        for size in sizes if stream.frame_size is None else ():
             try:
                 check_frame_size(size, stream.encapsulation)
             except FrameSizeError as exc:
-                raise ConfigError(f"{source}: stream {stream.id}: {exc}") from exc
-    return profile
+                raise ConfigError(f"{where}stream {stream.id}: {exc}") from exc
 
 
 def check_profile_fits(profile: Profile, topology: Topology) -> None:

@@ -7,10 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from p4tester.config.errors import ConfigError
-from p4tester.config.profile import Profile
+from p4tester.config.profile import Profile, check_streams_carry
 from p4tester.config.stream_rates import busiest_stream_pps
 from p4tester.config.topology import Topology
-from p4tester.streams.frame_sizes import FrameSizeError, check_frame_size
 from p4tester.streams.rates import Rate, RateError
 
 from .capacity_warnings import capacity_warnings
@@ -32,16 +31,8 @@ def fraction_at(rate: Rate, frame_size: int, topology: Topology, profile: Profil
 
 def check_frame_sizes(request: ExperimentRequest, profile: Profile) -> None:
     """Refuse a frame size asked for that a stream's headers do not fit in, or beyond
-    Ethernet's (ConfigError, the same words in the CLI, the REST API and the page).
-    Streams with a frame size of their own keep it whatever the options ask."""
-    for size in request.frame_sizes_asked():
-        for stream in profile.streams:
-            if stream.frame_size is not None:
-                continue
-            try:
-                check_frame_size(size, stream.encapsulation)
-            except FrameSizeError as exc:
-                raise ConfigError(f"stream {stream.id}: {exc}") from exc
+    Ethernet's (ConfigError, the same words in the CLI, the REST API and the page)."""
+    check_streams_carry(profile.streams, request.frame_sizes_asked())
 
 
 def check_loads(request: ExperimentRequest, topology: Topology, profile: Profile) -> None:
