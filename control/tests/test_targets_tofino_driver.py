@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from tofino_fake import FakeBfrt, Write
+from tofino_scenario import F60, F124, FRONT, STREAMS, prepare, start
 
 from p4tester.results.model import Histogram, StreamStats
-from p4tester.streams.frame_sizes import Encapsulation
 from p4tester.streams.template import FrameSpec, build_template
 from p4tester.targets.base import TargetDriver
 from p4tester.targets.tofino.bfrt import BfrtError
@@ -18,16 +18,10 @@ from p4tester.targets.tofino.driver import (
     TofinoTarget,
 )
 
-# Topology port n is front panel "n/0"; the fake puts 1-8 in pipe 0, 9-16 in pipe 1...
-FRONT = {n: f"{n}/0" for n in range(1, 33)}
+# The fake puts ports 1-8 in pipe 0, 9-16 in pipe 1...; the streams (tofino_scenario):
 # stream 0: 1/0 (dev 0, pipe 0) -> 9/0 (dev 128, pipe 1)
 # stream 1: 2/0 (dev 8, pipe 0) -> 17/0 (dev 256, pipe 2)
 # stream 5: 9/0 (dev 128, pipe 1) -> 1/0 (dev 0, pipe 0)
-STREAMS = [StreamPorts(0, 1, 9), StreamPorts(1, 2, 17), StreamPorts(5, 9, 1)]
-# Templates the runner would send: IPv4 at 64 B (epoch 0), IPv6 at 128 B (epoch 5).
-F60 = build_template(FrameSpec(stream_id=0, frame_size=64))
-F124 = build_template(FrameSpec(stream_id=0, frame_size=128, epoch=5,
-                                encapsulation=Encapsulation(ipv6=True)))
 U32 = 1 << 32
 GEN_APPS = "pipe.TesterIngress.generator.gen_apps"
 APP_CFG = "tf1.pktgen.app_cfg"
@@ -36,18 +30,11 @@ RX_EXPECTED = "pipe.TesterIngress.expectation.rx_expected"
 
 
 def prepared(fake: FakeBfrt) -> TofinoTarget:
-    target = TofinoTarget(fake, STREAMS, FRONT)
-    target.prepare([0, 1, 5], [1, 2, 9])
-    target.set_latency_bins([0, 1, 2, 5])
-    target.set_qdepth_bins([0, 4, 8])
-    return target
+    return prepare(TofinoTarget(fake, STREAMS, FRONT))
 
 
 def running(fake: FakeBfrt) -> TofinoTarget:
-    target = prepared(fake)
-    target.set_templates({0: F60, 1: F60, 5: F124})
-    target.set_stream_rates({0: 1e6, 1: 1e6, 5: 2e6})
-    return target
+    return start(prepared(fake))
 
 
 def test_is_a_target_driver_named_tofino() -> None:

@@ -10,13 +10,12 @@ from typing import Any
 
 import pytest
 from tofino_fake import FakeBfrt, Write
+from tofino_scenario import F60, F124, FRONT, STREAMS, prepare, start
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import profile_from_dict
 from p4tester.config.topology import TOFINO_CHIPS, topology_from_dict
 from p4tester.experiments.runner import TrialSpec
-from p4tester.streams.frame_sizes import Encapsulation
-from p4tester.streams.template import FrameSpec, build_template
 from p4tester.targets.tofino import names, pktgen
 from p4tester.targets.tofino.apps import AppPlan
 from p4tester.targets.tofino.bfrt import BfrtError
@@ -28,14 +27,10 @@ from p4tester.targets.tofino.runner import TofinoTrialRunner, target_from_config
 
 # The fake's Tofino 2: cage n is "n/<channel>", cages 1-8 in pipe 0, 9-16 in pipe 1...,
 # channel c of cage n at dev port pipe x 128 + 8 + 8 x (cage in pipe) + c.
-FRONT = {n: f"{n}/0" for n in range(1, 33)}
+# The streams (tofino_scenario) on this chip:
 # stream 0: 1/0 (dev 8, pipe 0) -> 9/0 (dev 136, pipe 1)
 # stream 1: 2/0 (dev 16, pipe 0) -> 17/0 (dev 264, pipe 2)
 # stream 5: 9/0 (dev 136, pipe 1) -> 1/0 (dev 8, pipe 0)
-STREAMS = [StreamPorts(0, 1, 9), StreamPorts(1, 2, 17), StreamPorts(5, 9, 1)]
-F60 = build_template(FrameSpec(stream_id=0, frame_size=64))
-F124 = build_template(FrameSpec(stream_id=0, frame_size=128, epoch=5,
-                                encapsulation=Encapsulation(ipv6=True)))
 GEN_APPS = "pipe.TesterIngress.generator.gen_apps"
 GENERATED = "pipe.TesterIngress.generator.generated"
 APP_CFG = "tf2.pktgen.app_cfg"
@@ -53,18 +48,11 @@ def target(fake: FakeBfrt, streams: list[StreamPorts] = STREAMS,
 
 
 def prepared(fake: FakeBfrt) -> TofinoTarget:
-    t = target(fake)
-    t.prepare([0, 1, 5], [1, 2, 9])
-    t.set_latency_bins([0, 1, 2, 5])
-    t.set_qdepth_bins([0, 4, 8])
-    return t
+    return prepare(target(fake))
 
 
 def running(fake: FakeBfrt) -> TofinoTarget:
-    t = prepared(fake)
-    t.set_templates({0: F60, 1: F60, 5: F124})
-    t.set_stream_rates({0: 1e6, 1: 1e6, 5: 2e6})
-    return t
+    return start(prepared(fake))
 
 
 def test_the_chips_names_are_the_sdes() -> None:
