@@ -74,22 +74,27 @@ def test_an_interrupted_search_resumes_on_a_drained_dut_and_finds_its_rate(
     out = tmp_path / "throughput"
     deep = profile(tmp_path, TRIAL_S)
     # Ctrl-C as in a terminal (a background job, as in CI, inherits SIGINT ignored),
-    # once the line-rate trial is vouched for (one the host could not vouch for is
-    # repeated first).
+    # once a line-rate trial is written: its frames filled the queue whether or not the
+    # tester could vouch for it (a loaded host may not let it, three times over, and
+    # the search then goes on at lower loads).
     with subprocess.Popen(throughput_command(lab, deep, out), cwd=REPO, text=True,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)
                           ) as search:
         deadline = time.monotonic() + WAIT_FOR_FIRST_TRIAL_S
-        while not any(t.valid for t in written_trials(out)) and time.monotonic() < deadline:
+        while not any(t.offered_fraction == 1.0 for t in written_trials(out)) \
+                and time.monotonic() < deadline:
             time.sleep(0.2)
         search.send_signal(signal.SIGINT)
         _, stderr = search.communicate(timeout=60)
     assert search.returncode == 130, stderr
     assert "interrupted; finished trials are kept" in stderr
     before = written_trials(out)
-    (first,) = [t for t in before if t.valid]
-    assert first.offered_fraction == 1.0 and first.lost > 0, first
+    line_rate = [t for t in before if t.offered_fraction == 1.0]
+    # Each overflowed the 3000-frame queue (1786 frames/s into 300 for 2 s); any trial
+    # not vouched for says it was the host's.
+    assert line_rate and all(t.tx_frames - t.rx_frames > 0 for t in line_rate), before
+    assert all(t.valid or t.host_limited for t in before), [t.error for t in before]
 
     done = p4tester(*throughput_command(lab, deep, out, "--resume")[3:])
     assert done.returncode == 0, done.stderr + done.stdout
