@@ -28,6 +28,7 @@ from p4tester.tester.selfcheck import (
     build_self_check,
     describe_overcount,
     describe_still_sending,
+    describe_still_taking_in,
 )
 
 TOP = 1 << 64
@@ -174,6 +175,26 @@ def test_frames_still_in_the_testers_send_path_are_named() -> None:
                                {1: ifc(tx=2232), 2: ifc(rx=2232)})
     assert describe_still_sending(NAMES, start, settled, before,
                                   ProgramPortCounts(rx={2: 2232}, tx={1: 2232})) == ""
+
+
+def test_a_switch_still_taking_in_frames_while_read_is_named() -> None:
+    """A CI run on a busy host: p4lt2 had delivered all 2232 frames of a loopback trial
+    before the closing edge, and the starved switch took in 861 of them while the
+    edge was read (port counts 1371 first, 2232 after the rest)."""
+    end = InterfaceBracket({1: ifc(tx=2232), 2: ifc(rx=2232)},
+                           {1: ifc(tx=2232), 2: ifc(rx=2232)})
+    moving = ProgramPortCounts(rx={2: 1371}, tx={1: 2232}, rx_at_end={2: 2232})
+    assert describe_still_taking_in(NAMES, end, moving) == (
+        "port 2: the tester's switch took in 861 frames p4lt2 had delivered before the "
+        "trial was read while it was read (still working through them: its figures moved "
+        "as they were read)")
+    # A DUT still draining into p4lt2 during the read: the switch keeps up, no sign.
+    draining = InterfaceBracket({1: ifc(tx=2232), 2: ifc(rx=2232)},
+                                {1: ifc(tx=2232), 2: ifc(rx=2250)})
+    kept_up = ProgramPortCounts(rx={2: 2232}, tx={1: 2232}, rx_at_end={2: 2250})
+    assert describe_still_taking_in(NAMES, draining, kept_up) == ""
+    # A target that does not read its port counts again names nothing.
+    assert describe_still_taking_in(NAMES, end, ProgramPortCounts(rx={2: 1371}, tx={})) == ""
 
 
 def test_exact_counts_name_nothing() -> None:

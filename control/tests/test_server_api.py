@@ -29,7 +29,8 @@ from p4tester.runs.stopping import STOPPED_BY_USER
 from p4tester.server.app import create_app
 from p4tester.server.backend import BackendUnavailableError
 from p4tester.server.metrics import exposition
-from p4tester.server.progress import ProgressTracker, TrialPoint, bounds_of
+from p4tester.server.jobs import JobManager
+from p4tester.server.progress import ProgressTracker, RunState, TrialPoint, bounds_of
 from p4tester.server.readings import LiveReading
 from p4tester.server.settings import ServerSettings
 from p4tester.server.simulated import SimulatedBackend
@@ -230,6 +231,29 @@ def test_bad_experiment_input_is_400_with_the_clis_message(tmp_path: Path, body:
         answer = client.post("/api/runs", json=body, headers=AUTH)
     assert (answer.status_code, answer.json()) == (400, {"detail": message})
     assert list(tmp_path.iterdir()) == []  # no run directory for a refused run
+
+
+class _EndingRun:
+    """A run's tracker whose run ends (its end recorded, its thread gone) the moment
+    the manager asks whether it is busy: the window between two reads."""
+
+    def __init__(self) -> None:
+        self.tracker = ProgressTracker("run-1", "throughput", 0.0, ())
+        self.tracker.request_stop()
+
+    def is_alive(self) -> bool:
+        self.tracker.end(RunState.STOPPED, STOPPED_BY_USER)
+        return False
+
+
+def test_not_busy_always_comes_with_the_runs_end(tmp_path: Path) -> None:
+    topology = load_topology(TOPOLOGY)
+    jobs = JobManager(topology, load_profile(PROFILE, topology), gated(), tmp_path)
+    ending = _EndingRun()
+    jobs._tracker, jobs._thread = ending.tracker, ending  # type: ignore[assignment]
+    busy, progress = jobs.current()
+    assert progress is not None
+    assert (busy, progress.state, progress.message) == (False, RunState.STOPPED, STOPPED_BY_USER)
 
 
 def test_malformed_body_is_422(tmp_path: Path) -> None:

@@ -58,8 +58,13 @@ class FakeTarget:
 
     def __init__(self, *, lost_in_switch: int = 0, stall_s: float = 0.0,
                  unanswered_at: str = "", reference_lost: str = "",
-                 sender_burst: int = 0, held: int = 0, held_for_s: float = 0.0) -> None:
+                 sender_burst: int = 0, held: int = 0, held_for_s: float = 0.0,
+                 takes_in_while_read: int | None = None) -> None:
         self.now = 0.0
+        # Frames port 2 delivered earlier that the program takes in while an edge is
+        # read (a starved switch working through its input queue); None: the target
+        # does not read its port counts again.
+        self.takes_in_while_read = takes_in_while_read
         self.held = held
         self.held_for_s = held_for_s
         self.stopped_at: float | None = None
@@ -102,7 +107,10 @@ class FakeTarget:
         earlier = self.earlier_frames()
         snapshot = CounterSnapshot({"rx": {0: CounterValue(received, 64 * received)},
                                     "earlier": {0: CounterValue(earlier, 64 * earlier)}})
-        return snapshot, ProgramPortCounts(rx={2: received + earlier}, tx={1: self.sent})
+        at_end = (None if self.takes_in_while_read is None
+                  else {2: received + earlier + self.takes_in_while_read})
+        return snapshot, ProgramPortCounts(rx={2: received + earlier}, tx={1: self.sent},
+                                           rx_at_end=at_end)
 
     def arm(self, spec: TrialSpec) -> ArmedTrial:
         self.calls.append("arm")
@@ -170,6 +178,22 @@ def test_frames_still_in_the_testers_send_path_are_waited_for() -> None:
     _, result = run(target)
     assert result.valid and result.error is None
     assert [(s.tx_frames, s.rx_frames) for s in result.streams] == [(200, 200)]
+
+
+def test_a_switch_taking_in_nothing_while_read_is_vouched_for() -> None:
+    _, result = run(FakeTarget(takes_in_while_read=0))
+    assert result.valid and result.error is None
+
+
+def test_a_switch_still_taking_in_frames_while_read_leaves_the_trial_unvouched() -> None:
+    """Its figures moved as they were read, at every re-read: the stream's RX is not
+    one moment's, and the trial is the tester's limit."""
+    _, result = run(FakeTarget(takes_in_while_read=5))
+    assert result.invalid_reason == "tester-limited"
+    assert result.error == (
+        "tester-limited: port 2: the tester's switch took in 5 frames p2 had delivered "
+        "before the trial was read while it was read (still working through them: its "
+        "figures moved as they were read)")
 
 
 def test_frames_the_tester_never_sent_by_its_last_read_make_it_tester_limited() -> None:

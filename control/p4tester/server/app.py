@@ -206,8 +206,8 @@ def create_app(settings: ServerSettings, topology: Topology, profile: Profile,
     @app.get("/api/current", tags=["runs"])
     def current() -> dict[str, Any]:
         """Progress of the running (or last) run: trials, current load, search bounds."""
-        progress = jobs.progress()
-        return {"busy": jobs.busy, "progress": to_jsonable(progress) if progress else None}
+        busy, progress = jobs.current()
+        return {"busy": busy, "progress": to_jsonable(progress) if progress else None}
 
     @app.post("/api/current/stop", status_code=status.HTTP_202_ACCEPTED, tags=["runs"],
               dependencies=[Depends(require_token)])

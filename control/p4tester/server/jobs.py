@@ -64,6 +64,13 @@ class JobManager:
         tracker = self._tracker
         return tracker.snapshot() if tracker is not None else None
 
+    def current(self) -> tuple[bool, Progress | None]:
+        """Whether a run is going, and the progress that goes with it. Busy is read
+        first: a run that ends in between then shows its final state, never "not
+        busy" beside a run still stopping (its thread records the end, then exits)."""
+        busy = self.busy
+        return busy, self.progress()
+
     def start(self, experiment: str,
               options: Mapping[str, str | int | float | bool]) -> Progress:
         """RequestError / ConfigError for bad input, BusyError while a run is going."""

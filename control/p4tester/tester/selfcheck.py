@@ -23,6 +23,12 @@ interfaces on both sides of the program's read (InterfaceBracket): receive figur
 take the interface reads nearest the trial (the last at the start, the first at
 the end), send figures the farthest, and neither side can invent a drop.
 
+Receive figures hold only if the switch took in nothing between its port counts
+and the stream figures read after them. A switch still working through frames its
+ports delivered before the read (a starved BMv2's input queue) changes its figures
+while they are read: describe_still_taking_in names that, from the port counts read
+again after the rest, against what the interfaces delivered during the read.
+
 That same order hides one thing: a frame the program counted sent that was still in
 the tester's own send path (BMv2's output buffer, on a starved host) at the closing
 edge. It had not reached the receiving port yet, so no count is short at either port,
@@ -66,6 +72,9 @@ class ProgramPortCounts:
 
     rx: Mapping[int, int]
     tx: Mapping[int, int]
+    # rx read again after the edge's other counters (a target whose reads take long
+    # enough for its switch to go on taking in frames; None: not read again).
+    rx_at_end: Mapping[int, int] | None = None
 
 
 def counted_between(first: Mapping[int, int], second: Mapping[int, int]) -> int:
@@ -159,4 +168,26 @@ def describe_still_sending(interfaces: Mapping[int, str], interfaces_before: Int
             found.append(f"port {port}: {made - sent} of the {made} frames the program sent "
                          f"out of it had not left {interfaces[port]} when the trial was read "
                          "(still in the tester's switch: frames on their way were not counted)")
+    return "; ".join(found)
+
+
+def describe_still_taking_in(interfaces: Mapping[int, str], edge: InterfaceBracket,
+                             program: ProgramPortCounts) -> str:
+    """Frames the program took in from a port while one edge was read beyond what the
+    port's interface delivered during that read ('' if none, or if the target does not
+    read its port counts again): frames delivered before the read, still working their
+    way through the tester's switch, so the figures read beside them are not one
+    moment's. Frames delivered during the read (a DUT still draining) are no such sign."""
+    if program.rx_at_end is None:
+        return ""
+    found = []
+    for port in sorted(interfaces):
+        took = counter_delta(program.rx.get(port, 0), program.rx_at_end.get(port, 0))
+        delivered = counter_delta(edge.before_program[port].rx_packets,
+                                  edge.after_program[port].rx_packets)
+        if took > delivered:
+            found.append(f"port {port}: the tester's switch took in {took - delivered} frames "
+                         f"{interfaces[port]} had delivered before the trial was read while "
+                         "it was read (still working through them: its figures moved as "
+                         "they were read)")
     return "; ".join(found)

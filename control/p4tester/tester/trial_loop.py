@@ -55,6 +55,7 @@ from p4tester.tester.selfcheck import (
     counted_between,
     describe_overcount,
     describe_still_sending,
+    describe_still_taking_in,
 )
 from p4tester.tester.send_watch import Sender, SendWatch, SentReading
 from p4tester.tester.settle import next_quiet_s, wait_for_drain
@@ -414,7 +415,7 @@ class TrialLoop:
         check: SelfCheck | None = None
         dut_check: SelfCheck | None = None
         after = before
-        sending = ""
+        sending = taking_in = ""
         for attempt in range(SETTLE_READS + 1):
             if attempt:
                 self.sleep(SETTLE_S)
@@ -424,8 +425,9 @@ class TrialLoop:
                                          after.program)
                 sending = describe_still_sending(names, before.ports, after.ports,
                                                  before.program, after.program)
+                taking_in = describe_still_taking_in(names, after.ports, after.program)
             dut_check = self._dut_check(before, after)
-            if (not sending and (check is None or check.ok)
+            if (not sending and not taking_in and (check is None or check.ok)
                     and (dut_check is None or dut_check.ok)):
                 break
         if check is not None and before.ports is not None and after.ports is not None:
@@ -435,8 +437,8 @@ class TrialLoop:
             # Frames from before the trial taken as a stream's, or sent frames it did not
             # make (issue 21); or frames still in its own switch after every re-read: the
             # tester's figures are not the DUT's.
-            if overcount or sending:
-                check = replace(check, unvouched=_joined(sending, overcount))
+            if overcount or sending or taking_in:
+                check = replace(check, unvouched=_joined(sending, taking_in, overcount))
         if before.backlog:
             check = replace(check or SelfCheck(()),
                             unvouched=_joined(before.backlog, check.unvouched if check else ""))
