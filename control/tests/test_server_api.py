@@ -28,8 +28,8 @@ from p4tester.runs.simulated_switch import capacity
 from p4tester.runs.stopping import STOPPED_BY_USER
 from p4tester.server.app import create_app
 from p4tester.server.backend import BackendUnavailableError
-from p4tester.server.metrics import exposition
 from p4tester.server.jobs import JobManager
+from p4tester.server.metrics import exposition
 from p4tester.server.progress import ProgressTracker, RunState, TrialPoint, bounds_of
 from p4tester.server.readings import LiveReading
 from p4tester.server.settings import ServerSettings
