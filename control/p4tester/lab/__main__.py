@@ -38,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
                        keep_offloads=args.keep_offloads)
             print(f"lab {state.topology} up: links {state.links}, namespaces {state.netns}, "
                   f"processes {state.pids}" + (f"; {state.placement}" if state.placement else ""))
+            for note in state.notes:
+                sys.stderr.write(f"p4tester.lab: note: {note}\n")
         else:
             down(args.rundir)
             print("lab down")

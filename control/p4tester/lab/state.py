@@ -21,6 +21,7 @@ class LabState:
     pids: list[int] = field(default_factory=list)
     kind: str = "veth"  # the lab kind (lab.kinds) whose `down` stops it
     placement: str = ""  # where its switches run (lab.placement)
+    notes: list[str] = field(default_factory=list)  # what went wrong and did not stop it
 
     def save(self, rundir: Path) -> None:
         rundir.mkdir(parents=True, exist_ok=True)

@@ -135,18 +135,21 @@ class LabNetwork:
 
     # --- start -------------------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self) -> list[str]:
         """Hosts and routers configured, then the switches started (the tester last, as
-        in the veth labs: the network is ready when the tester's gRPC listens)."""
+        in the veth labs: the network is ready when the tester's gRPC listens). Returns
+        the host commands that failed (router.configure_node)."""
+        failures = []
         for node in self.network.nodes:
             if node.kind in ("host", "router"):
-                configure_node(self.net[node.name], node, self.rundir)
+                failures += configure_node(self.net[node.name], node, self.rundir)
         if self.topology.dut.kind == "linux":
             configure_linux_dut(self.net[DUT], self.topology)
         for switch in self.net.switches:
             if switch.name != TESTER:
                 switch.start([])
         self.net[TESTER].start([])
+        return failures
 
     def pids(self) -> list[int]:
         pids = [int(node.pid) for node in (*self.net.hosts, *self.net.switches) if node.pid]

@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         lab.build()
         state.pids = [os.getpid(), *lab.pids()]
         state.save(args.rundir)
-        lab.start()
+        state.notes = lab.start()
         state.pids = [os.getpid(), *lab.pids()]
         state.save(args.rundir)
         (args.rundir / READY_FILE).write_text(f"{os.getpid()}\n")

@@ -27,15 +27,27 @@ ROUTER_SYSCTLS: Final = ("net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0
 
 def run(node: Any, command: str) -> str:
     """A command in the node's shell; a non-zero exit status is an error naming it."""
-    output = str(node.cmd(f"{command}; echo {RC_MARK}$?"))
-    text, _, status = output.rpartition(RC_MARK)
-    if status.strip() != "0":
-        raise LabError(f"{node.name}: {command!r} failed (exit {status.strip()}): "
-                       f"{text.strip()[-300:]}")
+    text, failure = run_reported(node, command)
+    if failure:
+        raise LabError(failure)
     return text
 
 
-def configure_node(node: Any, spec: NodeSpec, rundir: Path) -> None:
+def run_reported(node: Any, command: str) -> tuple[str, str]:
+    """A command in the node's shell: its output, and what failed ("" if it exited 0)."""
+    output = str(node.cmd(f"{command}; echo {RC_MARK}$?"))
+    text, _, status = output.rpartition(RC_MARK)
+    if status.strip() == "0":
+        return text, ""
+    return text, (f"{node.name}: {command!r} failed (exit {status.strip()}): "
+                  f"{text.strip()[-300:]}")
+
+
+def configure_node(node: Any, spec: NodeSpec, rundir: Path) -> list[str]:
+    """Addresses and sysctls (any failure stops the lab), then the network's own host
+    commands, which run as p4lang's tutorials runner runs them: a command that fails is
+    reported and the next one runs (their `multicast` hosts add a route the address
+    already made, "File exists", and work). Returns those failures."""
     for interface in spec.interfaces:
         name = f"eth{interface.port}"
         if interface.mac:
@@ -45,9 +57,14 @@ def configure_node(node: Any, spec: NodeSpec, rundir: Path) -> None:
     if spec.kind == "router":
         for setting in ROUTER_SYSCTLS:
             run(node, f"sysctl -qw {setting}")
+    failures = []
     with (rundir / f"{spec.name}.commands.log").open("w") as log:
         for command in spec.commands:
-            log.write(f"$ {command}\n{run(node, command)}")
+            text, failure = run_reported(node, command)
+            log.write(f"$ {command}\n{text}" + (f"(failed: {failure})\n" if failure else ""))
+            if failure:
+                failures.append(failure)
+    return failures
 
 
 def configure_linux_dut(node: Any, topology: Topology) -> None:
