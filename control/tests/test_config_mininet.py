@@ -162,6 +162,30 @@ def test_tutorials_errors(tmp_path: Path, document: dict[str, Any], message: str
         load_tutorials_topology(path, "t.yaml: network: tutorials")
 
 
+@pytest.mark.parametrize(("makefile", "sources", "built"), [
+    ("include ../../utils/Makefile\n", ["flowcache.p4"], "flowcache"),
+    ("DEFAULT_PROG = basic.p4\ninclude ../../utils/Makefile\n", ["basic.p4", "firewall.p4"],
+     "basic"),
+])
+def test_a_switch_the_exercises_controller_fills_runs_its_makefiles_program(
+        tmp_path: Path, makefile: str, sources: list[str], built: str) -> None:
+    """p4lang's flowcache and p4runtime exercises: s1 has no entries of its own (their
+    controller writes them); their runner starts it on the Makefile's program."""
+    (tmp_path / "Makefile").write_text(makefile)
+    for source in sources:
+        (tmp_path / source).write_text("")
+    path = tmp_path / "topology.json"
+    path.write_text(json.dumps({"switches": {"s1": {}}}))
+    with pytest.raises(ConfigError, match=_literal("or the exercise's program compiled as "
+                                                   "its Makefile does (build/<name>.json")):
+        load_tutorials_topology(path, "t.yaml: network: tutorials")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / f"{built}.json").write_text("{}")
+    network = load_tutorials_topology(path, "t.yaml: network: tutorials")
+    assert network.nodes == (NodeSpec("s1", "bmv2", bmv2_json=str(tmp_path / "build" /
+                                                                  f"{built}.json")),)
+
+
 def _literal(message: str) -> str:
     for char in "()[]?.*+":
         message = message.replace(char, "\\" + char)

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from p4tester.lab.mininet.runtime import runtime_entities, value_of
+from p4tester.lab.mininet.runtime import match_of, runtime_entities, value_of
 from p4tester.lab.netdev import LabError
 from p4tester.p4rt import P4InfoSchema
+from p4tester.p4rt.entities import Exact
+from p4tester.p4rt.schema import MatchFieldInfo
 
 BASIC = Path(__file__).resolve().parents[2] / "topologies/tutorials/basic"
 
@@ -53,3 +55,12 @@ def test_an_lpm_key_needs_a_pair(tmp_path: Path) -> None:
     with pytest.raises(LabError, match=r"key hdr.ipv4.dst_addr \(lpm\) needs a pair: "
                                        r"\[value, prefix_len\]"):
         runtime_entities(schema, path)
+
+
+def test_an_exact_value_in_a_list_of_one_is_that_value() -> None:
+    """p4lang's basic_tunnel writes `"hdr.myTunnel.dst_id": [1]`; their helper unwraps it."""
+    dst_id = MatchFieldInfo(1, "hdr.myTunnel.dst_id", 16, "exact")
+    assert match_of(dst_id, [1], "here") == Exact(1)
+    assert match_of(dst_id, "0x2", "here") == Exact(2)
+    with pytest.raises(LabError, match=r"here: value \[1, 2\] must be a number"):
+        match_of(dst_id, [1, 2], "here")

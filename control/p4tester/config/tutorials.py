@@ -101,10 +101,34 @@ def _switches(data: object, topology_dir: Path, where: str) -> list[NodeSpec]:
                                   "BMv2 JSON (p4c-bm2-ss output), not the P4 source")
             switches.append(NodeSpec(str(name), "bmv2", bmv2_json=str(json_path), cli=cli,
                                      device_id=index))
+        elif (default := default_program(topology_dir)) is not None:
+            # No entries: the exercise's own controller (their p4runtime, flowcache)
+            # fills the tables; p4lang's runner starts such a switch on the Makefile's
+            # program, and so does the lab.
+            switches.append(NodeSpec(str(name), "bmv2", bmv2_json=str(default),
+                                     device_id=index))
         else:
             raise ConfigError(f"{place}: needs runtime_json (P4Runtime entries), or cli_input "
-                              "and program (thrift CLI commands and the BMv2 JSON)")
+                              "and program (thrift CLI commands and the BMv2 JSON), or the "
+                              "exercise's program compiled as its Makefile does (build/<name>"
+                              ".json beside the Makefile)")
     return switches
+
+
+def default_program(topology_dir: Path) -> Path | None:
+    """The program p4lang's Makefile starts every switch on (DEFAULT_PROG, else the
+    exercise's one .p4 file), compiled into build/ as `make` does; None if not there."""
+    for base in (topology_dir, topology_dir.parent):
+        makefile = base / "Makefile"
+        if not makefile.exists():
+            continue
+        named = re.search(r"^\s*DEFAULT_PROG\s*=\s*(\S+)\.p4\s*$", makefile.read_text(),
+                          re.MULTILINE)
+        sources = [named.group(1)] if named else [p.stem for p in base.glob("*.p4")]
+        if len(sources) == 1 and (base / "build" / f"{sources[0]}.json").exists():
+            return base / "build" / f"{sources[0]}.json"
+        return None
+    return None
 
 
 def _runtime_program(runtime: Path, topology_dir: Path, where: str) -> tuple[str, str]:

@@ -15,8 +15,10 @@ from typing import Final
 
 from mininet.log import setLogLevel
 
+from p4tester.config.errors import ConfigError
 from p4tester.config.topology import load_topology
 from p4tester.lab.mininet.ready import READY_FILE
+from p4tester.lab.netdev import LabError
 from p4tester.lab.state import LabState
 
 KIND: Final = "mininet"
@@ -62,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     except Stop as stop:
         print(f"stopping on {stop}", flush=True)
         return 0
+    except (ConfigError, LabError) as exc:
+        # What the user can fix, said as it is (`lab up` shows the end of this log).
+        print(f"p4tester.lab: {exc}", flush=True)
+        return 1
     except Exception:
         traceback.print_exc()
         return 1

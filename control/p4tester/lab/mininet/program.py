@@ -75,11 +75,14 @@ def program_files(node: NodeSpec, rundir: Path) -> tuple[str, str]:
 
 
 def _p4info_beside(bmv2_json: str, node: str) -> str:
-    """The P4Info p4c-bm2-ss wrote next to the JSON (x.json: x.p4info.txt or
-    x.p4.p4info.txt), for a switch given only its JSON and CLI commands."""
+    """The P4Info p4c-bm2-ss wrote next to the JSON (x.json: x.p4info.txt,
+    x.p4.p4info.txt or x.p4.p4info.txtpb), for a switch given only its JSON and CLI commands."""
     path = Path(bmv2_json)
-    for candidate in (path.with_suffix(".p4info.txt"), path.with_suffix(".p4.p4info.txt")):
+    # p4lang's tutorials Makefile names it x.p4.p4info.txtpb (text protobuf either way).
+    for candidate in (path.with_suffix(".p4info.txt"), path.with_suffix(".p4.p4info.txt"),
+                      path.with_suffix(".p4.p4info.txtpb")):
         if candidate.exists():
             return str(candidate)
-    raise LabError(f"{node}: no P4Info beside {bmv2_json} (x.p4info.txt or x.p4.p4info.txt): "
-                   "compile with p4c-bm2-ss --p4runtime-files, or give p4info")
+    raise LabError(f"{node}: no P4Info beside {bmv2_json} (x.p4info.txt, x.p4.p4info.txt or "
+                   "x.p4.p4info.txtpb): compile with p4c-bm2-ss --p4runtime-files, or give "
+                   "p4info")

@@ -64,7 +64,10 @@ def match_of(field: MatchFieldInfo, raw: object, where: str) -> MatchKind:
     kind = field.match_type.lower()
     pair = raw if isinstance(raw, list) else None
     if kind == "exact":
-        return Exact(value_of(raw, where))
+        # p4lang's runtime_json may wrap an exact value in a list of one, as their
+        # basic_tunnel does ("hdr.myTunnel.dst_id": [1]); their helper unwraps it.
+        single = pair[0] if pair is not None and len(pair) == 1 else raw
+        return Exact(value_of(single, where))
     if pair is None or len(pair) != 2:
         raise LabError(f"{where}: key {field.name} ({kind}) needs a pair: "
                        + {"lpm": "[value, prefix_len]", "ternary": "[value, mask]",
