@@ -7,6 +7,8 @@
     p4tester replot DIR                                tables and plots again from DIR
     p4tester capture -t TOPOLOGY -p PROFILE ...        one trial's frames to a pcap
     p4tester calibrate -t LOOPBACK_TOPOLOGY            the tester's own capacity here
+    p4tester tofino-check -t TOFINO_TOPOLOGY           first contact: check a Tofino's
+                                                       assumptions (exit 1: one refuted)
     p4tester serve -t TOPOLOGY [--simulate]            web dashboard, REST API, /metrics
     p4tester otg -t TOPOLOGY [--bind HOST:PORT]        Open Traffic Generator API
     p4tester completion bash|zsh                       shell completion (eval its output)

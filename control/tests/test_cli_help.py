@@ -62,8 +62,8 @@ def test_every_command_has_a_line_in_its_parents_help() -> None:
 
 def test_the_walk_reaches_every_front_end() -> None:
     paths = {path for path, _ in subcommands(build_parser())}
-    for command in ("validate", "stats", "capture", "calibrate", "replot", "throughput",
-                    "serve", "otg", "completion"):
+    for command in ("validate", "stats", "capture", "calibrate", "tofino-check", "replot",
+                    "throughput", "serve", "otg", "completion"):
         assert f"p4tester {command}" in paths
 
 

@@ -122,7 +122,7 @@ def _register_widths(schema: Schema) -> dict[str, int]:
 TABLES: dict[str, TableSpec] = {
     **_program_tables(SCHEMA),
     "$PORT": TableSpec(("$DEV_PORT",), {
-        None: ("$SPEED", "$FEC", "$PORT_ENABLE", "$AUTO_NEGOTIATION")}),
+        None: ("$SPEED", "$FEC", "$PORT_ENABLE", "$AUTO_NEGOTIATION", "$LOOPBACK_MODE")}),
     "$PORT_STR_INFO": TableSpec(("$PORT_NAME",), {None: ("$DEV_PORT",)}),
     # Read-only MAC counters of every port that exists (set_port_stat sets them).
     "$PORT_STAT": TableSpec(("$DEV_PORT",), {None: ("$FramesReceivedOK",
@@ -335,12 +335,15 @@ class FakeBfrt:
         made[pipe] += granted
         ticks[pipe] = (at % (1 << TSTAMP_BITS)) >> 8 & 0xFFFFFFFF
 
+    def _new_draws(self, pipe: int, app: int) -> random.Random:
+        """The 16-bit draws of one (pipe, application), seeded."""
+        return random.Random(f"{self.seed}/{pipe}/{app}")
+
     def _count_thinned(self, pipe: int, app: int, first: int, triggers: int, period: int,
                        config: Mapping[str, Any], budget: int, drop_below: int) -> None:
         """Each packet draws; a draw below drop_below drops it uncounted, the others are
         counted against the budget with the tick of the last."""
-        draws = self.draws.setdefault(
-            (pipe, app), random.Random(f"{self.seed}/{pipe}/{app}"))
+        draws = self.draws.setdefault((pipe, app), self._new_draws(pipe, app))
         batches = int(config["batch_count_cfg"]) + 1
         batch = int(config["packets_per_batch_cfg"]) + 1
         cell = self.registers[GENERATED][app]

@@ -1,4 +1,5 @@
-"""The CLI's commands: validate, stats, capture, calibrate, the experiments and replot.
+"""The CLI's commands: validate, stats, capture, calibrate, tofino-check, the experiments
+and replot.
 `p4tester.program` puts them beside `serve` (server/) and `otg` (otg/)."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from p4tester.cli.calibrate_cmd import add_parser as add_calibrate
 from p4tester.cli.capture_cmd import add_options as add_capture_options
 from p4tester.cli.experiment_cmds import add_options, handler, replot
 from p4tester.cli.output import emit
+from p4tester.cli.tofino_check_cmd import add_parser as add_tofino_check
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import load_profile
 from p4tester.config.topology import load_topology
@@ -61,6 +63,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
                          "%(default)s)")
         add_options(sub, experiment)
     add_calibrate(commands)
+    add_tofino_check(commands)
     replot_parser = commands.add_parser("replot",
                                         help="rebuild tables and plots from a results dir")
     replot_parser.add_argument("results", type=Path,
@@ -79,6 +82,10 @@ def run(args: argparse.Namespace) -> int:
         from p4tester.cli.calibrate_cmd import calibrate
 
         return calibrate(args)
+    if args.command == "tofino-check":
+        from p4tester.cli.tofino_check_cmd import tofino_check_command
+
+        return tofino_check_command(args)
     topology = load_topology(args.topology)
     profile = load_profile(args.profile, topology)
     if args.command == "validate":

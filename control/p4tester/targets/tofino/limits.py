@@ -27,7 +27,10 @@ headroom at the reported f: budget / load - 1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import argparse
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Final
 
 from p4tester.streams.rates import l1_frame_bits, line_rate_pps
@@ -153,14 +156,48 @@ def limits_markdown(rows: tuple[PipeLimit, ...]) -> str:
     return "\n".join(lines)
 
 
-def print_limits_tables() -> None:
-    for chip in (TOFINO1_32X100G, TOFINO1_2PIPE_32X100G, TOFINO2_32X400G, TOFINO2_128X100G):
+# The rates a first-contact report may have measured (findings.Finding.measured).
+MEASURABLE: Final = ("pipe_pps", "replication_pps", "pktgen_bps")
+
+
+def measured_chip(chip: Chip, measured: Mapping[str, float]) -> Chip:
+    """The chip with the rates `p4tester tofino-check` measured where it refuted the
+    assumed ones (its report's Report.measured()), the others as assumed."""
+    unknown = sorted(set(measured) - set(MEASURABLE))
+    if unknown:
+        raise ValueError(f"measured rates {unknown} are not limits; known: {list(MEASURABLE)}")
+    return replace(chip, pipe_pps=measured.get("pipe_pps", chip.pipe_pps),
+                   replication_pps=measured.get("replication_pps", chip.replication_pps),
+                   pktgen_bps=measured.get("pktgen_bps", chip.pktgen_bps))
+
+
+CHIPS_BY_NAME: Final = {"tofino1": (TOFINO1_32X100G, TOFINO1_2PIPE_32X100G),
+                        "tofino2": (TOFINO2_32X400G, TOFINO2_128X100G)}
+
+
+def print_limits_tables(report: Path | None = None) -> None:
+    """Every layout's table; with a tofino-check report, its chip's layouts with the
+    rates it measured."""
+    chips: tuple[Chip, ...] = (*CHIPS_BY_NAME["tofino1"], *CHIPS_BY_NAME["tofino2"])
+    measured: dict[str, float] = {}
+    if report is not None:
+        from p4tester.targets.tofino.first_contact.findings import load_report
+
+        loaded = load_report(report)
+        chips, measured = CHIPS_BY_NAME[loaded.chip], loaded.measured()
+    for assumed in chips:
+        chip = measured_chip(assumed, measured)
+        source = f"MEASURED by {report}: {sorted(measured)}" if measured else "all ASSUMED"
         print(f"{chip.name}: {chip.pipe_pps / 1e6:.0f} Mpps per pipe and direction, "
               f"{chip.pktgen_bps / 1e9:.0f} Gbit/s generator per pipe, TM replication "
-              f"{chip.replication_pps / 1e6:.0f} Mpps per egress pipe (all ASSUMED)")
+              f"{chip.replication_pps / 1e6:.0f} Mpps per egress pipe ({source})")
         print(limits_markdown(limits_table(chip)))
         print()
 
 
 if __name__ == "__main__":
-    print_limits_tables()
+    parser = argparse.ArgumentParser(description="the Tofino budget tables of docs/tofino.md")
+    parser.add_argument("--first-contact-report", type=Path,
+                        help="a `p4tester tofino-check` report: its refuted rates replace "
+                        "the assumed ones")
+    print_limits_tables(parser.parse_args().first_contact_report)
