@@ -24,10 +24,13 @@ from tofino_loopback_fake import (
 from p4tester.cli import exit_codes
 from p4tester.cli.tofino_check_cmd import tofino_check_command
 from p4tester.config.errors import ConfigError
+from p4tester.config.profile import load_profile
 from p4tester.config.topology import load_topology
+from p4tester.runs.search_capacity import SearchCapacity, search_capacity
 from p4tester.runs.tofino_check import tofino_check
 from p4tester.targets.tofino import limits
 from p4tester.targets.tofino.first_contact.findings import Report, Verdict, load_report
+from p4tester.targets.tofino.measured_caps import TOFINO_CHECK_FILE
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "tofino.md"
@@ -168,3 +171,26 @@ def test_the_docs_sample_is_what_the_fake_prints() -> None:
     section = doc_section("First contact: p4tester tofino-check")
     sample = section.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
     assert sample == check(LoopbackFake("tofino1")).lines()
+
+
+def test_a_search_on_the_switch_offers_at_most_what_its_measured_pipes_carry(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report where the command writes it by default caps a throughput search on
+    that chip (runs.search_capacity), as a host calibration caps a BMv2 search."""
+    monkeypatch.chdir(tmp_path)
+    topology = load_topology(TOPOLOGIES["tofino1"])
+    profile = load_profile(REPO / "topologies" / "profiles" / "tofino-32x100g.yaml", topology)
+    assert search_capacity((64, 128), topology, profile) == SearchCapacity((), ())
+    args = argparse.Namespace(topology=TOPOLOGIES["tofino1"], output=TOFINO_CHECK_FILE,
+                              json=False)
+    assert tofino_check_command(args, FakeBench(SlowPipeFake())) == exit_codes.INVALID_TRIALS
+    capacity = search_capacity((64, 128), topology, profile)
+    ((size, fraction),) = capacity.max_fractions
+    assert (size, round(fraction, 4)) == (64, 0.8145)  # 1000 Mpps / 1227.7 of 8 x 100G
+    assert capacity.notes == (
+        "64 B: the search offers at most 81.45% of line rate: what 8 ports of one pipe "
+        "carry at the rates results/tofino-check.json measured (pipe_pps 1000.0 M; "
+        "`p4tester tofino-check` refuted the assumed ones)",)
+    # Another chip's report caps nothing here.
+    tofino2 = load_topology(TOPOLOGIES["tofino2"])
+    assert search_capacity((64,), tofino2, profile) == SearchCapacity((), ())

@@ -6,7 +6,6 @@ an issue; exits 1 when an assumption is refuted."""
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 from p4tester.cli import exit_codes
@@ -15,6 +14,7 @@ from p4tester.config.topology import load_topology
 from p4tester.runs.tofino_check import tofino_check
 from p4tester.targets.tofino.first_contact.bench import Bench
 from p4tester.targets.tofino.first_contact.findings import save_report
+from p4tester.targets.tofino.measured_caps import TOFINO_CHECK_FILE
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,15 +24,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sub.add_argument("-t", "--topology", required=True, type=Path,
                      help="a Tofino topology (topologies/tofino*.yaml); its ports are put "
                      "in MAC loopback for the checks, so unplug nothing")
-    sub.add_argument("-o", "--output", type=Path,
-                     help="the JSON report (default: results/tofino-check-<time>.json); "
-                     "exit 1 when an assumption is refuted, 0 when none is")
+    sub.add_argument("-o", "--output", type=Path, default=TOFINO_CHECK_FILE,
+                     help="the JSON report (default: %(default)s, which searches on this "
+                     "switch read: a refuted rate caps their loads); exit 1 when an "
+                     "assumption is refuted, 0 when none is")
     sub.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def tofino_check_command(args: argparse.Namespace, bench: Bench | None = None) -> int:
     report = tofino_check(load_topology(args.topology), bench)
-    output = args.output or Path(f"results/tofino-check-{time.strftime('%Y%m%d-%H%M%S')}.json")
+    output = Path(args.output)
     save_report(report, output)
     document = {**report.to_json(), "report": str(output)}
     emit(document, "\n".join([*report.lines(), f"report: {output}"]), args.json)

@@ -39,6 +39,11 @@ def search_capacity(frame_sizes: tuple[int, ...], topology: Topology, profile: P
                     path: Path | None = None) -> SearchCapacity:
     """The caps the stored calibration at `path` (default CALIBRATION_FILE) sets for a
     search on `topology`; none without a calibration, or one of another target."""
+    if topology.switch.target == "tofino":
+        # No host calibration: what first contact measured of the switch's pipes.
+        from p4tester.targets.tofino.measured_caps import measured_caps
+
+        return SearchCapacity(*measured_caps(topology, frame_sizes))
     path = path or CALIBRATION_FILE
     try:
         calibration = load_calibration(path)
