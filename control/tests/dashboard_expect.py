@@ -87,3 +87,42 @@ def service_rows(trials: list[TrialResult], stream_of: dict[str, int]) -> list[l
 def bound_rows(bounds: tuple[Bounds, ...]) -> list[list[str]]:
     return [[str(b.frame_size), pct(b.ndr_lower), pct(b.ndr_upper), pct(b.pdr_lower),
              pct(b.pdr_upper)] for b in bounds]
+
+
+def ramp_rows(trials: list[TrialResult]) -> list[list[str]]:
+    return [[_label(t, "ramp_step") or str(t.trial_index), pct(t.offered_fraction),
+             fps(t.offered_pps), fps(t.tx_frames / t.duration_s),
+             fps(t.rx_frames / t.duration_s), pct(t.loss_ratio)] for t in trials]
+
+
+def shape_rows(trials: list[TrialResult]) -> list[list[str]]:
+    return [[str(s.stream_id), _fixed(step.start_s, 2), _fixed(step.duration_s, 2),
+             fps(step.intended_pps), fps(step.sent_pps), fps(step.received_pps),
+             pct(step.lost_share)]
+            for t in trials for s in t.streams for step in s.rate_course]
+
+
+def receiver_rows(trial: TrialResult) -> tuple[list[list[str]], str]:
+    """The per-RX-port panel of a trial (static/receivers.js): a row per port of each
+    stream received on several, and a note per such stream."""
+    rows, notes = [], []
+    for s in (s for s in trial.streams if s.receivers):
+        mode = "replicate" if s.replicated else "spread"
+        for r in s.receivers:
+            lost = s.port_lost(r)
+            rows.append([str(s.stream_id), mode, str(r.port), str(s.tx_frames),
+                         str(r.rx_frames), DASH if lost is None else str(lost),
+                         DASH if lost is None else pct(lost / s.tx_frames if s.tx_frames else 0),
+                         DASH if s.replicated or not s.rx_frames
+                         else pct(r.rx_frames / s.rx_frames)])
+        if s.replicated:
+            notes.append(f"stream {s.stream_id}: replicated to {len(s.receivers)} ports, "
+                         f"{s.frames_due} frames due, {s.lost} lost ({pct(s.loss_ratio)})")
+        else:
+            balance = s.spread_balance
+            shown = DASH if balance is None else "∞" if math.isinf(balance) else _fixed(
+                balance, 3)
+            notes.append(f"stream {s.stream_id}: spread over {len(s.receivers)} ports, "
+                         f"{s.lost} lost over all ports; balance (most / least loaded "
+                         f"port) {shown}")
+    return rows, "\n".join(notes)

@@ -229,7 +229,12 @@ def test_bad_experiment_input_is_400_with_the_clis_message(tmp_path: Path, body:
                                                            message: str) -> None:
     with make_client(tmp_path) as client:
         answer = client.post("/api/runs", json=body, headers=AUTH)
-    assert (answer.status_code, answer.json()) == (400, {"detail": message})
+    # A bad value of one option names it, for the page to say the message by its field.
+    bad_values = {"fast": "method", "8000pps": "load"}
+    option = next((name for value, name in bad_values.items()
+                   if value in body["options"].values()), None)
+    assert (answer.status_code, answer.json()) == (
+        400, {"detail": message, **({"option": option} if option else {})})
     assert list(tmp_path.iterdir()) == []  # no run directory for a refused run
 
 

@@ -1,6 +1,7 @@
 """Bad input through the REST API: every option of every experiment, given a value it
 cannot take, is refused with 400 and the words the CLI uses, before any run starts
-(never a 500, never a run that fails at once for its input)."""
+(never a 500, never a run that fails at once for its input), naming the option the
+page shows the message next to."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def test_the_simulated_switch_refuses_a_queue_sweep(tmp_path: Path) -> None:
         "experiment": "queue-sweep", "options": {"buffers": "-5"}})
     assert (answer.status_code, answer.json()) == (400, {"detail": (
         "p4tester queue-sweep: argument --buffers: '-5': each percent must be in (0, 100], "
-        "like 1,10,50,100")})
+        "like 1,10,50,100"), "option": "buffers"})
     answer = client_for("throughput", tmp_path).post("/api/runs", headers=AUTH, json={
         "experiment": "queue-sweep", "options": {}})
     assert (answer.status_code, answer.json()) == (400, {"detail": (
@@ -87,6 +88,8 @@ def test_every_option_refuses_a_value_it_cannot_take(experiment: str, tmp_path: 
             # The CLI's words: the option named, or the value it was given.
             assert f"--{option.name}" in detail or repr(value) in detail or \
                 f"{value} B" in detail, (option.name, value, detail)
+            # The option it is about, for the page to say the message by its field.
+            assert answer.json()["option"] == option.name, (option.name, value, detail)
     assert client.get("/api/runs").json() == []  # no run was started by any of them
 
 
@@ -97,7 +100,8 @@ def test_a_frame_size_no_stream_carries_is_refused_before_the_run() -> None:
         "experiment": "throughput", "options": {"frame-sizes": "64,20"}})
     assert (answer.status_code, answer.json()) == (400, {"detail": (
         "stream 0: frame size 20 B is outside 64..9216 B for Ethernet/IPv4/UDP/tester "
-        "(headers 42 B + tester header 18 B + FCS 4 B); choose a size in that range")})
+        "(headers 42 B + tester header 18 B + FCS 4 B); choose a size in that range"),
+        "option": "frame-sizes"})
 
 
 def test_what_an_experiment_needs_of_the_profile_is_refused_before_the_run(

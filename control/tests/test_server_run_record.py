@@ -29,8 +29,8 @@ ONE_STREAM = load_profile(REPO / "topologies" / "profiles" / "one-stream.yaml", 
 RAMP = {"experiment": "ramp",
         "options": {"start": "10%", "end": "50%", "step": "10%", "duration": 1}}
 # Every panel the simulated switch feeds: five live charts, the search, the counters,
-# steps, intervals, services and the result card.
-SIMULATED_PANELS = 11
+# the per-RX-port figures, steps, intervals, services and the result card.
+SIMULATED_PANELS = 12
 
 
 def _run(client: TestClient, body: dict[str, object]) -> str:

@@ -46,7 +46,13 @@ from .y1564_body import require_services, y1564_body
 
 
 class RequestError(ValueError):
-    """Bad experiment options; the message names the experiment, the option and the fix."""
+    """Bad experiment options; the message names the experiment, the option and the fix.
+    `option`: the one option it is about (its name without dashes), so the dashboard
+    can say it next to that field; None when it is about no one option."""
+
+    def __init__(self, message: str, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,5 +154,6 @@ def build_request(name: str, values: Mapping[str, object]) -> ExperimentRequest:
         try:
             fields[option.field] = parse_option(option, str(value))
         except OptionValueError as exc:
-            raise RequestError(f"{prog}: argument --{option.name}: {exc}") from exc
+            raise RequestError(f"{prog}: argument --{option.name}: {exc}",
+                               option.name) from exc
     return experiment.request_type(**fields)

@@ -29,20 +29,36 @@ def fraction_at(rate: Rate, frame_size: int, topology: Topology, profile: Profil
         raise ConfigError(f"load {rate}: {exc}") from exc
 
 
+class OptionConfigError(ConfigError):
+    """A value one option was given that the profile or topology cannot take; `option`
+    (its name without dashes) lets the dashboard say so next to that field."""
+
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.option = option
+
+
 def check_frame_sizes(request: ExperimentRequest, profile: Profile) -> None:
     """Refuse a frame size asked for that a stream's headers do not fit in, or beyond
     Ethernet's (ConfigError, the same words in the CLI, the REST API and the page)."""
-    check_streams_carry(profile.streams, request.frame_sizes_asked())
+    for option, sizes in request.frame_sizes_asked():
+        try:
+            check_streams_carry(profile.streams, sizes)
+        except ConfigError as exc:
+            raise OptionConfigError(str(exc), option) from exc
 
 
 def check_loads(request: ExperimentRequest, topology: Topology, profile: Profile) -> None:
     """Refuse a load above line rate before touching the switch (ConfigError)."""
     frame_size, rates = request.rates_at_one_size()
     for name, rate in rates.items():
-        fraction = fraction_at(rate, frame_size, topology, profile)
+        try:
+            fraction = fraction_at(rate, frame_size, topology, profile)
+        except ConfigError as exc:
+            raise OptionConfigError(str(exc), name) from exc
         if not 0 < fraction <= 1:
-            raise ConfigError(f"--{name} {rate} is {fraction:.2%} of line rate at "
-                              f"{frame_size} B: it must be in (0, 100] %")
+            raise OptionConfigError(f"--{name} {rate} is {fraction:.2%} of line rate at "
+                                    f"{frame_size} B: it must be in (0, 100] %", name)
 
 
 def load_warnings(request: ExperimentRequest, topology: Topology, profile: Profile,

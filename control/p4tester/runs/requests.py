@@ -68,12 +68,13 @@ class ExperimentRequest:
         del profile
         return []
 
-    def frame_sizes_asked(self) -> tuple[int, ...]:
-        """The frame sizes the options name (none: the profile's own, checked when it
-        was loaded)."""
+    def frame_sizes_asked(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """The frame sizes the options name, by option name (so an error can point at
+        the field it is about); none: the profile's own, checked when it was loaded."""
         sizes: tuple[int, ...] = getattr(self, "frame_sizes", None) or ()
         single: int | None = getattr(self, "frame_size", None)
-        return sizes if single is None else (*sizes, single)
+        return ((("frame-sizes", sizes),) if sizes else ()) + \
+            ((("frame-size", (single,)),) if single is not None else ())
 
     def trial_s(self, profile: Profile) -> float:
         duration = getattr(self, "duration_s", None)
@@ -166,8 +167,8 @@ class FrameSizeScanRequest(ExperimentRequest):
     load: float = 1.0
     duration_s: float | None = None
 
-    def frame_sizes_asked(self) -> tuple[int, ...]:
-        return (self.start, self.end)
+    def frame_sizes_asked(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        return (("start", (self.start,)), ("end", (self.end,)))
 
 
 @dataclass(frozen=True, slots=True)

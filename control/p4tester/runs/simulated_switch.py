@@ -28,6 +28,8 @@ from p4tester.results.model import TrialResult
 from p4tester.streams.rates import l2_frame_bits, line_rate_pps
 from p4tester.tester.trial_loop import QDEPTH_EDGES
 
+from .simulated_receivers import received_on_ports
+
 SMALLEST_CAPACITY: Final = 0.55
 FULL_CAPACITY_SIZE: Final = 512
 SIM_BUFFER_BYTES: Final = 64 * 1518
@@ -54,19 +56,27 @@ class ProfileStreamsRunner:
     """The simulated runner with the profile's stream ids (the simulated DUT numbers
     its streams 0..n-1). A trial that gives streams loads of their own (a Y.1564 step:
     TrialSpec.stream_loads) sends only those, each through a policer at the DUT's
-    capacity for the frame size, as a switch would send only them."""
+    capacity for the frame size, as a switch would send only them. A stream received
+    on several ports has its figures per port (runs.simulated_receivers)."""
 
     def __init__(self, simulated: SimulatedRunner, profile: Profile) -> None:
         self._simulated = simulated
         self._ids = tuple(s.id for s in profile.streams)
         self._edges_us = profile.latency_bins_us
+        self._receive = {s.id: s.receive for s in profile.streams if s.receive is not None}
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         if spec.stream_loads:
-            return self._own_loads(spec)
-        result = self._simulated.run_trial(spec)
+            result = self._own_loads(spec)
+        else:
+            result = self._simulated.run_trial(spec)
+            result = replace(result, streams=tuple(
+                replace(s, stream_id=self._ids[i]) for i, s in enumerate(result.streams)))
+        if not self._receive:
+            return result
         return replace(result, streams=tuple(
-            replace(s, stream_id=self._ids[i]) for i, s in enumerate(result.streams)))
+            received_on_ports(s, self._receive[s.stream_id]) if s.stream_id in self._receive
+            else s for s in result.streams))
 
     def _own_loads(self, spec: TrialSpec) -> TrialResult:
         dut = self._simulated.dut

@@ -86,7 +86,10 @@ def create_app(settings: ServerSettings, topology: Topology, profile: Profile,
                            (NothingRunningError, 409), (RunNotFoundError, 404),
                            (BackendUnavailableError, 503)):
         def handler(_request: Request, exc: Exception, code: int = code) -> JSONResponse:
-            return _error(code, str(exc))
+            # The option a bad value was given to (RequestError, OptionConfigError), for
+            # the page to say the message next to that field.
+            option = getattr(exc, "option", None)
+            return _error(code, str(exc), **({"option": option} if option else {}))
 
         app.add_exception_handler(exc_type, handler)
 

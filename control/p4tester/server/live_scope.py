@@ -37,11 +37,13 @@ class LiveScope:
         """`reading` as differences from the baseline (as it is, with no baseline)."""
         if self.baseline is None:
             return reading
-        before = {s.stream: s for s in self.baseline.streams}
+        # By (stream, RX port): a stream received on several ports has a reading per port.
+        before = {(s.stream, s.rx_port): s for s in self.baseline.streams}
         ports = {p.port: p for p in self.baseline.ports}
         return replace(
             reading,
-            streams=tuple(_stream_since(s, before.get(s.stream)) for s in reading.streams),
+            streams=tuple(_stream_since(s, before.get((s.stream, s.rx_port)))
+                          for s in reading.streams),
             ports=tuple(_port_since(p, ports.get(p.port)) for p in reading.ports))
 
 

@@ -104,6 +104,10 @@ def dashboard(topology: Topology, profile: Profile, simulated: bool,
   <div class="card"><h2>Counters <span class="scope muted"></span>{sim}</h2>
     <table id="counters" class="num"></table>
     <table id="ports" class="num"></table></div>
+  <div class="card" id="receivers-card" hidden>
+    <h2>Per RX port <span class="scope muted"></span>{sim}</h2>
+    <div class="scroll"><table id="receivers" class="num small"></table></div>
+    <p id="receivers-notes" class="muted"></p></div>
   <div class="card" id="steps-card" data-kinds="ramp shape" hidden>
     <h2>Steps of <span class="shown-run"></span>{sim}</h2>
     <div class="scroll"><table id="steps" class="num small"></table></div></div>
@@ -122,6 +126,7 @@ def dashboard(topology: Topology, profile: Profile, simulated: bool,
 <script src="/static/charts.js"></script>
 <script src="/static/format.js"></script>
 <script src="/static/run_tables.js"></script>
+<script src="/static/receivers.js"></script>
 <script src="/static/dashboard.js"></script>
 </body></html>"""
 

@@ -11,14 +11,14 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.experiments.simulated_runner import SimulatedRunner
-from p4tester.results.model import Histogram, StreamStats, TrialResult
+from p4tester.results.model import Histogram, ReceiverStats, StreamStats, TrialResult
 from p4tester.runs.simulated_switch import (
     FULL_CAPACITY_SIZE,
     SIM_BUFFER_BYTES,
@@ -94,6 +94,34 @@ class _Totals:
                        _added(self.queue, _scaled(stats.queue_depth, QDEPTH_EDGES, share)))
 
 
+def _cells_of(profile: Profile) -> list[tuple[int, int]]:
+    return [(s.id, port) for s in profile.streams for port in s.rx_ports]
+
+
+def _per_port(result: TrialResult, rx_port_of: dict[int, int]
+              ) -> list[tuple[tuple[int, int], StreamStats]]:
+    """A trial's figures per (stream, RX port) cell, as a switch's checker keeps them
+    (rx_port_of: each stream's first RX port). A stream received on several ports has
+    a cell per port with its receiver's figures and the stream's TX; a spread stream's
+    one sequence is counted on its first port's cell (tester.receive_slots)."""
+    cells = []
+    for stats in result.streams:
+        if not stats.receivers:
+            cells.append(((stats.stream_id, rx_port_of[stats.stream_id]), stats))
+            continue
+        for index, r in enumerate(stats.receivers):
+            sequence: StreamStats | ReceiverStats = r if stats.replicated else stats
+            counted = stats.replicated or index == 0
+            cells.append(((stats.stream_id, r.port), replace(
+                stats, rx_frames=r.rx_frames, rx_bytes=r.rx_bytes,
+                gap_events=sequence.gap_events if counted else 0,
+                lost_in_gaps=sequence.lost_in_gaps if counted else 0,
+                reordered=sequence.reordered if counted else 0,
+                duplicates=sequence.duplicates if counted else 0,
+                latency=r.latency, queue_depth=r.queue_depth, receivers=())))
+    return cells
+
+
 class SimulatedCounters:
     """Mutable on purpose: the simulated switch's counters, committed trial by trial,
     with the trial in progress counted in by how far it has got."""
@@ -105,34 +133,37 @@ class SimulatedCounters:
         edges = profile.latency_bins_us
         empty = _Totals(0, 0, 0, 0, 0, 0, Histogram(edges, (0,) * (len(edges) - 1)),
                         Histogram(QDEPTH_EDGES, (0,) * (len(QDEPTH_EDGES) - 1)))
-        self._totals = {s.id: empty for s in profile.streams}
+        # Keyed by (stream, RX port), as a switch keeps a stream's figures per port.
+        self._totals = {cell: empty for cell in _cells_of(profile)}
+        self._rx_port = {s.id: s.rx_port for s in profile.streams}
         self._current: tuple[TrialResult, float] | None = None
         self._clock_s = 0.0  # simulated seconds of traffic committed so far
-        self._last: dict[int, StreamStats] = {}  # "registers": the latest trial per stream
+        # "registers": the latest trial per (stream, RX port)
+        self._last: dict[tuple[int, int], StreamStats] = {}
 
     def show(self, result: TrialResult, share: float) -> None:
         with self._lock:
             self._current = (result, share)
-            self._last = {s.stream_id: s for s in result.streams}
+            self._last = dict(_per_port(result, self._rx_port))
+
+    def _add(self, totals: dict[tuple[int, int], _Totals], result: TrialResult,
+             share: float) -> None:
+        for cell, stats in _per_port(result, self._rx_port):
+            totals[cell] = totals[cell].plus(stats, share, self._profile.latency_bins_us)
 
     def commit(self, result: TrialResult) -> None:
         with self._lock:
-            edges = self._profile.latency_bins_us
-            for stats in result.streams:
-                self._totals[stats.stream_id] = self._totals[stats.stream_id].plus(
-                    stats, 1.0, edges)
+            self._add(self._totals, result, 1.0)
             self._clock_s += result.duration_s
             self._current = None
-            self._last = {s.stream_id: s for s in result.streams}
+            self._last = dict(_per_port(result, self._rx_port))
 
     def abort(self) -> None:
         """A stopped trial: what it sent so far stays counted, as on a switch."""
         with self._lock:
             if self._current is not None:
                 result, share = self._current
-                for stats in result.streams:
-                    self._totals[stats.stream_id] = self._totals[stats.stream_id].plus(
-                        stats, share, self._profile.latency_bins_us)
+                self._add(self._totals, result, share)
                 self._clock_s += result.duration_s * share
             self._current = None
 
@@ -143,27 +174,28 @@ class SimulatedCounters:
             if self._current is not None:
                 result, share = self._current
                 clock_s += result.duration_s * share
-                for stats in result.streams:
-                    totals[stats.stream_id] = totals[stats.stream_id].plus(
-                        stats, share, self._profile.latency_bins_us)
+                self._add(totals, result, share)
             last = dict(self._last)
         streams = []
         for config in self._profile.streams:
-            t = totals[config.id]
-            latest = last.get(config.id)
-            latency = latest.latency if latest is not None else None
-            streams.append(StreamReading(
-                stream=config.id, tx_port=config.tx_port, rx_port=config.rx_port,
-                tx_frames=t.tx, tx_bytes=t.tx_bytes, rx_frames=t.rx, rx_bytes=t.rx_bytes,
-                lost_in_gaps=latest.lost_in_gaps if latest is not None else 0,
-                reordered=t.reordered, duplicates=t.duplicates,
-                latency_min_us=latency.min_us if latency else None,
-                latency_avg_us=latency.avg_us if latency else None,
-                latency_max_us=latency.max_us if latency else None,
-                latency_histogram_us=t.latency, queue_depth_frames=t.queue))
+            for rx_port in config.rx_ports:
+                t = totals[(config.id, rx_port)]
+                latest = last.get((config.id, rx_port))
+                latency = latest.latency if latest is not None else None
+                streams.append(StreamReading(
+                    stream=config.id, tx_port=config.tx_port, rx_port=rx_port,
+                    tx_frames=t.tx, tx_bytes=t.tx_bytes, rx_frames=t.rx, rx_bytes=t.rx_bytes,
+                    lost_in_gaps=latest.lost_in_gaps if latest is not None else 0,
+                    reordered=t.reordered, duplicates=t.duplicates,
+                    latency_min_us=latency.min_us if latency else None,
+                    latency_avg_us=latency.avg_us if latency else None,
+                    latency_max_us=latency.max_us if latency else None,
+                    latency_histogram_us=t.latency, queue_depth_frames=t.queue))
         ports = []
+        # A stream's frames leave once, whatever ports they come back on.
+        sent = list({s.stream: s for s in reversed(streams)}.values())
         for port in self._topology.ports:
-            tx = [s for s in streams if s.tx_port == port.number]
+            tx = [s for s in sent if s.tx_port == port.number]
             rx = [s for s in streams if s.rx_port == port.number]
             ports.append(PortReading(
                 port=port.number, rx_frames=sum(s.rx_frames for s in rx),

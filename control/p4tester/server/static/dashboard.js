@@ -33,7 +33,10 @@ async function api(method, path, body) {
   }
   if (!res.ok) {
     const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail);
-    throw new Error(`${res.status}: ${detail}`);
+    const err = new Error(`${res.status}: ${detail}`);
+    // A bad value of one option: the server names it, the page says it by its field.
+    if (data.option) Object.assign(err, { option: data.option, detail });
+    throw err;
   }
   return data;
 }
@@ -75,8 +78,29 @@ function buildForm() {
   }
 }
 
+// The CLI's message for a refused option, under its field (cleared on the next try or
+// when the field changes).
+function clearFieldErrors() {
+  for (const e of $("options").querySelectorAll(".field-error")) e.remove();
+  for (const e of $("options").querySelectorAll(".refused")) e.classList.remove("refused");
+}
+
+function showFieldError(option, detail) {
+  const input = $("options").querySelector(`[data-option="${option}"]`);
+  if (!input) return false;
+  const note = document.createElement("span");
+  note.className = "field-error warn";
+  note.dataset.errorFor = option;
+  note.textContent = detail;
+  input.classList.add("refused");
+  input.after(note);
+  input.addEventListener("input", clearFieldErrors, { once: true });
+  return true;
+}
+
 async function start(event) {
   event.preventDefault();
+  clearFieldErrors();
   const options = {};
   for (const input of $("options").querySelectorAll("[data-option]")) {
     if (input.value.trim() !== "") options[input.dataset.option] = input.value.trim();
@@ -88,7 +112,13 @@ async function start(event) {
     say(`started ${data.progress.run_id}`);
     $("result-card").hidden = true;
     state.lastState = "running";
-  } catch (err) { say(err.message, true); }
+  } catch (err) {
+    if (err.option && showFieldError(err.option, err.detail)) {
+      say(`${err.message.split(":")[0]}: --${err.option} refused, see the field`, true);
+    } else {
+      say(err.message, true);
+    }
+  }
 }
 
 async function stop() {
@@ -297,6 +327,7 @@ function onLive(event) {
   $("live-state").textContent = doc.error ? doc.error : "live";
   $("live-state").className = doc.error ? "warn" : "muted";
   showCounters(doc);
+  if (state.info) showReceivers(state.info, doc);
   // Every panel but the rates says the window its figures cover (the same for all).
   document.querySelectorAll(".scope").forEach((el) => { el.textContent = doc.scope; });
   showProgress(doc.progress);
