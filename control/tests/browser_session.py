@@ -107,16 +107,18 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(where: Path, topology: Path, profile: Path, scale: float = 0.3) -> Iterator[str]:
-    """`p4tester serve --simulate` on a free loopback port, its runs under
-    where/results; stopped in finally."""
+def serve(where: Path, topology: Path, profile: Path, scale: float = 0.3,
+          simulate: bool = True) -> Iterator[str]:
+    """`p4tester serve --simulate` (or, `simulate` False, on the topology's switch) on a
+    free loopback port, its runs under where/results; stopped in finally."""
     port = _free_port()
+    simulated = ["--simulate", "--sim-time-scale", str(scale)] if simulate else []
     token_file = where / "token"
     token_file.write_text(TOKEN + "\n")
     log = (where / "server.log").open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "p4tester.server", "-t", str(topology), "-p", str(profile),
-         "--simulate", "--sim-time-scale", str(scale), "--bind", f"127.0.0.1:{port}",
+         *simulated, "--bind", f"127.0.0.1:{port}",
          "--token-file", str(token_file), "--results", str(where / "results")],
         cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
         env={**os.environ, "PYTHONPATH": str(REPO / "control")})
@@ -198,15 +200,15 @@ def start(driver: Any, experiment: str, options: dict[str, str]) -> None:
 
 
 def start_and_end(driver: Any, results: Path, experiment: str,
-                  options: dict[str, str]) -> Path:
+                  options: dict[str, str], timeout_s: float = RUN_S) -> Path:
     """Started from the page; returns its run directory once the page shows it ended
     (a short run may end before the page first shows it running)."""
     before = set(results.iterdir()) if results.is_dir() else set()
     fill_form(driver, experiment, options)
     [run] = until(driver, lambda _d: [d for d in results.iterdir() if d not in before]
                   if results.is_dir() else [])
-    until(driver, lambda d: d.execute_script(READ_PROGRESS)["run"] == run.name)
-    ended(driver)
+    until(driver, lambda d: d.execute_script(READ_PROGRESS)["run"] == run.name, timeout_s)
+    ended(driver, timeout_s)
     return Path(run)
 
 
@@ -241,9 +243,9 @@ def progress_agrees(driver: Any, run_id: str) -> dict[str, str]:
     return page
 
 
-def ended(driver: Any) -> None:
+def ended(driver: Any, timeout_s: float = RUN_S) -> None:
     until(driver, lambda d: d.execute_script(READ_PROGRESS)["state"] == "finished"
-          and d.find_element("id", "result-card").is_displayed())
+          and d.find_element("id", "result-card").is_displayed(), timeout_s)
 
 
 def run_dir(results: Path, experiment: str) -> Path:
