@@ -86,3 +86,16 @@ def test_live_readings_are_per_stream_and_rx_port_over_the_trial(tmp_path: Path)
         receiver = next(r for r in next(x for x in trial.streams if x.stream_id == s.stream)
                         .receivers if r.port == s.rx_port)
         assert s.latency_histogram_us == receiver.latency.histogram  # type: ignore[union-attr]
+
+
+def test_a_trial_that_received_nothing_yet_shows_no_registers_of_the_one_before(
+        tmp_path: Path) -> None:
+    """At the trial's start the counters count from its baseline (0) while the
+    registers still hold the trial before: the window shows no latency and no gaps."""
+    runner, counters = _setup(tmp_path)
+    counters.commit(runner.run_trial(SPEC))  # the trial before, its registers kept
+    before = counters.read()
+    assert before.streams[0].latency_max_us is not None and before.streams[0].lost_in_gaps
+    reading = LiveScope(before, "run", 1).apply(counters.read())
+    assert {(s.rx_frames, s.lost_in_gaps, s.latency_min_us, s.latency_avg_us,
+             s.latency_max_us) for s in reading.streams} == {(0, 0, None, None, None)}

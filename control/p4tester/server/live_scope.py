@@ -64,11 +64,19 @@ def _histogram_since(now: Histogram, then: Histogram) -> Histogram:
 def _stream_since(now: StreamReading, then: StreamReading | None) -> StreamReading:
     if then is None:
         return now
+    received = _counted_since(now.rx_frames, then.rx_frames)
+    if received == 0:
+        # Nothing of the trial received yet: the registers beside the counters may still
+        # hold the trial before (the switch clears them as the trial starts, after the
+        # baseline is read; seen on the page: TX 0, RX 0 beside the last trial's max and
+        # gaps). No frame of the window, no latency and no gap in it.
+        now = replace(now, latency_min_us=None, latency_avg_us=None, latency_max_us=None,
+                      lost_in_gaps=None if now.lost_in_gaps is None else 0)
     return replace(
         now,
         tx_frames=_counted_since(now.tx_frames, then.tx_frames),
         tx_bytes=_counted_since(now.tx_bytes, then.tx_bytes),
-        rx_frames=_counted_since(now.rx_frames, then.rx_frames),
+        rx_frames=received,
         rx_bytes=_counted_since(now.rx_bytes, then.rx_bytes),
         reordered=_counted_since(now.reordered, then.reordered),
         duplicates=_counted_since(now.duplicates, then.duplicates),
