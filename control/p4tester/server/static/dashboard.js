@@ -10,7 +10,7 @@
 const WINDOW_S = 120;
 const $ = (id) => document.getElementById(id);
 const ACTIVE = ["running", "stopping"];
-const state = { info: null, experiments: [], history: [], lastState: null, lastRun: null,
+const state = { info: null, experiments: [], history: [], lastRun: null,
   // The run the kind panels and the result card show: the live one, or a past one
   // clicked in "Past runs"; `seen` is what they were last built from.
   shown: null, seen: "", search: null };
@@ -106,13 +106,16 @@ async function start(event) {
     if (input.value.trim() !== "") options[input.dataset.option] = input.value.trim();
   }
   sessionStorage.setItem("p4tester-token", token());
+  // Hidden as the run is asked for, not once the answer comes: a short run (a simulated
+  // scan of two 0.5-s trials on a busy host) ended and showed its result before that.
+  const hadResult = !$("result-card").hidden;
+  $("result-card").hidden = true;
   try {
     const data = await api("POST", "/api/runs", { experiment: $("experiment").value, options });
     $("token").classList.remove("needed");
     say(`started ${data.progress.run_id}`);
-    $("result-card").hidden = true;
-    state.lastState = "running";
   } catch (err) {
+    if (hadResult) $("result-card").hidden = false;
     if (err.option && showFieldError(err.option, err.detail)) {
       say(`${err.message.split(":")[0]}: --${err.option} refused, see the field`, true);
     } else {
@@ -336,15 +339,16 @@ function onLive(event) {
   if (!p) return;
   showListedCount(p);
   const changed = `${p.run_id}/${p.trials_done}/${p.state}` !== state.lastRun;
-  // A run going on takes over the panels; once it ends they stay on it until a past
-  // run is clicked.
-  if (ACTIVE.includes(p.state) && (!state.shown || state.shown.run_id !== p.run_id)) {
+  const newRun = !state.lastRun || !state.lastRun.startsWith(`${p.run_id}/`);
+  // A run going on takes over the panels, and so does one that started and ended
+  // between two live events; once it ends they stay on it until a past run is clicked.
+  if ((ACTIVE.includes(p.state) || newRun) &&
+      (!state.shown || state.shown.run_id !== p.run_id)) {
     show(p.run_id);
   } else if (changed && state.shown && state.shown.run_id === p.run_id) {
     refreshShown().catch((err) => say(err.message, true));
   }
   if (changed) loadRuns().catch((err) => say(err.message, true));
-  state.lastState = p.state;
   state.lastRun = `${p.run_id}/${p.trials_done}/${p.state}`;
 }
 
