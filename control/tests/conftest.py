@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,3 +29,13 @@ def mini_p4info_path() -> Path:
 def mini_schema() -> P4InfoSchema:
     """The schema of the hand-written fixture P4Info (immutable, so shared)."""
     return P4InfoSchema.from_text_file(MINI_P4INFO)
+
+
+@pytest.fixture
+def driver(tmp_path: Path) -> Iterator[Any]:
+    """Headless Chromium for one browser test (browser_session: skips without it)."""
+    from browser_session import chromium, require_browser
+
+    require_browser()
+    with chromium(tmp_path / "chromium-profile") as browser:
+        yield browser

@@ -23,7 +23,6 @@ from browser_session import (
     READ_PROGRESS,
     READ_TABLE,
     REPO,
-    chromium,
     ended,
     open_dashboard,
     progress_agrees,
@@ -63,11 +62,6 @@ def services_server(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def driver(tmp_path: Path) -> Iterator[Any]:
-    require_browser()
-    with chromium(tmp_path / "chromium-profile") as browser:
-        yield browser
 
 
 def _check_layout(driver: Any, name: str) -> None:

@@ -13,7 +13,6 @@ import pytest
 from browser_session import (
     READ_RECEIVERS,
     REPO,
-    chromium,
     open_dashboard,
     require_browser,
     serve,
@@ -46,11 +45,6 @@ def server(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def driver(tmp_path: Path) -> Iterator[Any]:
-    require_browser()
-    with chromium(tmp_path / "chromium-profile") as browser:
-        yield browser
 
 
 def test_each_rx_port_of_a_stream_reads_as_its_trial(server: str, tmp_path: Path,
