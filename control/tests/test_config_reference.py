@@ -21,6 +21,7 @@ from p4tester.config import network_file as network_file_module
 from p4tester.config import profile as profile_module
 from p4tester.config import services as services_module
 from p4tester.config import stream_headers as stream_headers_module
+from p4tester.config import vary_patterns as vary_patterns_module
 from p4tester.config import topology as topology_module
 from p4tester.config.p4app import load_p4app
 from p4tester.config.profile import (
@@ -35,13 +36,14 @@ from p4tester.config.topology import PortAddresses, SwitchConfig, load_topology,
 from p4tester.config.tutorials import load_tutorials_topology
 from p4tester.config.yaml_io import require_keys
 from p4tester.streams.addresses import ADDRESS_FIELDS
+from p4tester.streams.field_patterns import PATTERN_FIELDS
 from p4tester.streams.variation import FIELD_LIMITS
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "configuration.md"
 CONFIG = REPO / "control" / "p4tester" / "config"
 LOADERS = (topology_module, profile_module, services_module, network_module,
-           network_file_module, stream_headers_module)
+           network_file_module, stream_headers_module, vary_patterns_module)
 
 
 def documented(file: str) -> set[str]:
@@ -140,7 +142,7 @@ def test_tables_built_into_dataclasses_name_their_fields() -> None:
         section = keys.TUNNEL_SECTIONS[kind]
         assert set(section.names) == set(fields_of(cls)), kind
         assert section.required == without_default(cls), kind
-    assert set(keys.VARY.names) == set(FIELD_LIMITS)
+    assert set(keys.VARY.names) == set(FIELD_LIMITS) | set(PATTERN_FIELDS)
     assert set(ADDRESS_FIELDS) <= set(keys.STREAM.names)
     # A stream entry's keys become StreamConfig's fields, its addresses', or expand.
     expanding = {"imix", "mesh", "addresses", "between"}
@@ -279,7 +281,8 @@ HEADERS_PROFILE: dict[str, Any] = {
          "tunnel": {"srv6": {"src_ip": "2001:db8::a", "segments": ["2001:db8::b"]}}},
         {"id": 2, "tx_port": 1, "rx_port": 2,
          "vary": {"src_port": {"start": 1, "step": 1, "count": 2},
-                  "src_mac": {"start": "02:00:00:00:00:01", "step": 1, "count": 2}}},
+                  "src_mac": {"start": "02:00:00:00:00:01", "step": 1, "count": 2},
+                  "dst_ip": {"random": "10.2.0.0/16", "seed": 7}}},
     ],
 }
 

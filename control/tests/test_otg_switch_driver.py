@@ -75,6 +75,9 @@ class FakeDataplane:
     def set_variation(self, stream_id: int, cycle: Any) -> None:
         self.calls.append(f"vary {stream_id} {len(cycle)} entries")
 
+    def set_field_patterns(self, stream_id: int, entries: Any) -> None:
+        self.calls.append(f"patterns {stream_id} {[entry.field for entry in entries]}")
+
     def set_resize(self, stream_id: int, max_cut: int, template_bytes: int) -> None:
         self.resized[stream_id] = (max_cut, template_bytes)
 
@@ -239,9 +242,10 @@ def test_fixed_flow_stops_alone_then_stop_ends_the_rest(
     assert final.ports["p1"].frames_tx == 30 + sent
     assert final.ports["p2"].frames_rx == 30 + sent - RX_LOSS
     assert final.error is None
-    assert dataplane.calls[:6] == ["expect 0 rx 2 epoch 0", "expect 1 rx 2 epoch 0",
+    assert dataplane.calls[:8] == ["expect 0 rx 2 epoch 0", "expect 1 rx 2 epoch 0",
                                    "start 0 budget 30", "start 1 budget 4294967295",
-                                   "vary 0 3 entries", "vary 1 3 entries"]
+                                   "vary 0 3 entries", "patterns 0 []",
+                                   "vary 1 3 entries", "patterns 1 []"]
     assert sessions[-1].target.rates == {0: 100, 1: 50}
     assert sessions[-1].target.port_rates == {1: 0}  # frames spread: the port unshaped
 

@@ -14,6 +14,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import StreamConfig, profile_from_dict
 from p4tester.dataplane.constants import TESTER_UDP_DST_PORT
 from p4tester.streams.addresses import StreamAddresses
+from p4tester.streams.field_patterns import Steps
 from p4tester.streams.frame_sizes import Encapsulation
 from p4tester.streams.tunnels import GtpU, Srv6, Vxlan
 from p4tester.streams.variation import FieldVariation
@@ -107,15 +108,16 @@ def test_srv6_tunnel_key() -> None:
 def test_vary_list_and_stepped() -> None:
     stream = _one("{id: 0, tx_port: 1, rx_port: 2, vary: {src_port: [5000, 5050, 5100], "
                   "dst_port: {start: 6000, step: -2, count: 6}}}")
+    # A list takes the whole-frame table; a range is a field pattern of its own.
     assert stream.vary == (FieldVariation("src_port", (5000, 5050, 5100)),
-                           FieldVariation("dst_port", (6000, 5998, 5996, 5994, 5992, 5990)))
+                           Steps("dst_port", 6000, -2, 6))
     assert stream.port_pairs == (
         (5000, 6000), (5050, 5998), (5100, 5996), (5000, 5994), (5050, 5992), (5100, 5990))
 
 
 def test_vary_step_defaults_to_one() -> None:
     stream = _one("{id: 0, tx_port: 1, rx_port: 2, vary: {src_port: {start: 7, count: 3}}}")
-    assert stream.vary == (FieldVariation("src_port", (7, 8, 9)),)
+    assert stream.vary == (Steps("src_port", 7, 1, 3),)
     # The destination keeps the tester's port.
     assert stream.port_pairs == ((7, TESTER_UDP_DST_PORT), (8, TESTER_UDP_DST_PORT),
                                  (9, TESTER_UDP_DST_PORT))
@@ -224,7 +226,9 @@ def test_imix_members_share_the_headers() -> None:
          ("tunnel: srv6: 5 segments; the tester parses 1..4",)),
         ({"tunnel": {"srv6": {"src_ip": "10.0.0.1", "segments": ["2001:db8::2"]}}},
          ("tunnel: srv6: src_ip 10.0.0.1 must be IPv6",)),
-        ({"vary": {"ttl": [1, 2]}}, ("vary: field 'ttl' cannot vary",)),
+        ({"vary": {"ttl": [1, 2]}}, ("vary: field 'ttl' cannot vary; the tester varies "
+                                     "src_port, dst_port, src_ip, dst_ip, src_ip6, dst_ip6, "
+                                     "dscp, vlan, outer_vlan, vni, src_mac, dst_mac",)),
         ({"vary": {"src_port": [1, 70000]}}, ("vary: src_port: 70000 is not a port",)),
         ({"vary": {"src_port": {"start": 65535, "step": 1, "count": 2}}},
          ("vary", "reaches 65536, outside 0..65535")),
@@ -235,7 +239,8 @@ def test_imix_members_share_the_headers() -> None:
         ({"vary": {"src_port": {"start": 1, "count": 2, "stop": 3}}},
          ("vary", "src_port", "unknown key 'stop'")),
         ({"vary": {"src_port": "5000"}},
-         ("vary", "src_port", "expected a list of values or {start, step, count}")),
+         ("vary", "src_port", "expected a list of values, {start, step, count} or "
+                              "{random: ..., seed: N}")),
         ({"vary": {"src_port": ["a"]}}, ("vary", "src_port")),
     ],
     ids=["vlan-range", "outer-vlan-range", "outer-without-vlan", "mpls-5-labels",
@@ -288,13 +293,19 @@ def test_imix_member_below_the_tunnels_minimum() -> None:
 
 
 def test_port_pairs_of_all_streams_fit_the_data_planes_table() -> None:
-    """tx_vary_ports holds 4096 entries for all streams together: two streams of
-    4096 pairs each cannot both be stamped, and the profile says so when loaded."""
-    vary = {"src_port": {"start": 1, "count": 4096}}
-    one = _stream(id=0, vary=vary)
+    """tx_vary_ports holds 4096 entries for all streams together: two streams listing
+    4096 pairs each cannot both be stamped, and the profile says so when loaded.
+    Ranges take no entry: 65 536 ports each in two streams load."""
+    listed = {"src_port": list(range(1, 4097))}
+    one = _stream(id=0, vary=listed)
     assert len(profile_from_dict(_profile(one), SOURCE).streams[0].port_pairs) == 4096
     with pytest.raises(ConfigError, match="4096"):
-        profile_from_dict(_profile(one, _stream(id=1, vary=vary)), SOURCE)
+        profile_from_dict(_profile(one, _stream(id=1, vary=listed)), SOURCE)
+    ranged = {"src_port": {"start": 0, "count": 65536}}
+    both = profile_from_dict(_profile(_stream(id=0, vary=ranged), _stream(id=1, vary=ranged)),
+                             SOURCE)
+    assert [len(s.port_pairs) for s in both.streams] == [65536, 65536]
+    assert [s.field_cycle for s in both.streams] == [(), ()]
 
 
 def _doc_examples() -> list[str]:

@@ -289,6 +289,11 @@ struct local_metadata_t {
     bit<16>     size_cut;
     bit<16>     l4_len_after;
     bit<16>     l4_len_before_neg;
+    /* BMv2 field steps (v1model/field_steps.p4): the L4 pseudo header's change from
+     * new addresses (ones' complement), which joins the stamp, and whether the
+     * IPv4 header changed (its checksum is recomputed). */
+    bit<16>     vary_l4_delta;
+    bool        vary_ipv4_header;
 }
 
 #endif

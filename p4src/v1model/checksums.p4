@@ -23,7 +23,7 @@ control TesterStampChecksum(inout headers_t hdr, inout local_metadata_t meta) {
          * sum to 0xFFFF, as in the template (seq, tx_ts 0; dut_qdelay = ~ports). */
         update_checksum(meta.stamped_tx && hdr.tester.isValid() && meta.size_cut == 0,
                         { hdr.tester.seq, hdr.tester.tx_ts,
-                          meta.vary_src_port, meta.vary_dst_port },
+                          meta.vary_src_port, meta.vary_dst_port, meta.vary_l4_delta },
                         hdr.tester.dut_qdelay, HashAlgorithm.csum16);
         /* A frame cut short (generator.p4, tx_resize): the L4 checksum also covers
          * its length, twice for UDP (pseudo header and header), once for TCP (pseudo
@@ -32,17 +32,17 @@ control TesterStampChecksum(inout headers_t hdr, inout local_metadata_t meta) {
         update_checksum(meta.stamped_tx && hdr.tester.isValid() && meta.size_cut != 0
                             && hdr.udp.isValid(),
                         { hdr.tester.seq, hdr.tester.tx_ts,
-                          meta.vary_src_port, meta.vary_dst_port,
+                          meta.vary_src_port, meta.vary_dst_port, meta.vary_l4_delta,
                           meta.l4_len_after, meta.l4_len_after,
                           meta.l4_len_before_neg, meta.l4_len_before_neg },
                         hdr.tester.dut_qdelay, HashAlgorithm.csum16);
         update_checksum(meta.stamped_tx && hdr.tester.isValid() && meta.size_cut != 0
                             && hdr.tcp.isValid(),
                         { hdr.tester.seq, hdr.tester.tx_ts,
-                          meta.vary_src_port, meta.vary_dst_port,
+                          meta.vary_src_port, meta.vary_dst_port, meta.vary_l4_delta,
                           meta.l4_len_after, meta.l4_len_before_neg },
                         hdr.tester.dut_qdelay, HashAlgorithm.csum16);
-        update_checksum(meta.size_cut != 0 && hdr.ipv4.isValid(),
+        update_checksum((meta.size_cut != 0 || meta.vary_ipv4_header) && hdr.ipv4.isValid(),
                         { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp_ecn,
                           hdr.ipv4.total_len, hdr.ipv4.identification, hdr.ipv4.flags,
                           hdr.ipv4.frag_offset, hdr.ipv4.ttl, hdr.ipv4.protocol,

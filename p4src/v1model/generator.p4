@@ -16,6 +16,7 @@
 #include "platform.p4"
 #include "../common/headers.p4"
 #include "../common/stream_template.p4"
+#include "field_steps.p4"
 
 control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
                          inout standard_metadata_t smeta) {
@@ -168,6 +169,9 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
         size = MAX_VARY_ENTRIES;
     }
 
+    /* Per-field patterns beyond the table: increments, draws, lists of any field. */
+    FieldSteps() field_steps;
+
     /* The L4 header that carries the tester header: the innermost. */
     action write_ports() {
         if (hdr.inner_udp.isValid()) {
@@ -234,9 +238,13 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
     }
 
     apply {
+        /* field_steps applies at one place only: BMv2 lays each table out once. */
+        bool steps_now = false;
+        bool table_ports = false;
         if (meta.ctrl_op == CTRL_OP_CLEAR) {
             tx_next_seq.write((bit<32>) meta.stream, meta.initial_seq);
             vary_next.write((bit<32>) meta.stream, 0);
+            steps_now = true;
         } else if (meta.ctrl_op == CTRL_OP_READ) {
             /* The frames that left and the time together: a read may wait in the CPU
              * port's queue, and the offered-load proof divides one by the other. */
@@ -297,7 +305,7 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
                                     meta.vary_index + 1 >= vary_count ? 16w0
                                                                       : meta.vary_index + 1);
                     if (tx_vary_fields.apply().hit) {
-                        write_ports();
+                        table_ports = true;
                         if (hdr.vxlan.isValid()) {
                             if (hdr.udp.checksum != 0) {
                                 write_vni();
@@ -307,6 +315,14 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
                         }
                     }
                 }
+                steps_now = true;
+            }
+        }
+        if (steps_now) {
+            bool stepped;
+            field_steps.apply(hdr, meta, table_ports, stepped);
+            if (table_ports || stepped) {
+                write_ports();
             }
         }
     }

@@ -522,13 +522,32 @@ TUNNEL_SECTIONS: Final = {"vxlan": VXLAN, "gtpu": GTPU, "srv6": SRV6}
 
 VARY: Final = Section(
     "profile.stream.vary", PROFILE_FILE, "streams[].vary",
-    "The fields that change from frame to frame: each a list of values or a range "
-    "(`{start, step, count}`). The fields cycle together; all streams' variations "
-    "share the data plane's 4096 entries.", (
-        Key("src_port", "list or range", "L4 source ports (0..65535).",
+    "The fields that change from frame to frame: each a list of values, a range "
+    "(`{start, step, count}`) or random draws (`{random: ..., seed}`). Fields of "
+    "different counts combine: the whole repeats after the least common multiple of "
+    "their counts. Lists of ports, VNIs and MACs share the data plane's 4096 "
+    "whole-frame entries (all streams together); the other fields and the ranges of "
+    "ports keep their own pattern, up to 65 536 values and more. BMv2 only for now.", (
+        Key("src_port", "list, range or random", "L4 source ports (0..65535).",
             "[5000, 5050, 5100]", default="none"),
-        Key("dst_port", "list or range", "L4 destination ports (0..65535).",
+        Key("dst_port", "list, range or random", "L4 destination ports (0..65535).",
             "{start: 6000, step: -2, count: 10}", default="none"),
+        Key("src_ip", "list, range or random of IPv4 addresses", "IPv4 source addresses "
+            "(untunnelled IPv4 streams); random: a prefix or [lowest, highest].",
+            "{start: 10.0.0.1, count: 65536}", default="none"),
+        Key("dst_ip", "list, range or random of IPv4 addresses", "IPv4 destination "
+            "addresses.", "{random: 10.2.0.0/16, seed: 7}", default="none"),
+        Key("src_ip6", "list, range or random of IPv6 addresses", "IPv6 source addresses "
+            "(untunnelled IPv6 streams): their low 64 bits vary, all values in one /64.",
+            "{start: \"2001:db8::1\", count: 1000}", default="none"),
+        Key("dst_ip6", "list, range or random of IPv6 addresses", "IPv6 destination "
+            "addresses.", "{random: \"2001:db8:1::/112\"}", default="none"),
+        Key("dscp", "list, range or random", "DSCP (0..63) of the IPv4 or IPv6 header; "
+            "ECN stays.", "[0, 10, 46]", default="none"),
+        Key("vlan", "list, range or random", "The VLAN id (needs `vlan_id`).",
+            "{start: 100, count: 10}", default="none"),
+        Key("outer_vlan", "list, range or random", "The outer (QinQ) VLAN id (needs "
+            "`outer_vlan_id`).", "[10, 20]", default="none"),
         Key("vni", "list or range", "VxLAN VNIs (needs a `vxlan` tunnel).",
             "{start: 100, count: 4}", default="none"),
         Key("src_mac", "list or range of MACs", "Source MACs; a range's step is added "
@@ -541,10 +560,23 @@ VARY: Final = Section(
 VARY_RANGE: Final = Section(
     "profile.stream.vary.range", PROFILE_FILE, "streams[].vary.<field> (range)",
     "A range of values.", (
-        Key("start", "integer or MAC", "The first value.", "5000", default=REQUIRED),
+        Key("start", "integer, address or MAC", "The first value.", "5000",
+            default=REQUIRED),
         Key("count", "integer", "How many values.", "10", default=REQUIRED),
         Key("step", "integer", "What is added from one value to the next (may be "
             "negative).", "2", default="1"),
+    ))
+
+VARY_RANDOM: Final = Section(
+    "profile.stream.vary.random", PROFILE_FILE, "streams[].vary.<field> (random)",
+    "A value drawn for each frame: the lowest value plus CRC-32 of the seed and the "
+    "frame's sequence number, modulo the range's size. Each field draws on its own, "
+    "and the draws can be recomputed from the frames' sequence numbers.", (
+        Key("random", "prefix or [lowest, highest]", "The range: a prefix for "
+            "addresses, or the lowest and highest value (at most 2^32 values).",
+            "10.1.0.0/16", default=REQUIRED),
+        Key("seed", "integer", "The draws' seed (0..4294967295); give streams different "
+            "seeds for different draws.", "7", default="1"),
     ))
 
 SERVICE: Final = Section(
@@ -676,6 +708,7 @@ SECTIONS: Final = (
     NETWORK, NETWORK_TUTORIALS, NETWORK_P4APP, NODE_HOST, NODE_BRIDGE, NODE_BMV2, INTERFACE,
     LINK,
     PROFILE, LATENCY_BINS, TRIAL, SEARCH, STREAM, TUNNEL, VXLAN, GTPU, SRV6, VARY, VARY_RANGE,
+    VARY_RANDOM,
     SERVICE, SLA,
     TUTORIALS, TUTORIALS_HOST, TUTORIALS_SWITCH,
     P4APP, P4APP_TOPOLOGY, P4APP_DEFAULT, P4APP_HOST, P4APP_SWITCH, P4APP_LINK,

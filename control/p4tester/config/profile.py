@@ -31,6 +31,7 @@ stream sends L x share x the port's line rate (in frames/s for the frame size).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +61,18 @@ from p4tester.dataplane.program import bin_ranges
 from p4tester.dataplane.varied_fields import VariedFields
 from p4tester.results.latency import log_bin_edges
 from p4tester.streams.addresses import ADDRESS_FIELDS, StreamAddresses
+from p4tester.streams.field_patterns import (
+    ADDRESS_FIELDS as PATTERN_ADDRESS_FIELDS,
+)
+from p4tester.streams.field_patterns import (
+    IPV4_FIELDS,
+    IPV6_FIELDS,
+    Draws,
+    FieldPattern,
+    check_listed_total,
+    flows_cycle,
+    frame_fields,
+)
 from p4tester.streams.frame_sizes import (
     RFC2544_FRAME_SIZES,
     Encapsulation,
@@ -99,7 +112,9 @@ class StreamConfig:
     mpls_labels: tuple[int, ...] = ()
     l4: str = "udp"
     tunnel: Tunnel | None = None
-    vary: tuple[FieldVariation, ...] = ()
+    # Table variations (ports listed, VNIs, MACs) and field patterns (streams.
+    # field_patterns: addresses, DSCP, VLAN ids, port ranges and draws).
+    vary: tuple[FieldVariation | FieldPattern, ...] = ()
     # Received on several ports (config.stream_receive); None: on rx_port alone.
     receive: Receive | None = None
     # Random frame sizes (an OTG flow's size.random, BMv2 only): frame i is frame_size
@@ -122,21 +137,69 @@ class StreamConfig:
 
     @property
     def port_pairs(self) -> tuple[tuple[int, int], ...]:
-        """The (source, destination) L4 ports frame 0, 1, ... carry; () when fixed."""
+        """The (source, destination) L4 ports frame 0, 1, ... carry, one cycle; () when
+        fixed, or drawn (then each frame's sequence number decides)."""
         dst = self.addresses.l4_dst_port
-        return port_pairs(tuple(v for v in self.vary if v.field != "vni"),
-                          self.addresses.udp_src_port,
-                          TESTER_UDP_DST_PORT if dst is None else dst)
+        listed = port_pairs(tuple(v for v in self._table_variations
+                                  if v.field in ("src_port", "dst_port")),
+                            self.addresses.udp_src_port,
+                            TESTER_UDP_DST_PORT if dst is None else dst)
+        patterns = tuple(p for p in self.field_patterns if p.field in ("src_port", "dst_port"))
+        if not patterns or any(isinstance(p, Draws) for p in patterns):
+            return listed if not patterns else ()
+        table = listed or ((self.addresses.udp_src_port,
+                            TESTER_UDP_DST_PORT if dst is None else dst),)
+        cycle = math.lcm(len(table), flows_cycle(patterns))
+        pairs = []
+        for index in range(cycle):
+            fields = frame_fields(patterns, index, 0)
+            src, dst_port = table[index % len(table)]
+            pairs.append((fields.get("src_port", src), fields.get("dst_port", dst_port)))
+        return tuple(pairs)
+
+    @property
+    def _table_variations(self) -> tuple[FieldVariation, ...]:
+        return tuple(v for v in self.vary if isinstance(v, FieldVariation))
+
+    @property
+    def field_patterns(self) -> tuple[FieldPattern, ...]:
+        """The fields the data plane varies by a pattern of their own; raises
+        VariationError for a field this stream's headers do not have."""
+        patterns = tuple(v for v in self.vary if not isinstance(v, FieldVariation))
+        fields = [v.field for v in self.vary]
+        for pattern in patterns:
+            field_name = pattern.field
+            if fields.count(field_name) > 1:
+                raise VariationError(f"vary: {field_name} is listed twice")
+            if (field_name in PATTERN_ADDRESS_FIELDS or field_name == "dscp") \
+                    and self.tunnel is not None:
+                raise VariationError(
+                    f"vary: {field_name}: the tester varies the addresses and DSCP of "
+                    "untunnelled streams; this stream has a tunnel")
+            if field_name in IPV4_FIELDS and self.ipv6:
+                raise VariationError(f"vary: {field_name} varies IPv4 addresses; this stream "
+                                     f"is IPv6: vary {field_name}6")
+            if field_name in IPV6_FIELDS and not self.ipv6:
+                raise VariationError(f"vary: {field_name} varies IPv6 addresses; this stream "
+                                     f"is IPv4: vary {field_name[:-1]}, or give it ipv6: true")
+            if field_name == "vlan" and self.vlan_id is None:
+                raise VariationError("vary: vlan varies the VLAN id: give the stream a "
+                                     "vlan_id")
+            if field_name == "outer_vlan" and self.outer_vlan_id is None:
+                raise VariationError("vary: outer_vlan varies the outer VLAN id: give the "
+                                     "stream an outer_vlan_id")
+        return patterns
 
     @property
     def field_cycle(self) -> tuple[VariedFields, ...]:
         """The L4 ports, VNI and MACs of frame 0, 1, ...; () when fixed: what the data
         plane's variation table holds (streams.variation)."""
         dst = self.addresses.l4_dst_port
-        if any(v.field == "vni" for v in self.vary) and not isinstance(self.tunnel, Vxlan):
+        if any(v.field == "vni" for v in self._table_variations) \
+                and not isinstance(self.tunnel, Vxlan):
             raise VariationError("vary: vni varies the VxLAN tunnel's VNI: give the stream "
                                  "a tunnel: {vxlan: {...}}")
-        return field_cycle(self.vary, self.addresses.udp_src_port,
+        return field_cycle(self._table_variations, self.addresses.udp_src_port,
                            TESTER_UDP_DST_PORT if dst is None else dst,
                            self.tunnel.vni if isinstance(self.tunnel, Vxlan) else 0,
                            _template_mac(self.addresses.src_mac),
@@ -308,6 +371,10 @@ def _streams(data: object, where: str) -> tuple[StreamConfig, ...]:
         raise ConfigError(f"{where}: the streams' port variations take {pairs} entries, more "
                           f"than the data plane's {MAX_VARY_ENTRIES} for all streams together; "
                           "vary fewer values")
+    try:
+        check_listed_total([s.field_patterns for s in streams])
+    except VariationError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
     ids = [s.id for s in streams]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
@@ -341,6 +408,7 @@ def _plain_streams(items: Sequence[Mapping[str, Any]], here: str) -> list[Stream
             for stream in members:
                 stream.encapsulation  # noqa: B018 (validates the headers)
                 stream.field_cycle  # noqa: B018 (validates the variation)
+                stream.field_patterns  # noqa: B018 (validates the patterns)
         except (EncapsulationError, VariationError) as exc:
             raise ConfigError(f"{here}: {exc}") from exc
         for stream in members:

@@ -5,6 +5,10 @@
     tunnel: {srv6: {src_ip: "2001:db8::a", segments: ["2001:db8::b", "2001:db8::c"]}}
     vary: {src_port: [5000, 5050, 5100], dst_port: {start: 6000, step: -2, count: 10}}
     vary: {src_mac: {start: "02:89:01:00:00:00", count: 1000}}
+    vary: {src_ip: {start: 10.0.0.1, count: 65536}, dscp: [0, 46]}   (config.vary_patterns)
+
+Lists of ports, VNIs and MACs go to the variation table (whole frames, 4096 entries
+for all streams); everything else is a field pattern of its own.
 """
 
 from __future__ import annotations
@@ -14,11 +18,14 @@ from typing import Any
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.keys import TUNNEL_SECTIONS, VARY_RANGE
+from p4tester.config.vary_patterns import parse_pattern
 from p4tester.config.yaml_io import require_keys
+from p4tester.streams.field_patterns import PATTERN_FIELDS, FieldPattern
 from p4tester.streams.tunnels import GtpU, Srv6, Tunnel, TunnelError, Vxlan
 from p4tester.streams.variation import (
     FIELD_LIMITS,
     MAC_FIELDS,
+    VARIABLE_FIELDS,
     FieldVariation,
     VariationError,
     mac_number,
@@ -60,15 +67,23 @@ def parse_tunnel(data: object, where: str) -> Tunnel:
     return tunnel
 
 
-def parse_vary(data: object, where: str) -> tuple[FieldVariation, ...]:
+def parse_vary(data: object, where: str) -> tuple[FieldVariation | FieldPattern, ...]:
     """`where` names the stream; errors name `vary` and the field."""
     here = f"{where}: vary"
     if not isinstance(data, Mapping) or not data:
         raise ConfigError(f"{here}: expected {{src_port: [...] | {{start, step, count}}, "
                           "dst_port: ...}")
-    variations = []
+    variations: list[FieldVariation | FieldPattern] = []
     for name, spec in data.items():
         field_here = f"{here}: {name}"
+        if name not in PATTERN_FIELDS and name not in VARIABLE_FIELDS:
+            known = dict.fromkeys((*PATTERN_FIELDS, *VARIABLE_FIELDS))
+            raise ConfigError(f"{where}: vary: field {name!r} cannot vary; the tester varies "
+                              f"{', '.join(known)}")
+        if name in PATTERN_FIELDS and not (name in ("src_port", "dst_port")
+                                           and isinstance(spec, list)):
+            variations.append(parse_pattern(str(name), spec, field_here))
+            continue
         try:
             values = (_mac_values(spec, field_here) if name in MAC_FIELDS
                       else _number_values(spec, field_here, FIELD_LIMITS.get(str(name), 0xFFFF)))

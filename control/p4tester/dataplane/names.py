@@ -18,6 +18,26 @@ CAPTURE_RULES: Final = "TesterIngress.capture.capture_rules"
 TX_VARY: Final = "TesterEgress.generator.tx_vary"
 TX_VARY_FIELDS: Final = "TesterEgress.generator.tx_vary_fields"
 TX_RESIZE: Final = "TesterEgress.generator.tx_resize"
+# Field patterns (p4src/v1model/field_steps.p4): one gate per stream, then per field
+# a pattern table and a list table.
+FIELD_STEPS: Final = "TesterEgress.generator.field_steps"
+TX_STEPS: Final = f"{FIELD_STEPS}.tx_steps"
+
+
+def tx_step(field: str) -> str:
+    """The field's pattern table: stream -> step, draw or cycle."""
+    return f"{FIELD_STEPS}.tx_step_{field}"
+
+
+def tx_listed(field: str) -> str:
+    """The field's list: (stream, index) -> pick(value)."""
+    return f"{FIELD_STEPS}.tx_{field}_values"
+
+
+def field_action(field: str, kind: str) -> str:
+    """kind: step, draw, cycle or pick."""
+    return f"{FIELD_STEPS}.{field}_{kind}"
+
 
 # Actions
 GEN_RUN: Final = "TesterIngress.generator.run"
@@ -36,6 +56,7 @@ CAPTURE_COPY: Final = "TesterIngress.capture.copy"
 VARY: Final = "TesterEgress.generator.vary"
 SET_FIELDS: Final = "TesterEgress.generator.set_fields"
 RESIZE: Final = "TesterEgress.generator.resize"
+STEPS: Final = f"{FIELD_STEPS}.steps"
 
 # Counters
 RX_KIND: Final = "TesterIngress.rx_kind"

@@ -40,6 +40,13 @@ from p4tester.dataplane.constants import (
     REPLICA_TOKEN,
     REPLICA_TX,
 )
+from p4tester.dataplane.field_entries import (
+    STEPPED_FIELDS,
+    CycleEntry,
+    DrawEntry,
+    FieldEntry,
+    StepEntry,
+)
 from p4tester.dataplane.headers import StreamRegisters, check_run_value, epoch_flags
 from p4tester.dataplane.varied_fields import VariedFields
 from p4tester.p4rt import (
@@ -179,6 +186,8 @@ class TesterDataplane:
         self._captured: deque[tuple[float, int, bytes]] = deque(maxlen=CONTROL_BACKLOG)
         self._clone_ready = False
         self._capture_rules: dict[int, dict[str, Ternary]] = {}
+        # Field patterns written per stream: a trial that keeps them writes nothing.
+        self._field_entries: dict[int, tuple[FieldEntry, ...]] = {}
 
     # ---- generator -------------------------------------------------------
     def configure_stream(self, stream_id: int, tx_port: int, frames_per_pass: int = 1) -> None:
@@ -315,6 +324,59 @@ class TesterDataplane:
                 {"stream": Exact(stream_id), "index": Exact(index)},
                 names.SET_FIELDS, fields._asdict()))
         self._upsert(count_entry)
+
+    def set_field_patterns(self, stream_id: int, entries: Sequence[FieldEntry]) -> None:
+        """Each field in `entries` follows its pattern frame by frame (field_steps.p4);
+        the other fields of STEPPED_FIELDS keep the template's. () for none. Offsets
+        and list indexes restart at clear_stream."""
+        check_stream_id(stream_id)
+        wanted = tuple(entries)
+        if self._field_entries.get(stream_id) == wanted:
+            return
+        by_field = {entry.field: entry for entry in wanted}
+        if len(by_field) != len(wanted) or not set(by_field) <= set(STEPPED_FIELDS):
+            raise ValueError(f"stream {stream_id}: one pattern per field of "
+                             f"{', '.join(STEPPED_FIELDS)}, got {[e.field for e in wanted]}")
+        stream_key = {"stream": Exact(stream_id)}
+        gate = build_table_entry(self.schema, names.TX_STEPS, stream_key, names.STEPS, {})
+        # Off first, on last: the data plane never applies half a set of patterns.
+        self._delete_if_present(gate)
+        for field in STEPPED_FIELDS:
+            entry = by_field.get(field)
+            if entry is None:
+                self._delete_if_present(build_table_entry(
+                    self.schema, names.tx_step(field), stream_key,
+                    names.field_action(field, "step"),
+                    {"first": 0, "step": 0, "span": 0}))
+                continue
+            self._upsert(self._pattern_entry(stream_id, entry))
+        if wanted:
+            self._upsert(gate)
+        self._field_entries[stream_id] = wanted
+
+    def _pattern_entry(self, stream_id: int, entry: FieldEntry) -> object:
+        """The field's pattern table entry; a list's values are written first."""
+        field = entry.field
+        stream_key = {"stream": Exact(stream_id)}
+        if isinstance(entry, StepEntry):
+            return build_table_entry(self.schema, names.tx_step(field), stream_key,
+                                     names.field_action(field, "step"),
+                                     {"first": entry.first, "step": entry.step,
+                                      "span": entry.span})
+        if isinstance(entry, DrawEntry):
+            return build_table_entry(self.schema, names.tx_step(field), stream_key,
+                                     names.field_action(field, "draw"),
+                                     {"low": entry.low, "count": entry.outcomes,
+                                      "seed": entry.seed})
+        assert isinstance(entry, CycleEntry)
+        for index, value in enumerate(entry.values):
+            self._upsert(build_table_entry(
+                self.schema, names.tx_listed(field),
+                {"stream": Exact(stream_id), "index": Exact(index)},
+                names.field_action(field, "pick"), {"value": value}))
+        return build_table_entry(self.schema, names.tx_step(field), stream_key,
+                                 names.field_action(field, "cycle"),
+                                 {"last": len(entry.values) - 1})
 
     def set_resize(self, stream_id: int, max_cut: int, template_bytes: int) -> None:
         """Frames of the stream leave `template_bytes` (its template, no FCS) long less

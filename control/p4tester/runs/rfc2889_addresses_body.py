@@ -16,6 +16,7 @@ from p4tester.experiments.rfc2889_addresses import (
     AddressTestConfig,
     run_address_test,
 )
+from p4tester.streams.variation import FieldVariation
 
 from .bodies import Outcome, RunContext
 from .requests import Rfc2889AddressRequest
@@ -45,12 +46,15 @@ def require_addresses(request: Rfc2889AddressRequest, topology: Topology,
 
 def rfc2889_addresses_body(request: Rfc2889AddressRequest, run: RunContext) -> Outcome:
     learning, test = address_streams(run.profile.streams)
+    # address_streams found a src_mac list: a table variation.
+    learned = learning.vary[0]
+    assert isinstance(learned, FieldVariation)
     line_bps = min(run.topology.port(p).line_rate_bps for p in (learning.tx_port,
                                                                  test.tx_port))
     config = AddressTestConfig(
         test=AddressTest(request.test), learning_stream=learning.id, test_stream=test.id,
         learning_port=learning.tx_port, test_port=test.tx_port, port_line_bps=line_bps,
-        max_addresses=len(learning.vary[0].values), frame_size=request.frame_size,
+        max_addresses=len(learned.values), frame_size=request.frame_size,
         ageing_s=request.ageing_s, learning_pps=request.learning_pps,
         test_pps=request.test_pps, addresses=request.addresses, min_pps=request.min_pps,
         resolution_pps=request.resolution_pps)

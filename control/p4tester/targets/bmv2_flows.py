@@ -18,6 +18,7 @@ from p4tester.dataplane import names
 from p4tester.dataplane.constants import CUT_PORTS
 from p4tester.dataplane.program import seeds_for_rate
 from p4tester.lab.ifaces import tester_iface
+from p4tester.streams.field_patterns import data_plane_entries
 from p4tester.streams.frame_sizes import FCS_BYTES
 from p4tester.targets.bmv2_session import TesterSession
 from p4tester.targets.bmv2_trials import Bmv2Trials
@@ -89,6 +90,8 @@ class Bmv2FlowEngine:
                                    plan.frames_per_pass)
         for flow in flows:
             dataplane.set_variation(flow.stream_id, flow.stream.field_cycle)
+            dataplane.set_field_patterns(flow.stream_id,
+                                         data_plane_entries(flow.stream.field_patterns))
             if flow.stream.size_cut:  # the session's open left every other stream whole
                 dataplane.set_resize(flow.stream_id, flow.stream.size_cut, len(flow.template))
         for plan, flow in zip(plans, flows, strict=True):

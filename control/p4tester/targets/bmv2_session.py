@@ -94,5 +94,5 @@ def frame_spec(stream: StreamConfig, frame_size: int, epoch: int, run: int = 0) 
             encapsulation = replace(encapsulation, tunnel=replace(encapsulation.tunnel, vni=vni))
     return FrameSpec(
         stream_id=stream.id, frame_size=frame_size, addresses=addresses, epoch=epoch, run=run,
-        encapsulation=encapsulation, varies_ports=bool(cycle),
+        encapsulation=encapsulation, varies_ports=bool(stream.vary),
     )

@@ -28,6 +28,7 @@ from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.lab.dut_counters import dut_counters_for
 from p4tester.lab.ifaces import tester_iface
 from p4tester.results.model import StreamStats, TrialResult
+from p4tester.streams.field_patterns import data_plane_entries
 from p4tester.streams.template import build_template
 from p4tester.targets.bmv2_session import TesterSession, frame_spec
 from p4tester.tester.dut_source import DutCounterSource
@@ -230,6 +231,8 @@ class Bmv2Trials:
             cycle = plan.stream.field_cycle
             dataplane.set_variation(plan.stream.id,
                                     cycle[:lengths.get(plan.stream.id, len(cycle))])
+            dataplane.set_field_patterns(plan.stream.id,
+                                         data_plane_entries(plan.stream.field_patterns))
         for plan in every:
             template = build_template(
                 frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch,
