@@ -21,8 +21,8 @@ from p4tester.config import network_file as network_file_module
 from p4tester.config import profile as profile_module
 from p4tester.config import services as services_module
 from p4tester.config import stream_headers as stream_headers_module
-from p4tester.config import vary_patterns as vary_patterns_module
 from p4tester.config import topology as topology_module
+from p4tester.config import vary_patterns as vary_patterns_module
 from p4tester.config.p4app import load_p4app
 from p4tester.config.profile import (
     SearchConfig,
