@@ -44,8 +44,15 @@ class PortCaptures:
     def __init__(self, interface: Callable[[int], str] = tester_iface) -> None:
         self._interface = interface
         self._lock = threading.Lock()
-        self._dir = Path(tempfile.mkdtemp(prefix="p4tester-otg-capture-"))
+        # Made by the first capture, removed by close: a driver that never captures
+        # leaves nothing behind.
+        self._dir: Path | None = None
         self._running: dict[int, _Running] = {}
+
+    def _directory(self) -> Path:
+        if self._dir is None:
+            self._dir = Path(tempfile.mkdtemp(prefix="p4tester-otg-capture-"))
+        return self._dir
 
     def start(self, port: int) -> None:
         tcpdump = shutil.which("tcpdump")
@@ -58,7 +65,7 @@ class PortCaptures:
         with self._lock:
             if port in self._running:
                 raise validation(f"tester port {port} is already capturing: stop it first")
-            path = self._dir / f"port{port}.pcap"
+            path = self._directory() / f"port{port}.pcap"
             path.unlink(missing_ok=True)
             process = subprocess.Popen(
                 [tcpdump, "-i", iface, "-Q", "in", "-U", "--immediate-mode", "-B", "65536",
@@ -104,20 +111,22 @@ class PortCaptures:
     def read(self, port: int) -> bytes:
         if self.capturing(port):
             raise validation(f"tester port {port} is still capturing: stop the capture first")
-        path = self._dir / f"port{port}.pcap"
-        if not path.exists():
+        if self._dir is None or not (path := self._dir / f"port{port}.pcap").exists():
             raise validation(f"tester port {port} has no capture: start and stop one first")
         return with_fcs(path.read_bytes())
 
     def clear(self) -> None:
         for port in list(self._running):
             self.stop(port)
-        for path in self._dir.glob("port*.pcap"):
-            path.unlink()
+        if self._dir is not None:
+            for path in self._dir.glob("port*.pcap"):
+                path.unlink()
 
     def close(self) -> None:
         self.clear()
-        shutil.rmtree(self._dir, ignore_errors=True)
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
 
 
 def _close(stream: IO[bytes] | None) -> None:
