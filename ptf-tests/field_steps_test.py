@@ -154,3 +154,13 @@ class ManyFlowsWrapAndRestart(FieldStepsTest):
         addresses = StreamAddresses(src_ip="10.1.0.0", udp_src_port=4000, l4_dst_port=5000)
         self.run_patterns(6, Encapsulation(), addresses, patterns, budget=20)
         self.run_patterns(6, Encapsulation(), addresses, patterns, budget=5)
+
+
+class RedrawsRepeatEveryCountFrames(FieldStepsTest):
+    """A draw with a repeat (OTG's random count) draws on the frame's index modulo
+    the repeat: 3 destination addresses drawn in a /24, then the same 3 again."""
+
+    def runTest(self) -> None:
+        patterns = (Draws("dst_ip", _ip4("198.51.100.0"), 256, field_seed(11, "dst_ip"), 3),)
+        addresses = StreamAddresses(dst_ip="198.51.100.0")
+        self.run_patterns(7, Encapsulation(), addresses, patterns, budget=7, initial_seq=50)

@@ -17,8 +17,8 @@ from p4tester.streams.field_patterns import (
     Steps,
     check_listed_total,
     data_plane_entries,
-    distinct_flows,
     draw,
+    drawn_on_seq,
     field_seed,
     flows_cycle,
     frame_fields,
@@ -52,7 +52,7 @@ def test_65536_flows_of_one_field() -> None:
     every = Steps("src_ip", ip4("10.1.0.0"), 1, 65536)
     assert every.value(65535, 0) == ip4("10.1.255.255")
     assert every.value(65536, 0) == ip4("10.1.0.0")
-    assert distinct_flows((every,)) == 65536
+    assert flows_cycle((every,)) == 65536
     assert data_plane_entries((every,)) == (StepEntry("src_ip", ip4("10.1.0.0"), 1, 65535),)
 
 
@@ -76,8 +76,20 @@ def test_draws_within_a_prefix_from_seed_and_seq() -> None:
     assert drawn.value(9, 2) == drawn.value(0, 2)
     values = {drawn.value(0, seq) for seq in range(5000)}
     assert min(values) >= ip4("10.1.0.0") and max(values) <= ip4("10.1.255.255")
-    assert distinct_flows((drawn,)) is None
+    assert drawn_on_seq((drawn,))
     assert flows_cycle((drawn, Steps("dscp", 0, 1, 3))) == 3
+
+
+def test_draws_with_a_repeat_come_again_every_repeat_frames() -> None:
+    seed = field_seed(7, "src_ip")
+    again = Draws("src_ip", ip4("10.1.0.0"), 65536, seed, repeat=3)
+    # Drawn on the frame's index modulo 3, not on its sequence number.
+    assert [again.value(i, 1000 + i) for i in range(6)] == [
+        ip4("10.1.73.16"), ip4("10.1.121.134"), ip4("10.1.40.60")] * 2
+    assert flows_cycle((again, Steps("dscp", 0, 1, 2))) == 6
+    assert not drawn_on_seq((again,))
+    assert data_plane_entries((again,)) == (DrawEntry("src_ip", ip4("10.1.0.0"), 65536, seed,
+                                                      3),)
 
 
 def test_fields_draw_independently() -> None:

@@ -32,7 +32,7 @@ def test_each_form_makes_its_pattern() -> None:
         "dst_ip": {"random": "10.2.0.0/16", "seed": 7},
         "dscp": [0, 10, 46],
         "src_port": {"start": 5000, "step": -2, "count": 10},
-        "dst_port": {"random": [1024, 2047]},
+        "dst_port": {"random": [1024, 2047], "repeat": 100},
         "vlan": {"start": 100, "count": 10},
         "outer_vlan": [10, 20],
     }, vlan_id=100, outer_vlan_id=10, frame_size=128), SOURCE)
@@ -42,7 +42,7 @@ def test_each_form_makes_its_pattern() -> None:
         Draws("dst_ip", ip4("10.2.0.0"), 65536, field_seed(7, "dst_ip")),
         Listed("dscp", (0, 10, 46)),
         Steps("src_port", 5000, -2, 10),
-        Draws("dst_port", 1024, 1024, field_seed(1, "dst_port")),
+        Draws("dst_port", 1024, 1024, field_seed(1, "dst_port"), repeat=100),
         Steps("vlan", 100, 1, 10),
         Listed("outer_vlan", (10, 20)),
     )
@@ -93,6 +93,8 @@ def test_ipv6_addresses_vary_in_one_64() -> None:
          "host bits set)"),
         ({"src_ip": {"random": "10.0.0.0/16", "seed": -1}}, {},
          "streams[0]: vary: src_ip: seed: expected a whole number 0..4294967295, got -1"),
+        ({"dscp": {"random": [0, 7], "repeat": 0}}, {},
+         "streams[0]: vary: dscp: repeat: expected a whole number of frames >= 1, got 0"),
         ({"dscp": {"random": "0/2"}}, {},
          "streams[0]: vary: dscp: random: expected [lowest, highest], got '0/2'"),
         ({"dscp": {"random": [10, 5]}}, {},

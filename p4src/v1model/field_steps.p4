@@ -8,6 +8,8 @@
  *          range, independent per field (the controller gives each its own seed)
  *          and recomputable from the frames' sequence numbers, so a run can say
  *          which addresses it sent.
+ *   redraw the same with a draw index 0..last in turn instead of the seq: the
+ *          draws repeat every last + 1 frames (OTG's random count).
  *   cycle  value = entry `index` of the field's list, index 0..last in turn.
  *
  * Fields of different counts combine as the table's do: the pattern repeats every
@@ -27,6 +29,7 @@
 #define STEPPED_FIELD(F, W) \
     register<bit<W>>(MAX_STREAMS) F##_offset; \
     register<bit<16>>(MAX_STREAMS) F##_next_index; \
+    register<bit<32>>(MAX_STREAMS) F##_next_draw; \
     bit<W> F##_value = 0; \
     bit<16> F##_index = 0; \
     bool F##_listed = false; \
@@ -45,6 +48,15 @@
         F##_value = low + (bit<W>) drawn; \
         F##_varies = true; \
     } \
+    action F##_redraw(bit<W> low, bit<64> count, bit<32> seed, bit<32> last) { \
+        bit<32> index; \
+        F##_next_draw.read(index, (bit<32>) hdr.tester.stream_id); \
+        F##_next_draw.write((bit<32>) hdr.tester.stream_id, index == last ? 32w0 : index + 1); \
+        bit<32> drawn; \
+        hash(drawn, HashAlgorithm.crc32, 32w0, { seed, index }, count); \
+        F##_value = low + (bit<W>) drawn; \
+        F##_varies = true; \
+    } \
     action F##_cycle(bit<16> last) { \
         F##_next_index.read(F##_index, (bit<32>) hdr.tester.stream_id); \
         F##_next_index.write((bit<32>) hdr.tester.stream_id, \
@@ -57,7 +69,7 @@
     } \
     table tx_step_##F { \
         key = { hdr.tester.stream_id : exact @name("stream"); } \
-        actions = { F##_step; F##_draw; F##_cycle; NoAction; } \
+        actions = { F##_step; F##_draw; F##_redraw; F##_cycle; NoAction; } \
         default_action = NoAction(); \
         size = MAX_STREAMS; \
     } \
@@ -82,7 +94,8 @@
 
 #define FORGET_FIELD(F) \
     F##_offset.write((bit<32>) meta.stream, 0); \
-    F##_next_index.write((bit<32>) meta.stream, 0);
+    F##_next_index.write((bit<32>) meta.stream, 0); \
+    F##_next_draw.write((bit<32>) meta.stream, 0);
 
 control FieldSteps(inout headers_t hdr, inout local_metadata_t meta,
                    in bool ports_given, out bool stepped) {

@@ -577,6 +577,9 @@ VARY_RANDOM: Final = Section(
             "10.1.0.0/16", default=REQUIRED),
         Key("seed", "integer", "The draws' seed (0..4294967295); give streams different "
             "seeds for different draws.", "7", default="1"),
+        Key("repeat", "integer", "The same draws again every this many frames (OTG's "
+            "random `count`); never by default: each frame's sequence number is drawn on.",
+            "1000", default="never"),
     ))
 
 SERVICE: Final = Section(

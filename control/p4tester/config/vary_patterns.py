@@ -4,7 +4,7 @@
     vary: {dst_ip6: {start: "2001:db8::1", step: -1, count: 8}}
     vary: {dscp: [0, 10, 46]}                                   # a list
     vary: {src_ip: {random: 10.1.0.0/16, seed: 7}}             # draws in a prefix
-    vary: {src_port: {random: [1024, 65535]}}                   # draws in a range
+    vary: {src_port: {random: [1024, 65535], repeat: 100}}      # 100 draws, again
 
 Addresses are written as addresses; steps and counts as whole numbers.
 """
@@ -45,7 +45,12 @@ def parse_pattern(field: str, spec: object, where: str) -> FieldPattern:
             if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << 32:
                 raise ConfigError(f"{where}: seed: expected a whole number 0..4294967295, "
                                   f"got {seed!r}")
-            return Draws(field, low, count, field_seed(seed, field))
+            repeat = spec.get("repeat", 1)  # given, at least 1; absent: 0, never
+            if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
+                raise ConfigError(f"{where}: repeat: expected a whole number of frames >= 1, "
+                                  f"got {repeat!r}")
+            return Draws(field, low, count, field_seed(seed, field),
+                         repeat if "repeat" in spec else 0)
         if isinstance(spec, Mapping):
             require_keys(spec, where, required=VARY_RANGE.required,
                          optional=VARY_RANGE.optional)

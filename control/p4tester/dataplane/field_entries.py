@@ -21,12 +21,14 @@ class StepEntry(NamedTuple):
 
 
 class DrawEntry(NamedTuple):
-    """value = low + crc32(seed, seq) mod outcomes (the P4 action's `count`)."""
+    """value = low + crc32(seed, seq) mod outcomes (the P4 action's `count`); with a
+    repeat, crc32(seed, i mod repeat) (the redraw action)."""
 
     field: str
     low: int
     outcomes: int
     seed: int
+    repeat: int = 0
 
 
 class CycleEntry(NamedTuple):

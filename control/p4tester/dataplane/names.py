@@ -35,7 +35,7 @@ def tx_listed(field: str) -> str:
 
 
 def field_action(field: str, kind: str) -> str:
-    """kind: step, draw, cycle or pick."""
+    """kind: step, draw, redraw, cycle or pick."""
     return f"{FIELD_STEPS}.{field}_{kind}"
 
 

@@ -363,6 +363,11 @@ class TesterDataplane:
                                      names.field_action(field, "step"),
                                      {"first": entry.first, "step": entry.step,
                                       "span": entry.span})
+        if isinstance(entry, DrawEntry) and entry.repeat:
+            return build_table_entry(self.schema, names.tx_step(field), stream_key,
+                                     names.field_action(field, "redraw"),
+                                     {"low": entry.low, "count": entry.outcomes,
+                                      "seed": entry.seed, "last": entry.repeat - 1})
         if isinstance(entry, DrawEntry):
             return build_table_entry(self.schema, names.tx_step(field), stream_key,
                                      names.field_action(field, "draw"),

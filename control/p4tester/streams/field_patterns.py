@@ -5,6 +5,8 @@ field_steps.p4): flows at scale, beyond the variation table's whole-frame entrie
     Steps:  value_i = start + (i mod count) x step          (increment, decrement)
     Listed: value_i = values[i mod len(values)]
     Draws:  value_i = low + crc32(seed, seq_i) mod count    (random within a range)
+            or, repeating every `repeat` frames (OTG's random count),
+            value_i = low + crc32(seed, i mod repeat) mod count
 
 i counts the stream's frames from the trial's start; seq_i is frame i's sequence
 number. A draw depends only on its seed and the frame's sequence number, so the
@@ -142,12 +144,14 @@ class Listed:
 
 @dataclass(frozen=True, slots=True)
 class Draws:
-    """low + a draw of 0..count-1, independent per frame and per field."""
+    """low + a draw of 0..count-1, independent per frame and per field; with a
+    repeat, the same draws again every `repeat` frames."""
 
     field: str
     low: int
     count: int
     seed: int
+    repeat: int = 0  # 0: never (each frame's sequence number is drawn on)
 
     def __post_init__(self) -> None:
         _known(self.field)
@@ -160,14 +164,18 @@ class Draws:
         _same_high_64(self.field, (self.low, self.low + self.count - 1))
         if not 0 <= self.seed <= 0xFFFF_FFFF:
             raise VariationError(f"vary: {self.field}: seed {self.seed} is not 0..4294967295")
+        if not 0 <= self.repeat <= 0xFFFF_FFFF:
+            raise VariationError(f"vary: {self.field}: repeat {self.repeat} is not "
+                                 "0..4294967295 frames")
 
     @property
     def cycle(self) -> int:
-        """Draws never repeat in a cycle; 1 leaves the other fields' cycle as it is."""
-        return 1
+        """Draws on the seq never repeat: 1 leaves the other fields' cycle as it is."""
+        return self.repeat or 1
 
     def value(self, index: int, seq: int) -> int:
-        return self.low + draw(self.seed, seq) % self.count
+        drawn_on = index % self.repeat if self.repeat else seq
+        return self.low + draw(self.seed, drawn_on) % self.count
 
 
 FieldPattern = Steps | Listed | Draws
@@ -195,15 +203,10 @@ def flows_cycle(patterns: tuple[FieldPattern, ...]) -> int:
     return math.lcm(*(p.cycle for p in patterns)) if patterns else 1
 
 
-def distinct_flows(patterns: tuple[FieldPattern, ...]) -> int | None:
-    """Distinct field combinations a stream sends when nothing is drawn: its cycle
-    (a listed value given twice counts once only when it is the only field). None
-    when a field is drawn: the frames' sequence numbers decide (frame_fields)."""
-    if any(isinstance(p, Draws) for p in patterns):
-        return None
-    if len(patterns) == 1 and isinstance(patterns[0], Listed):
-        return len(set(patterns[0].values))
-    return flows_cycle(patterns)
+def drawn_on_seq(patterns: tuple[FieldPattern, ...]) -> bool:
+    """A field drawn on each frame's sequence number: its flows never repeat in a cycle;
+    the frames' sequence numbers tell which were sent (frame_fields)."""
+    return any(isinstance(p, Draws) and not p.repeat for p in patterns)
 
 
 def frame_fields(patterns: tuple[FieldPattern, ...], index: int, seq: int) -> dict[str, int]:
@@ -235,7 +238,7 @@ def data_plane_entries(patterns: tuple[FieldPattern, ...]) -> tuple[FieldEntry, 
             entries.append(StepEntry(field, first, step, span))
         elif isinstance(pattern, Draws):
             entries.append(DrawEntry(field, data_plane_value(field, pattern.low),
-                                     pattern.count, pattern.seed))
+                                     pattern.count, pattern.seed, pattern.repeat))
         else:
             entries.append(CycleEntry(field, tuple(data_plane_value(field, v)
                                                    for v in pattern.values)))
