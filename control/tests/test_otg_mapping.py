@@ -14,6 +14,7 @@ from p4tester.dataplane.constants import TESTER_UDP_DST_PORT
 from p4tester.otg.errors import OtgError
 from p4tester.otg.mapping import MappedConfig, map_config
 from p4tester.streams.addresses import StreamAddresses
+from p4tester.streams.field_patterns import Steps
 from p4tester.streams.tunnels import TUNNEL_UDP_SRC_PORT, GtpU, Vxlan
 from p4tester.streams.variation import FieldVariation, mac_number
 
@@ -251,8 +252,9 @@ def test_port_lists_and_tcp(topology: Topology) -> None:
     stream = map_config(config(packet=packet), topology).flows[0].members[0].stream
     assert (stream.l4, stream.addresses.udp_src_port, stream.addresses.l4_dst_port) == \
         ("tcp", 5000, 6000)
-    assert [(v.field, v.values) for v in stream.vary] == [
-        ("src_port", (5000, 4998, 4996)), ("dst_port", (6000, 6010))]
+    # A counter is a field pattern of its own; values take the whole-frame table.
+    assert stream.vary == (Steps("src_port", 5000, -2, 3),
+                           FieldVariation("dst_port", (6000, 6010)))
     # Frame i carries pair i mod lcm(3, 2).
     assert stream.port_pairs == ((5000, 6000), (4998, 6010), (4996, 6000), (5000, 6010),
                                  (4998, 6000), (4996, 6010))

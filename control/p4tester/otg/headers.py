@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import dropwhile, takewhile
 from typing import Any, Final
 
 from p4tester.streams.addresses import StreamAddresses
+from p4tester.streams.field_patterns import FieldPattern, Listed
 from p4tester.streams.tunnels import (
     GTPU_UDP_PORT,
     VXLAN_UDP_PORT,
@@ -26,6 +27,7 @@ from p4tester.streams.tunnels import (
 from p4tester.streams.variation import FieldVariation, VariationError, mac_text
 
 from .errors import OtgError, validation
+from .field_patterns import as_pattern, read_field, read_raw
 from .patterns import (
     collect,
     field_choice,
@@ -89,7 +91,7 @@ def packet_fields(data: object, where: str, errors: list[str]) -> dict[str, Any]
     tunnel_fields: dict[str, Any] = {}
     address: dict[str, Any] = {}
     fields: dict[str, Any] = {}
-    variations: list[FieldVariation] = []
+    variations: list[FieldVariation | FieldPattern] = []
     tags = shape.count("vlan")
     labels: list[int] = []
     before = len(errors)
@@ -107,14 +109,15 @@ def packet_fields(data: object, where: str, errors: list[str]) -> dict[str, Any]
                 _ethernet(header, here, address, variations)
             elif kind == "vlan":
                 outer = tags == MAX_TAGS and position == 1
-                vlan_id = _vlan(header, here, TPID_8021AD if outer else TPID_8021Q)
+                vlan_id = _vlan(header, here, TPID_8021AD if outer else TPID_8021Q,
+                                "outer_vlan" if outer else "vlan", variations)
                 fields["outer_vlan_id" if outer else "vlan_id"] = vlan_id
             elif kind == "mpls":
                 labels.append(_mpls(header, here))
             elif kind == "ipv4":
-                _ipv4(header, here, address)
+                _ipv4(header, here, address, variations)
             elif kind == "ipv6":
-                _ipv6(header, here, address)
+                _ipv6(header, here, address, variations)
                 fields["ipv6"] = True
             else:
                 _l4(kind, header, here, address, fields, variations)
@@ -138,7 +141,7 @@ def packet_fields(data: object, where: str, errors: list[str]) -> dict[str, Any]
 
 
 def _tunnel_part(kind: str, header: Mapping[str, Any], where: str, tunnel: dict[str, Any],
-                 tunnel_kind: str, variations: list[FieldVariation]) -> None:
+                 tunnel_kind: str, variations: list[FieldVariation | FieldPattern]) -> None:
     """A tunnel's outer IP (src, dst), UDP (one source port, unset: the tester's
     49152; destination the tunnel's port), and VxLAN (vni: one value, or values /
     increment / decrement frame i takes values[i mod len] of) with its inner
@@ -201,9 +204,11 @@ def _unset(header: Mapping[str, Any], keys: tuple[str, ...], where: str) -> None
             raise validation(f"{where}.{key}: the tester sets it; leave it unset")
 
 
-def _vlan(header: Mapping[str, Any], where: str, tpid: int) -> int:
-    """The tag's id (OTG default 1); the tester sends priority and DEI 0 and the
-    TPID of the tag's place (802.1ad outside, 802.1Q inside)."""
+def _vlan(header: Mapping[str, Any], where: str, tpid: int, field: str,
+          variations: list[FieldVariation | FieldPattern]) -> int:
+    """The tag's id (OTG default 1; values, increment, decrement and random vary it
+    frame by frame); the tester sends priority and DEI 0 and the TPID of the tag's
+    place (802.1ad outside, 802.1Q inside)."""
     reject_extra(header, ("id", "tpid", "priority", "cfi"), where)
     given = fixed_value(header.get("tpid"), f"{where}.tpid")
     if given is not None and int(given) != tpid:
@@ -211,8 +216,10 @@ def _vlan(header: Mapping[str, Any], where: str, tpid: int) -> int:
     for key in ("priority", "cfi"):
         if fixed_value(header.get(key), f"{where}.{key}") not in (None, 0):
             raise validation(f"{where}.{key}: the tester sends 0")
-    vlan_id = fixed_value(header.get("id"), f"{where}.id")
-    return int(vlan_id) if vlan_id is not None else 1
+    vlan_id, pattern = read_field(header.get("id"), f"{where}.id", field, 12, _int_in(12))
+    if pattern is not None:
+        variations.append(pattern)
+    return vlan_id if vlan_id is not None else 1
 
 
 def _mpls(header: Mapping[str, Any], where: str) -> int:
@@ -227,7 +234,7 @@ def _mpls(header: Mapping[str, Any], where: str) -> int:
 
 
 def _ethernet(header: Mapping[str, Any], where: str, address: dict[str, Any],
-              variations: list[FieldVariation]) -> None:
+              variations: list[FieldVariation | FieldPattern]) -> None:
     """Source and destination MACs: one each, or lists frame i takes values[i mod len]
     from (many addresses for a learning switch)."""
     reject_extra(header, ("src", "dst", "ether_type"), where)
@@ -256,35 +263,41 @@ def _ip(value: object, where: str, version: int) -> str:
     return str(address)
 
 
-def _ipv4(header: Mapping[str, Any], where: str, address: dict[str, Any]) -> None:
+def _ipv4(header: Mapping[str, Any], where: str, address: dict[str, Any],
+          variations: list[FieldVariation | FieldPattern]) -> None:
+    """Addresses: one, or values / increment / decrement / random frame by frame."""
     reject_extra(header, ("src", "dst", "time_to_live", "priority"), where)
     for key in ("src", "dst"):
-        value = fixed_value(header.get(key), f"{where}.{key}")
-        if value is not None:
-            address[f"{key}_ip"] = _ip(value, f"{where}.{key}", 4)
+        first, pattern = read_field(header.get(key), f"{where}.{key}", f"{key}_ip", 32,
+                                    _address_number(4))
+        if first is not None:
+            address[f"{key}_ip"] = str(ipaddress.IPv4Address(first))
+        if pattern is not None:
+            variations.append(pattern)
     priority = header.get("priority")
     if priority is not None:
-        _dscp(priority, f"{where}.priority", address)
+        _dscp(priority, f"{where}.priority", address, variations)
     ttl = fixed_value(header.get("time_to_live"), f"{where}.time_to_live")
     if ttl is not None:
         address["ttl"] = int(ttl)
 
 
-def _ipv6(header: Mapping[str, Any], where: str, address: dict[str, Any]) -> None:
+def _ipv6(header: Mapping[str, Any], where: str, address: dict[str, Any],
+          variations: list[FieldVariation | FieldPattern]) -> None:
+    """Addresses: one, or values / increment / decrement frame by frame (in the low
+    64 bits); the traffic class: one, or values / increment / decrement of DSCP."""
     reject_extra(header, ("src", "dst", "hop_limit", "traffic_class", "flow_label"), where)
-    traffic_class = fixed_value(header.get("traffic_class"), f"{where}.traffic_class")
-    if traffic_class is not None:
-        if int(traffic_class) & ECN_MASK or not 0 <= int(traffic_class) <= 0xFF:
-            raise validation(f"{where}.traffic_class: {traffic_class}: the tester sets DSCP "
-                             "(the upper 6 bits) and ECN 0")
-        address["dscp"] = int(traffic_class) >> 2
+    _dscp_of_tos(header.get("traffic_class"), f"{where}.traffic_class", address, variations)
     flow_label = fixed_value(header.get("flow_label"), f"{where}.flow_label")
     if flow_label is not None:
         address["flow_label"] = int(flow_label)
     for key in ("src", "dst"):
-        value = fixed_value(header.get(key), f"{where}.{key}")
-        if value is not None:
-            address[f"{key}_ip6"] = _ip(value, f"{where}.{key}", 6)
+        first, pattern = read_field(header.get(key), f"{where}.{key}", f"{key}_ip6", 128,
+                                    _address_number(6))
+        if first is not None:
+            address[f"{key}_ip6"] = str(ipaddress.IPv6Address(first))
+        if pattern is not None:
+            variations.append(pattern)
     hops = fixed_value(header.get("hop_limit"), f"{where}.hop_limit")
     if hops is not None:
         address["ttl"] = int(hops)
@@ -293,8 +306,11 @@ def _ipv6(header: Mapping[str, Any], where: str, address: dict[str, Any]) -> Non
 ECN_MASK: Final = 0x3
 
 
-def _dscp(priority: object, where: str, address: dict[str, Any]) -> None:
-    """ipv4 priority: dscp.phb (ECN 0), or a raw TOS byte whose ECN bits are 0."""
+def _dscp(priority: object, where: str, address: dict[str, Any],
+          variations: list[FieldVariation | FieldPattern]) -> None:
+    """ipv4 priority: dscp.phb (one, or values / increment / decrement / random; ECN
+    0), or a raw TOS byte whose ECN bits are 0 (one, or values / increment /
+    decrement in steps of 4)."""
     choice = field_choice(priority, where)
     if choice is None or not isinstance(priority, Mapping):
         return
@@ -302,32 +318,87 @@ def _dscp(priority: object, where: str, address: dict[str, Any]) -> None:
     if choice == "dscp" and isinstance(body, Mapping):
         if fixed_value(body.get("ecn"), f"{where}.dscp.ecn") not in (None, 0):
             raise validation(f"{where}.dscp.ecn: the tester sends ECN 0")
-        phb = fixed_value(body.get("phb"), f"{where}.dscp.phb")
-        if phb is not None:
-            address["dscp"] = int(phb)
+        first, pattern = read_field(body.get("phb"), f"{where}.dscp.phb", "dscp", 6,
+                                    _int_in(6))
+        if first is not None:
+            address["dscp"] = first
+        if pattern is not None:
+            variations.append(pattern)
     elif choice == "raw":
-        tos = fixed_value(body, f"{where}.raw")
-        if tos is not None:
-            if int(tos) & ECN_MASK:
-                raise validation(f"{where}.raw: {tos}: the tester sends ECN 0")
-            address["dscp"] = int(tos) >> 2
+        _dscp_of_tos(body, f"{where}.raw", address, variations)
     else:
         raise validation(f"{where}: choice {choice!r} is not supported (use dscp or raw)")
 
 
+def _without_ecn(tos: int, where: str) -> int:
+    if tos & ECN_MASK:
+        raise validation(f"{where}: {tos}: the tester sets DSCP (the upper 6 bits) and "
+                         "ECN 0")
+    return tos >> 2
+
+
+def _dscp_of_tos(data: object, where: str, address: dict[str, Any],
+                 variations: list[FieldVariation | FieldPattern]) -> None:
+    """A TOS / traffic class byte, or a pattern of them: its DSCP (ECN 0)."""
+    raw = read_raw(data, where, 8, _int_in(8))
+    if raw is None:
+        return
+    if raw.random is not None or (raw.count and raw.step % 4):
+        raise validation(f"{where}: the tester varies DSCP with ECN 0: give values, or an "
+                         "increment or decrement in steps of 4 (ipv4: priority.dscp.phb "
+                         "takes DSCP itself)")
+    first, pattern = as_pattern(raw.mapped(lambda tos: _without_ecn(tos, where), 4), "dscp",
+                                6, where)
+    address["dscp"] = first
+    if pattern is not None:
+        variations.append(pattern)
+
+
+def _int_in(bits: int) -> Callable[[object, str], int]:
+    def parse(value: object, where: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise validation(f"{where}: expected an integer, got {value!r}")
+        try:
+            number = int(value)
+        except ValueError as exc:
+            raise validation(f"{where}: expected an integer, got {value!r}") from exc
+        if not 0 <= number < 1 << bits:
+            raise validation(f"{where}: {number} is outside 0..{(1 << bits) - 1}")
+        return number
+    return parse
+
+
+def _address_number(version: int) -> Callable[[object, str], int]:
+    def parse(value: object, where: str) -> int:
+        return int(ipaddress.ip_address(_ip(value, where, version)))
+    return parse
+
+
 def _l4(kind: str, header: Mapping[str, Any], where: str, address: dict[str, Any],
-        fields: dict[str, Any], variations: list[FieldVariation]) -> None:
-    """UDP or TCP source and destination ports: one value each, or lists frame i
-    takes values[i mod len] from (the data plane's per-stream port pairs)."""
+        fields: dict[str, Any], variations: list[FieldVariation | FieldPattern]) -> None:
+    """UDP or TCP source and destination ports: one value each; values (the data
+    plane's per-stream port pairs, frame i takes values[i mod len]); increment,
+    decrement and random (a field pattern each: no table entry per port)."""
     reject_extra(header, ("src_port", "dst_port"), where)
     fields["l4"] = kind
     for key in ("src_port", "dst_port"):
-        values = int_values(header.get(key), f"{where}.{key}", 16)
-        if values is None:
-            continue
-        if len(values) > 1:
-            try:
-                variations.append(FieldVariation(field=key, values=values))
-            except VariationError as exc:
-                raise validation(f"{where}.{key}: {exc}") from exc
-        address["udp_src_port" if key == "src_port" else "l4_dst_port"] = values[0]
+        data = header.get(key)
+        here = f"{where}.{key}"
+        if field_choice(data, here) == "values":
+            values = int_values(data, here, 16)
+            assert values is not None
+            first: int | None = values[0]
+            if len(values) > 1:
+                try:
+                    variations.append(FieldVariation(field=key, values=values))
+                except VariationError as exc:
+                    raise validation(f"{here}: {exc}") from exc
+        else:
+            first, pattern = read_field(data, here, key, 16, _int_in(16))
+            if isinstance(pattern, Listed):
+                # A counter that wraps: its values, as a list would be.
+                variations.append(FieldVariation(field=key, values=pattern.values))
+            elif pattern is not None:
+                variations.append(pattern)
+        if first is not None:
+            address["udp_src_port" if key == "src_port" else "l4_dst_port"] = first

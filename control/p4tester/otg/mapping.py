@@ -310,6 +310,7 @@ def _stream(headers: Mapping[str, Any], stream_id: int, tx: MappedPort, rx: Mapp
         raise validation(f"{where}.packet: {exc}") from exc
     try:
         stream.field_cycle  # noqa: B018 - checks the pairs fit the data plane's table
+        stream.field_patterns  # noqa: B018 - checks the headers have the varied fields
     except VariationError as exc:
         raise validation(f"{where}.packet: {exc}") from exc
     return stream
