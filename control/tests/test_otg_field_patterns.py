@@ -9,14 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_otg_mapping import config
 
 from p4tester.config.profile import StreamConfig
 from p4tester.config.topology import Topology, load_topology
 from p4tester.otg.errors import OtgError
 from p4tester.otg.mapping import map_config
 from p4tester.streams.field_patterns import Draws, Listed, Steps, field_seed
-
-from test_otg_mapping import config
 
 LOOPBACK = Path(__file__).resolve().parents[2] / "topologies" / "loopback.yaml"
 
