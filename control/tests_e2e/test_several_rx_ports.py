@@ -96,3 +96,42 @@ def test_a_spread_stream_is_received_once_over_the_ports(lab: Path, tmp_path: Pa
         assert sum(t.streams[0].receivers[index].rx_frames for t in trials) == (
             router_tx_packets(device))
     assert "spread over 2 ports, 0 lost" in (output / "result.txt").read_text()
+
+
+@pytest.mark.topology("linux-router-ecmp-l3.yaml")
+def test_varied_destinations_spread_over_a_router_that_hashes_addresses(
+        lab: Path, tmp_path: Path) -> None:
+    """Flows at scale (issue 45, item 7b): the router hashes source and destination
+    address only. The stream whose destination address steps over 200 addresses
+    spreads over ports 2 and 3, every frame once, the same way each trial, each
+    port's count what the router sent out of it; a stream whose ports vary (its
+    addresses fixed) stays on one path."""
+    output = tmp_path / "out"
+    valid = valid_latency_trials(lab, "topologies/profiles/spread-dst-ip.yaml", output,
+                                 load_pps=RATE_PPS, trials=3)
+    splits = set()
+    for trial in valid:
+        (stream,) = trial.streams
+        port2, port3 = stream.receivers
+        assert (stream.rx_frames, stream.lost, stream.duplicates) == (stream.tx_frames, 0, 0)
+        assert port2.rx_frames > 0 and port3.rx_frames > 0, trial
+        splits.add((port2.rx_frames, port3.rx_frames))
+    assert len(splits) == 1, splits
+    # The run says which addresses it sent: 200, frame by frame.
+    flows = (output / "flows.csv").read_text().splitlines()
+    assert (len(flows), flows[1], flows[200]) == (201, "0,0,198.51.100.1", "0,199,198.51.100.200")
+    assert ("stream 0 varies dst_ip 198.51.100.1 .. 198.51.100.200 (200 values, step 1): 200 "
+            "frames before its fields repeat") in (output / "result.txt").read_text()
+    ports_only = tmp_path / "ports"
+    for trial in valid_latency_trials(lab, "topologies/profiles/spread-2.yaml", ports_only,
+                                      load_pps=RATE_PPS, trials=1):
+        (stream,) = trial.streams
+        counts = sorted(r.rx_frames for r in stream.receivers)
+        assert counts == [0, stream.tx_frames], trial
+    # Every trial of both runs, valid or not: what the tester counted per port is what
+    # the router sent out of it.
+    trials = [*ResultLog(output / "trials.jsonl").load(),
+              *ResultLog(ports_only / "trials.jsonl").load()]
+    for index, device in ((0, "p4ld2"), (1, "p4ld3")):
+        assert sum(t.streams[0].receivers[index].rx_frames for t in trials) == (
+            router_tx_packets(device))

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from p4tester.config.errors import ConfigError
 
+# What an ecmp route may hash (lab.linux_ecmp): addresses, protocol and L4 ports; or
+# the addresses alone.
+ECMP_HASHES = ("l4", "l3")
+
 
 def ecmp_paths(text: str, where: str) -> tuple[tuple[int, int], ...]:
     """"2:1,3:3" -> ((2, 1), (3, 3)): each path's DUT port and weight (1..256); a port

@@ -236,6 +236,9 @@ DUT_LINUX: Final = Section(
             "over several egress ports, `port[:weight],...` (two or more; weights "
             "1..256), by an L4 hash. The ports must be cabled to tester ports.",
             "\"2:1,3:3\"", default="none"),
+        Key("ecmp_hash", "l4 | l3", "What the `ecmp` route hashes: l4 the addresses, "
+            "protocol and L4 ports; l3 the source and destination addresses only (a "
+            "stream spreads only if its addresses vary).", "l3", default="l4"),
         Key("vxlan_vni", "integer", "Static neighbours only: also a VxLAN end point on "
             "the ingress port; frames of this VNI to its address (UDP 4789) are "
             "decapsulated and routed like the rest.", "42", default="none"),

@@ -48,7 +48,7 @@ from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Final
 
-from p4tester.config.dut_ecmp import ecmp_paths
+from p4tester.config.dut_ecmp import ECMP_HASHES, ecmp_paths
 from p4tester.config.errors import ConfigError
 from p4tester.config.keys import PORT, PORT_ADDRESSES, SWITCH, TOPOLOGY
 from p4tester.config.network import Endpoint, NetworkSpec, parse_endpoint
@@ -486,6 +486,12 @@ def _check_ecmp(topology: Topology, lab: str, where: str) -> None:
     """A linux DUT's `ecmp` paths (lab.linux_ecmp): DUT ports cabled to tester ports, on
     a veth lab's router with static neighbours; a `qdisc` then shapes one of them."""
     settings = dict(topology.dut.settings)
+    if "ecmp_hash" in settings and "ecmp" not in settings:
+        raise ConfigError(f"{where}: ecmp_hash says what an ecmp route hashes; give ecmp "
+                          "too, or drop it")
+    if settings.get("ecmp_hash", "l4") not in ECMP_HASHES:
+        raise ConfigError(f"{where}: ecmp_hash {settings['ecmp_hash']!r}: give l4 (addresses, "
+                          "protocol and ports) or l3 (addresses)")
     if "ecmp" not in settings:
         return
     if topology.dut.kind != "linux" or lab != "veth":

@@ -137,7 +137,7 @@ def start_linux_dut(topology: Topology) -> str:
        "nud", "permanent")
     if paths:
         network = str(ipaddress.IPv4Interface(EGRESS_NET[0]).network)
-        route_over_paths(ns, network, TESTER_RX_MAC, paths)
+        route_over_paths(ns, network, TESTER_RX_MAC, paths, settings.get("ecmp_hash", "l4"))
     else:
         ns("ip", "link", "set", egress, "up")
         ns("ip", "addr", "add", EGRESS_NET[0], "dev", egress)

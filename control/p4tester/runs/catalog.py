@@ -64,6 +64,9 @@ class Experiment:
     # What the body would refuse about the request on a topology and profile
     # (ConfigError), checked before a run starts (runs.execute.plan_run).
     check: Callable[[Any, Topology, Profile], None] | None = None
+    # Every trial sends the profile's varying streams whole (runs.flows_record): not so
+    # where the experiment chooses how many of a stream's addresses a trial sends.
+    sends_profile_flows: bool = True
 
     @property
     def options(self) -> tuple[Option, ...]:
@@ -102,7 +105,7 @@ EXPERIMENTS: Final[Mapping[str, Experiment]] = {e.name: e for e in (
                "pressure)", Rfc2889Request, rfc2889_body, rfc2889_check),
     Experiment("rfc2889-addresses", "RFC 2889 address caching capacity and address "
                "learning rate of a learning switch", Rfc2889AddressRequest,
-               rfc2889_addresses_body, require_addresses),
+               rfc2889_addresses_body, require_addresses, sends_profile_flows=False),
     Experiment("y1564", "ITU-T Y.1564 service activation: per-service steps, then all "
                "services at CIR, against each one's SLA", Y1564Request, y1564_body,
                require_services),

@@ -24,6 +24,7 @@ from p4tester.search.errors import SearchError
 
 from .bodies import RunContext
 from .catalog import Experiment
+from .flows_record import flows_report, write_flows
 from .loads import check_frame_sizes, check_loads, load_warnings
 from .outputs import open_log, with_receivers, write_outputs, write_report
 from .requests import ExperimentRequest
@@ -72,6 +73,8 @@ def plan_run(experiment: Experiment, request: ExperimentRequest, topology: Topol
     warnings = tuple(load_warnings(request, topology, profile, calibration))
     log = open_log(output, experiment.name, profile.source, topology.source, resume,
                    placement)
+    if experiment.sends_profile_flows:
+        write_flows(output, profile)
     return RunPlan(experiment, request, topology, profile, output, log, warnings, calibration)
 
 
@@ -101,6 +104,8 @@ def run_experiment(plan: RunPlan, runner: AbstractContextManager[TrialRunner], *
         _ended_early(plan, recorder, RunEnd.FAILED, failure_text(exc))
         raise
     text = with_receivers(text, recorder.trials)
+    if plan.experiment.sends_profile_flows and (flows := flows_report(plan.profile)):
+        text = f"{text}\n\n{flows}"
     document = write_outputs(plan.output, result, recorder.trials, text)
     write_report(plan.output, text)
     return RunOutcome(RunEnd.FINISHED, document, text, recorder.trials)
