@@ -70,6 +70,8 @@ def expected_frame(template: bytes, sent: bytes, enc: Encapsulation,
             packet[Dot1AD].vlan = value
         elif name in ("src_port", "dst_port"):
             setattr(l4, "sport" if name == "src_port" else "dport", value)
+        elif name in ("tcp_seq", "tcp_ack"):
+            setattr(l4, "seq" if name == "tcp_seq" else "ack", value)
     if IP in packet:
         del packet[IP].chksum
     del l4.chksum
@@ -164,3 +166,18 @@ class RedrawsRepeatEveryCountFrames(FieldStepsTest):
         patterns = (Draws("dst_ip", _ip4("198.51.100.0"), 256, field_seed(11, "dst_ip"), 3),)
         addresses = StreamAddresses(dst_ip="198.51.100.0")
         self.run_patterns(7, Encapsulation(), addresses, patterns, budget=7, initial_seq=50)
+
+
+class TcpSequenceNumbersStepAndWrap(FieldStepsTest):
+    """A TCP stream with its own flags: the sequence number steps by 1000 across 2^32
+    (TCP's wrap), the acknowledgment number cycles a list, the flags stay PSH+ACK, and
+    the TCP checksum holds, over IPv4 and IPv6."""
+
+    def runTest(self) -> None:
+        patterns = (Steps("tcp_seq", 0xFFFF_F000, 1000, 1 << 32), Listed("tcp_ack", (1, 7)))
+        addresses = StreamAddresses(tcp_flags="PA", tcp_seq=0xFFFF_F000, tcp_ack=1)
+        for stream_id, enc in ((8, Encapsulation(l4="tcp")),
+                               (9, Encapsulation(ipv6=True, l4="tcp"))):
+            self.run_patterns(stream_id, enc, addresses, patterns, budget=7)
+            # The wrap: frame 5 is past 2^32.
+            self.assertEqual(patterns[0].value(5, 0), 0xFFFF_F000 + 5000 - (1 << 32))

@@ -36,7 +36,7 @@ def ip6(text: str) -> int:
 
 def test_fields_in_data_plane_order() -> None:
     assert PATTERN_FIELDS == ("src_port", "dst_port", "src_ip", "dst_ip", "src_ip6",
-                              "dst_ip6", "dscp", "vlan", "outer_vlan")
+                              "dst_ip6", "dscp", "vlan", "outer_vlan", "tcp_seq", "tcp_ack")
     assert MAX_LISTED == 4096
 
 
@@ -135,7 +135,7 @@ def test_data_plane_entries() -> None:
          r"^vary: src_port: 65999 is outside 0\.\.65535$"),
         (lambda: Steps("ttl", 1, 1, 2),
          r"^vary: field 'ttl' has no pattern; these do: src_port, dst_port, src_ip, dst_ip, "
-         r"src_ip6, dst_ip6, dscp, vlan, outer_vlan$"),
+         r"src_ip6, dst_ip6, dscp, vlan, outer_vlan, tcp_seq, tcp_ack$"),
     ],
 )
 def test_refused_with_the_reason(make: object, message: str) -> None:

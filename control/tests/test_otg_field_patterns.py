@@ -126,3 +126,35 @@ def test_refusals_name_the_field(topology: Topology, edit: Any, message: str) ->
     with pytest.raises(OtgError) as caught:
         map_config(config(packet=packet), topology)
     assert list(caught.value.errors) == [message]
+
+
+def test_tcp_numbers_and_flags(topology: Topology) -> None:
+    packet = udp_packet()
+    packet[2] = {"choice": "tcp", "tcp": {
+        "src_port": {"choice": "value", "value": 5000},
+        "dst_port": {"choice": "value", "value": 80},
+        "seq_num": {"choice": "increment", "increment": {
+            "start": 4294967000, "step": 1000, "count": 100000}},
+        "ack_num": {"choice": "value", "value": 77},
+        "ctl_syn": {"choice": "value", "value": 1},
+        "ctl_ack": {"choice": "value", "value": 1}}}
+    stream = stream_of(packet, topology)
+    assert (stream.l4, stream.addresses.tcp_flags, stream.addresses.tcp_seq,
+            stream.addresses.tcp_ack) == ("tcp", "SA", 4294967000, 77)
+    # An OTG counter wraps in its field; TCP's numbers do too: still one pattern.
+    assert stream.vary == (Steps("tcp_seq", 4294967000, 1000, 100000),)
+
+
+def test_tcp_flags_refused(topology: Topology) -> None:
+    packet = udp_packet()
+    packet[2] = {"choice": "tcp", "tcp": {"ctl_fin": {"choice": "value", "value": 0}}}
+    with pytest.raises(OtgError) as caught:
+        map_config(config(packet=packet), topology)
+    assert list(caught.value.errors) == [
+        "flows[0].packet[2].tcp: every TCP flag 0: the tester sends at least one (ctl_ack "
+        "for an established flow's segments)"]
+    packet[2] = {"choice": "udp", "udp": {"seq_num": {"choice": "value", "value": 1}}}
+    with pytest.raises(OtgError) as caught:
+        map_config(config(packet=packet), topology)
+    assert list(caught.value.errors) == [
+        "flows[0].packet[2].udp.seq_num: not supported by the tester"]

@@ -228,7 +228,8 @@ def test_imix_members_share_the_headers() -> None:
          ("tunnel: srv6: src_ip 10.0.0.1 must be IPv6",)),
         ({"vary": {"ttl": [1, 2]}}, ("vary: field 'ttl' cannot vary; the tester varies "
                                      "src_port, dst_port, src_ip, dst_ip, src_ip6, dst_ip6, "
-                                     "dscp, vlan, outer_vlan, vni, src_mac, dst_mac",)),
+                                     "dscp, vlan, outer_vlan, tcp_seq, tcp_ack, vni, "
+                                     "src_mac, dst_mac",)),
         ({"vary": {"src_port": [1, 70000]}}, ("vary: src_port: 70000 is not a port",)),
         ({"vary": {"src_port": {"start": 65535, "step": 1, "count": 2}}},
          ("vary", "reaches 65536, outside 0..65535")),

@@ -123,3 +123,45 @@ def test_lists_of_a_field_share_its_table() -> None:
         "streams: vary: the streams list 4098 values of src_ip, more than the data plane's "
         "4096 for all streams together; give ranges ({start, step, count}) or random draws "
         "instead")
+
+
+def test_tcp_streams_flags_and_numbers() -> None:
+    profile = profile_from_dict(_stream({"tcp_seq": {"start": 4294967000, "step": 1000,
+                                                     "count": 4294967296},
+                                         "tcp_ack": [1, 2]},
+                                        l4="tcp", tcp_flags="PA", tcp_seq=4294967000,
+                                        tcp_ack=1, frame_size=128), SOURCE)
+    stream = profile.streams[0]
+    assert (stream.addresses.tcp_flags, stream.addresses.tcp_seq, stream.addresses.tcp_ack) \
+        == ("PA", 4294967000, 1)
+    seq, ack = stream.field_patterns
+    assert seq == Steps("tcp_seq", 4294967000, 1000, 1 << 32)
+    # TCP's numbers wrap at 2^32.
+    assert [seq.value(i, 0) for i in range(3)] == [4294967000, 704, 1704]
+    assert ack == Listed("tcp_ack", (1, 2))
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"tcp_flags": "S"}, "streams[0]: tcp_flags: TCP header fields; give the stream l4: tcp"),
+        ({"l4": "tcp", "tcp_flags": "SX"},
+         "streams[0]: tcp_flags 'SX': give letters of FSRPAUECN (A: ACK, S: SYN, PA: PSH+ACK, "
+         "...)"),
+        ({"l4": "tcp", "tcp_seq": 1 << 32},
+         "streams[0]: tcp_seq 4294967296: a whole number 0..4294967295"),
+    ],
+)
+def test_bad_tcp_fields(extra: dict[str, Any], message: str) -> None:
+    data = {"name": "tcp", "streams": [{"id": 0, "tx_port": 1, "rx_port": 2, **extra}]}
+    with pytest.raises(ConfigError) as caught:
+        profile_from_dict(data, SOURCE)
+    assert str(caught.value).endswith(message)
+
+
+def test_tcp_numbers_vary_on_tcp_streams_only() -> None:
+    with pytest.raises(ConfigError) as caught:
+        profile_from_dict(_stream({"tcp_seq": [1, 2]}), SOURCE)
+    assert str(caught.value).endswith(
+        "streams[0]: vary: tcp_seq varies the TCP header of untunnelled TCP streams: give the "
+        "stream l4: tcp (and no tunnel)")

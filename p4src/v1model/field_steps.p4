@@ -16,8 +16,9 @@
  * lcm(counts) frames. Each offset and index restarts at the trial's CLEAR.
  *
  * Checksums: an IPv4 header that changed is recomputed (checksums.p4). An address
- * also sits in the L4 checksum's pseudo header: its change (new words + ~old words,
- * RFC 1624) goes into meta.vary_l4_delta, which joins the checksum-neutral stamp,
+ * also sits in the L4 checksum's pseudo header, and TCP's sequence and acknowledgment
+ * numbers in the TCP checksum: their change (new words + ~old words, RFC 1624) goes
+ * into meta.vary_l4_delta, which joins the checksum-neutral stamp,
  * so the template's UDP or TCP checksum stays right without reading the payload. */
 #ifndef TESTER_V1MODEL_FIELD_STEPS_P4
 #define TESTER_V1MODEL_FIELD_STEPS_P4
@@ -108,6 +109,8 @@ control FieldSteps(inout headers_t hdr, inout local_metadata_t meta,
     STEPPED_FIELD(dscp, 6)
     STEPPED_FIELD(vlan, 12)
     STEPPED_FIELD(outer_vlan, 12)
+    STEPPED_FIELD(tcp_seq, 32)
+    STEPPED_FIELD(tcp_ack, 32)
 
     bool any_steps = false;
 
@@ -154,6 +157,8 @@ control FieldSteps(inout headers_t hdr, inout local_metadata_t meta,
             FORGET_FIELD(dscp)
             FORGET_FIELD(vlan)
             FORGET_FIELD(outer_vlan)
+            FORGET_FIELD(tcp_seq)
+            FORGET_FIELD(tcp_ack)
         } else {
             tx_steps.apply();
         }
@@ -172,14 +177,16 @@ control FieldSteps(inout headers_t hdr, inout local_metadata_t meta,
             FIELD_VALUE(dscp)
             FIELD_VALUE(vlan)
             FIELD_VALUE(outer_vlan)
+            FIELD_VALUE(tcp_seq)
+            FIELD_VALUE(tcp_ack)
             if (src_port_varies) {
                 meta.vary_src_port = src_port_value;
             }
             if (dst_port_varies) {
                 meta.vary_dst_port = dst_port_value;
             }
-            /* Ones'-complement sum of the pseudo header's change: at most 16 words
-             * of 16 bits, so 32 bits never overflow before the fold. */
+            /* Ones'-complement sum of what the L4 checksum covers that changed: at
+             * most 24 words of 16 bits, so 32 bits never overflow before the fold. */
             bit<32> delta = 0;
             if (hdr.ipv4.isValid()) {
                 if (src_ip_varies) {
@@ -225,6 +232,21 @@ control FieldSteps(inout headers_t hdr, inout local_metadata_t meta,
                 }
                 if (dscp_varies) {
                     hdr.ipv6.traffic_class = dscp_value ++ hdr.ipv6.traffic_class[1:0];
+                }
+            }
+            /* TCP sequence and acknowledgment numbers: in the TCP checksum itself. */
+            if (hdr.tcp.isValid()) {
+                if (tcp_seq_varies) {
+                    delta = delta + (bit<32>) tcp_seq_value[31:16]
+                            + (bit<32>) tcp_seq_value[15:0]
+                            + (bit<32>) ~hdr.tcp.seq_no[31:16] + (bit<32>) ~hdr.tcp.seq_no[15:0];
+                    hdr.tcp.seq_no = tcp_seq_value;
+                }
+                if (tcp_ack_varies) {
+                    delta = delta + (bit<32>) tcp_ack_value[31:16]
+                            + (bit<32>) tcp_ack_value[15:0]
+                            + (bit<32>) ~hdr.tcp.ack_no[31:16] + (bit<32>) ~hdr.tcp.ack_no[15:0];
+                    hdr.tcp.ack_no = tcp_ack_value;
                 }
             }
             delta = (bit<32>) delta[15:0] + (bit<32>) delta[31:16];

@@ -438,6 +438,12 @@ STREAM: Final = Section(
         Key("dscp", "integer", "DSCP (0..63): the upper 6 bits of the IPv4 TOS / IPv6 "
             "traffic class.", "46"),
         Key("flow_label", "integer", "IPv6 flow label.", "12345"),
+        Key("tcp_flags", "text", "A TCP stream's flags as letters of FSRPAUECN (A: ACK, "
+            "S: SYN, PA: PSH+ACK).", "S", default="A"),
+        Key("tcp_seq", "integer", "A TCP stream's sequence number (0..4294967295; "
+            "`vary: {tcp_seq: ...}` steps it).", "1000", default="0"),
+        Key("tcp_ack", "integer", "A TCP stream's acknowledgment number.", "1",
+            default="0"),
         Key("vlan_id", "integer", "An 802.1Q tag with this VLAN id (0..4095); none: "
             "untagged.", "10"),
         Key("outer_vlan_id", "integer", "An outer tag (QinQ) with this VLAN id; needs "
@@ -551,6 +557,11 @@ VARY: Final = Section(
             "{start: 100, count: 10}", default="none"),
         Key("outer_vlan", "list, range or random", "The outer (QinQ) VLAN id (needs "
             "`outer_vlan_id`).", "[10, 20]", default="none"),
+        Key("tcp_seq", "list, range or random", "TCP sequence numbers (TCP streams); a "
+            "range wraps at 2^32 as TCP's does.", "{start: 1000, step: 46, count: 4294967296}",
+            default="none"),
+        Key("tcp_ack", "list, range or random", "TCP acknowledgment numbers.",
+            "{start: 1, count: 1000}", default="none"),
         Key("vni", "list or range", "VxLAN VNIs (needs a `vxlan` tunnel).",
             "{start: 100, count: 4}", default="none"),
         Key("src_mac", "list or range of MACs", "Source MACs; a range's step is added "

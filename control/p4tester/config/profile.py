@@ -60,13 +60,19 @@ from p4tester.dataplane.constants import MAX_FRAMES_PER_PASS, MAX_STREAMS, TESTE
 from p4tester.dataplane.program import bin_ranges
 from p4tester.dataplane.varied_fields import VariedFields
 from p4tester.results.latency import log_bin_edges
-from p4tester.streams.addresses import ADDRESS_FIELDS, StreamAddresses
+from p4tester.streams.addresses import (
+    ADDRESS_FIELDS,
+    StreamAddresses,
+    TcpHeaderError,
+    check_tcp_header,
+)
 from p4tester.streams.field_patterns import (
     ADDRESS_FIELDS as PATTERN_ADDRESS_FIELDS,
 )
 from p4tester.streams.field_patterns import (
     IPV4_FIELDS,
     IPV6_FIELDS,
+    TCP_FIELDS,
     Draws,
     FieldPattern,
     check_listed_total,
@@ -185,6 +191,9 @@ class StreamConfig:
             if field_name == "vlan" and self.vlan_id is None:
                 raise VariationError("vary: vlan varies the VLAN id: give the stream a "
                                      "vlan_id")
+            if field_name in TCP_FIELDS and (self.l4 != "tcp" or self.tunnel is not None):
+                raise VariationError(f"vary: {field_name} varies the TCP header of untunnelled "
+                                     "TCP streams: give the stream l4: tcp (and no tunnel)")
             if field_name == "outer_vlan" and self.outer_vlan_id is None:
                 raise VariationError("vary: outer_vlan varies the outer VLAN id: give the "
                                      "stream an outer_vlan_id")
@@ -409,7 +418,8 @@ def _plain_streams(items: Sequence[Mapping[str, Any]], here: str) -> list[Stream
                 stream.encapsulation  # noqa: B018 (validates the headers)
                 stream.field_cycle  # noqa: B018 (validates the variation)
                 stream.field_patterns  # noqa: B018 (validates the patterns)
-        except (EncapsulationError, VariationError) as exc:
+                check_tcp_header(stream.addresses, stream.l4)
+        except (EncapsulationError, VariationError, TcpHeaderError) as exc:
             raise ConfigError(f"{here}: {exc}") from exc
         for stream in members:
             if not 0 <= stream.id < MAX_STREAMS:

@@ -8,7 +8,7 @@ from typing import Final, NamedTuple
 
 # The fields, in the order the data plane applies them.
 STEPPED_FIELDS: Final = ("src_port", "dst_port", "src_ip", "dst_ip", "src_ip6", "dst_ip6",
-                         "dscp", "vlan", "outer_vlan")
+                         "dscp", "vlan", "outer_vlan", "tcp_seq", "tcp_ack")
 
 
 class StepEntry(NamedTuple):

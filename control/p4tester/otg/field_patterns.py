@@ -19,6 +19,7 @@ from typing import Final
 
 from p4tester.streams.field_patterns import (
     MAX_LISTED,
+    TCP_FIELDS,
     Draws,
     FieldPattern,
     Listed,
@@ -92,7 +93,7 @@ def as_pattern(raw: RawPattern, field: str, bits: int,
             if raw.count == 1 or raw.step == 0:
                 return raw.start, None
             last = raw.start + (raw.count - 1) * raw.step
-            if 0 <= last < 1 << bits:
+            if 0 <= last < 1 << bits or field in TCP_FIELDS:
                 return raw.start, Steps(field, raw.start, raw.step, raw.count)
             # OTG counters wrap within the field; the data plane's steps do not: a
             # short one becomes the list of its values.

@@ -374,12 +374,21 @@ def _address_number(version: int) -> Callable[[object, str], int]:
     return parse
 
 
+_TCP_FLAGS: Final = (("ctl_fin", "F"), ("ctl_syn", "S"), ("ctl_rst", "R"), ("ctl_psh", "P"),
+                     ("ctl_ack", "A"), ("ctl_urg", "U"), ("ecn_echo", "E"),
+                     ("ecn_cwr", "C"), ("ecn_ns", "N"))
+_TCP_NUMBERS: Final = (("seq_num", "tcp_seq"), ("ack_num", "tcp_ack"))
+
+
 def _l4(kind: str, header: Mapping[str, Any], where: str, address: dict[str, Any],
         fields: dict[str, Any], variations: list[FieldVariation | FieldPattern]) -> None:
     """UDP or TCP source and destination ports: one value each; values (the data
     plane's per-stream port pairs, frame i takes values[i mod len]); increment,
-    decrement and random (a field pattern each: no table entry per port)."""
-    reject_extra(header, ("src_port", "dst_port"), where)
+    decrement and random (a field pattern each: no table entry per port). TCP: the
+    sequence and acknowledgment numbers (one, or a pattern: counters wrap at 2^32 as
+    TCP's do) and the flags (ctl_*, ecn_*: 0 or 1 each; none given: the tester's ACK)."""
+    tcp_keys = (*(k for k, _ in _TCP_FLAGS), *(k for k, _ in _TCP_NUMBERS))
+    reject_extra(header, ("src_port", "dst_port", *(tcp_keys if kind == "tcp" else ())), where)
     fields["l4"] = kind
     for key in ("src_port", "dst_port"):
         data = header.get(key)
@@ -402,3 +411,28 @@ def _l4(kind: str, header: Mapping[str, Any], where: str, address: dict[str, Any
                 variations.append(pattern)
         if first is not None:
             address["udp_src_port" if key == "src_port" else "l4_dst_port"] = first
+    if kind == "tcp":
+        _tcp(header, where, address, variations)
+
+
+def _tcp(header: Mapping[str, Any], where: str, address: dict[str, Any],
+         variations: list[FieldVariation | FieldPattern]) -> None:
+    for key, field in _TCP_NUMBERS:
+        first, pattern = read_field(header.get(key), f"{where}.{key}", field, 32, _int_in(32))
+        if first is not None:
+            address[field] = first
+        if pattern is not None:
+            variations.append(pattern)
+    given = {key: fixed_value(header.get(key), f"{where}.{key}") for key, _ in _TCP_FLAGS}
+    if all(value is None for value in given.values()):
+        return
+    letters = ""
+    for key, letter in _TCP_FLAGS:
+        value = given[key]
+        if value not in (None, 0, 1):
+            raise validation(f"{where}.{key}: {value!r}: a flag is 0 or 1")
+        letters += letter if value == 1 else ""
+    if not letters:
+        raise validation(f"{where}: every TCP flag 0: the tester sends at least one (ctl_ack "
+                         "for an established flow's segments)")
+    address["tcp_flags"] = letters

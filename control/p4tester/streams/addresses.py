@@ -26,6 +26,38 @@ class StreamAddresses:
     ttl: int = 64
     dscp: int = 0        # IPv4 TOS / IPv6 traffic class, upper 6 bits
     flow_label: int = 0  # IPv6 only
+    # TCP streams (l4: tcp) only: the flags (scapy's letters: A an established flow's
+    # segment, S a SYN, PA data ...) and the sequence and acknowledgment numbers every
+    # frame carries unless they vary (vary: tcp_seq, tcp_ack).
+    tcp_flags: str = "A"
+    tcp_seq: int = 0
+    tcp_ack: int = 0
 
 
 ADDRESS_FIELDS: Final = tuple(StreamAddresses.__slots__)
+
+
+# The TCP flags scapy's letters name (FIN, SYN, RST, PSH, ACK, URG, ECE, CWR, NS).
+TCP_FLAG_LETTERS: Final = "FSRPAUECN"
+
+
+class TcpHeaderError(ValueError):
+    """TCP header fields a stream cannot carry."""
+
+
+def check_tcp_header(addresses: StreamAddresses, l4: str) -> None:
+    """The TCP fields: valid, and set only on a TCP stream."""
+    default = StreamAddresses()
+    given = [name for name in ("tcp_flags", "tcp_seq", "tcp_ack")
+             if getattr(addresses, name) != getattr(default, name)]
+    if given and l4 != "tcp":
+        raise TcpHeaderError(f"{', '.join(given)}: TCP header fields; give the stream "
+                             "l4: tcp")
+    flags = addresses.tcp_flags
+    if not isinstance(flags, str) or not flags or any(c not in TCP_FLAG_LETTERS for c in flags):
+        raise TcpHeaderError(f"tcp_flags {flags!r}: give letters of {TCP_FLAG_LETTERS} "
+                             "(A: ACK, S: SYN, PA: PSH+ACK, ...)")
+    for name in ("tcp_seq", "tcp_ack"):
+        value = getattr(addresses, name)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 32:
+            raise TcpHeaderError(f"{name} {value!r}: a whole number 0..4294967295")

@@ -34,11 +34,15 @@ from p4tester.streams.variation import VariationError
 # Field -> the bits the data plane writes. An IPv6 address varies in its low 64 bits
 # (the interface identifier); its high 64 are the start's, the same for every flow.
 FIELD_BITS: Final = {"src_port": 16, "dst_port": 16, "src_ip": 32, "dst_ip": 32,
-                     "src_ip6": 64, "dst_ip6": 64, "dscp": 6, "vlan": 12, "outer_vlan": 12}
+                     "src_ip6": 64, "dst_ip6": 64, "dscp": 6, "vlan": 12, "outer_vlan": 12,
+                     "tcp_seq": 32, "tcp_ack": 32}
 PATTERN_FIELDS: Final = STEPPED_FIELDS
 IPV4_FIELDS: Final = ("src_ip", "dst_ip")
 IPV6_FIELDS: Final = ("src_ip6", "dst_ip6")
 ADDRESS_FIELDS: Final = IPV4_FIELDS + IPV6_FIELDS
+# Counters that wrap as TCP's do: steps go on modulo 2^32 instead of stopping at the
+# field's top.
+TCP_FIELDS: Final = ("tcp_seq", "tcp_ack")
 # Entries of a field's list, all streams together (p4src/common/constants.p4).
 MAX_LISTED: Final = 4096
 # A draw is a CRC-32 taken mod count: at most 2^32 outcomes.
@@ -94,6 +98,12 @@ class Steps:
         _known(self.field)
         if self.count < 1:
             raise VariationError(f"vary: {self.field}: count {self.count} must be at least 1")
+        if self.field in TCP_FIELDS:
+            _check_value(self.field, self.start)
+            if self.count > 1 << 32:
+                raise VariationError(f"vary: {self.field}: count {self.count} is more than "
+                                     "the field's 4294967296 values")
+            return
         last = self.start + (self.count - 1) * self.step
         for value in (self.start, last):
             if not 0 <= value <= _limit(self.field):
@@ -112,7 +122,8 @@ class Steps:
         return self.count
 
     def value(self, index: int, seq: int) -> int:
-        return self.start + (index % self.count) * self.step
+        value = self.start + (index % self.count) * self.step
+        return value % (1 << 32) if self.field in TCP_FIELDS else value
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,6 @@ IP_PROTO_IPV6 = 41
 IP_PROTO_ROUTING = 43
 IP_PROTO_UDP = 17
 IP_PROTO_TCP = 6
-TCP_FLAGS_ACK = "A"  # a segment of an established flow: what stateful DUTs pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +105,8 @@ def build_template(spec: FrameSpec) -> bytes:
     payload = Raw(header.pack() + bytes(padding))
 
     if enc.l4 == "tcp":
-        l4: Packet = TCP(sport=address.udp_src_port, dport=spec.dst_port, flags=TCP_FLAGS_ACK)
+        l4: Packet = TCP(sport=address.udp_src_port, dport=spec.dst_port,
+                         flags=address.tcp_flags, seq=address.tcp_seq, ack=address.tcp_ack)
     else:
         l4 = UDP(sport=address.udp_src_port, dport=spec.dst_port)
     inner: Packet
