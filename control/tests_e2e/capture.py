@@ -39,21 +39,27 @@ def capture_sent(iface: str, path: Path) -> Iterator[CaptureStats]:
         yield stats
 
 
+# What the captures keep by default: UDP to the tester's port.
+TESTER_UDP_FILTER = ("udp", "dst", "port", str(TESTER_UDP_PORT))
+
+
 @contextmanager
-def capture_received(iface: str, path: Path) -> Iterator[CaptureStats]:
+def capture_received(iface: str, path: Path,
+                     filter_expr: tuple[str, ...] = TESTER_UDP_FILTER) -> Iterator[CaptureStats]:
     """tcpdump of the frames `iface` receives: what reached a tester port from the
     wire, before the tester's switch read it."""
-    with _capture(iface, "in", path) as stats:
+    with _capture(iface, "in", path, filter_expr) as stats:
         yield stats
 
 
 @contextmanager
-def _capture(iface: str, direction: str, path: Path) -> Iterator[CaptureStats]:
+def _capture(iface: str, direction: str, path: Path,
+             filter_expr: tuple[str, ...] = TESTER_UDP_FILTER) -> Iterator[CaptureStats]:
     # A 64 MiB buffer holds every frame of a lab trial even while tcpdump itself waits
     # for a busy CPU: the capture must not lose what the tester is accused of losing.
     process = subprocess.Popen(
         ["tcpdump", "-i", iface, "-Q", direction, "-U", "--immediate-mode", "-B", "65536",
-         "-w", str(path), "udp", "dst", "port", str(TESTER_UDP_PORT)],
+         "-w", str(path), *filter_expr],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     stats = CaptureStats()
     try:

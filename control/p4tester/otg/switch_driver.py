@@ -177,8 +177,9 @@ class SwitchDriver:
                 run_value = draw_run_value(engine.run_values_in_use())
                 plans = tuple(FlowPlan(
                     m.stream, m.rate_pps, m.budget or MAX_BUDGET,
-                    ixia_layout(build_template(frame_spec(m.stream, m.frame_size, epoch,
-                                                          run_value)),
+                    ixia_layout(build_template(frame_spec(
+                        m.stream, m.frame_size, epoch, run_value,
+                        stamp_counts_ports=engine.stamp_counts_ports)),
                                 m.stream.encapsulation), m.burst_frames, m.burst_gap_bytes)
                     for m in members)
                 engine.expect(plans, epoch, run_value)

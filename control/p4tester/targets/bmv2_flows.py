@@ -36,6 +36,7 @@ BMV2_COUNTERS: Final = CounterNames(names.TX_STREAM, names.RX_STREAM, names.TX_P
 
 class Bmv2FlowEngine:
     counters = BMV2_COUNTERS
+    stamp_counts_ports = True  # FlowEngine: the field patterns rewrite ports
 
     def __init__(self, topology: Topology, profile: Profile, *, push_pipeline: bool,
                  session_factory: Callable[..., TesterSession] = TesterSession,

@@ -80,9 +80,12 @@ class TesterSession:
         self.close()
 
 
-def frame_spec(stream: StreamConfig, frame_size: int, epoch: int, run: int = 0) -> FrameSpec:
+def frame_spec(stream: StreamConfig, frame_size: int, epoch: int, run: int = 0, *,
+               stamp_counts_ports: bool = True) -> FrameSpec:
     """The stream's template at this size, epoch and run value; a varying stream's template
-    carries its cycle's first fields (the data plane rewrites them frame by frame)."""
+    carries its cycle's first fields (the data plane rewrites them frame by frame).
+    stamp_counts_ports: the data plane's stamp counts a varying stream's ports (BMv2);
+    False where the sender writes each frame whole (eBPF)."""
     addresses = stream.addresses
     encapsulation = stream.encapsulation
     cycle = stream.field_cycle
@@ -94,5 +97,6 @@ def frame_spec(stream: StreamConfig, frame_size: int, epoch: int, run: int = 0) 
             encapsulation = replace(encapsulation, tunnel=replace(encapsulation.tunnel, vni=vni))
     return FrameSpec(
         stream_id=stream.id, frame_size=frame_size, addresses=addresses, epoch=epoch, run=run,
-        encapsulation=encapsulation, varies_ports=bool(stream.vary),
+        encapsulation=encapsulation,
+        varies_ports=stamp_counts_ports and bool(stream.vary),
     )

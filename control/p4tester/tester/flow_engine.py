@@ -63,6 +63,10 @@ class FlowLatency:
 
 class FlowEngine(Protocol):
     counters: CounterNames
+    # The data plane's stamp counts a varying stream's L4 ports (BMv2's field patterns
+    # rewrite them): a template's checksum compensation includes them
+    # (streams.template, FrameSpec.varies_ports). The eBPF sender writes whole frames.
+    stamp_counts_ports: bool
 
     def open(self) -> None:
         """The tester program loaded and the profile's streams wired."""

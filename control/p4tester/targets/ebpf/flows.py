@@ -31,6 +31,7 @@ from p4tester.p4rt import CounterValue
 from p4tester.streams.frame_sizes import FCS_BYTES
 from p4tester.streams.rates import IFG_BYTES
 from p4tester.streams.template import offset_of_tester_header
+from p4tester.targets.ebpf.flow_templates import flow_frames
 from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES, tag_template
 from p4tester.targets.ebpf.sender import Feed, SendReport, TemplateSender
 from p4tester.targets.ebpf.session import EbpfSession
@@ -55,6 +56,8 @@ EBPF_COUNTERS: Final = CounterNames("tx_stream", "rx_stream", "tx_port", "rx_por
 
 class EbpfFlowEngine:
     """Mutable on purpose: the start being run, its sender thread and what was cleared."""
+
+    stamp_counts_ports = False  # FlowEngine: the sender writes each frame whole
 
     counters = EBPF_COUNTERS
 
@@ -131,6 +134,10 @@ class EbpfFlowEngine:
                                   f"{flow.burst_gap_bytes} bytes: the eBPF tester sends a "
                                   "burst's copies back to back (gap 12); give 12, or run "
                                   "the flow on BMv2")
+            if flow.burst_frames > 1 and flow.stream.vary:
+                raise ConfigError(f"stream {flow.stream_id}: a burst of varied frames: the "
+                                  "eBPF tester's burst is copies of one frame; run the flow "
+                                  "on BMv2, or send it steady")
         check_burst_spacing({f.stream_id: f.burst_frames for f in flows if f.burst_frames > 1},
                             {f.stream_id: float(f.rate_pps) for f in flows})
         for flow in flows:
@@ -145,7 +152,9 @@ class EbpfFlowEngine:
             self._cleared_tagged[port] = self._cleared_tagged.get(port, 0) + generated
             tester.clear_stream(sid)
             # A flow of bursts: each template is one burst (its copies back to back).
+            # A varying flow: one frame per template, each its flow's (flow_templates).
             copies = (flow.burst_frames if flow.burst_frames > 1
+                      else 1 if flow.stream.vary
                       else copies_per_template(flow.rate_pps, len(flows), burst=False))
             self._copies[sid] = copies
             tester.set_replication(sid, self.session.pipeline.ifindex(
@@ -167,14 +176,20 @@ class EbpfFlowEngine:
             copies = self._copies[flow.stream_id]
             count = math.ceil(frames[flow.stream_id] / copies)
             if count > 0:
-                tagged = tag_template(flow.template, flow.stream_id,
-                                      offset_of_tester_header(flow.stream.encapsulation),
-                                      flow.stream.tx_port)
+                at = offset_of_tester_header(flow.stream.encapsulation)
+                tagged = tag_template(flow.template, flow.stream_id, at, flow.stream.tx_port)
+                cycle = tuple(tag_template(f, flow.stream_id, at, flow.stream.tx_port)
+                              for f in flow_frames(flow.stream, flow.template))
+                if cycle:
+                    # A resume goes on with the frame after the last one sent.
+                    sent = (flow.budget - frames[flow.stream_id]) % len(cycle)
+                    cycle = cycle[sent:] + cycle[:sent]
                 # A flow of bursts keeps its bursts whole; a steady one catches up no
                 # more than a trial would allow (sender module doc).
                 catch_up = (None if flow.burst_frames > 1
                             else catch_up_templates(flow.rate_pps, copies))
-                feeds.append(Feed(tagged, count, flow.rate_pps / copies, catch_up=catch_up))
+                feeds.append(Feed(tagged, count, flow.rate_pps / copies, catch_up=catch_up,
+                                  cycle=cycle))
         self._sending = {flow.stream_id for flow in flows}
         self._stop.clear()
         self._thread = sender_thread(self._sender, feeds, self._stop, self._reported)

@@ -60,6 +60,9 @@ class Feed:
     count: int
     template_pps: float
     steps: tuple[tuple[float, float], ...] = ()
+    # A varying stream's frames, one per template in turn (targets.ebpf.flow_templates);
+    # (): every template is `template`.
+    cycle: tuple[bytes, ...] = ()
     # Templates the feed may write beyond its rate in any window of repay_window_s
     # when the sender fell behind (besides a slot's rounding up): half at once, half
     # spread over the window; the rest of the lag waits for later windows. None: all
@@ -243,7 +246,9 @@ class TemplateSender:
             while pending:
                 for index in pending:
                     try:
-                        self._socket.send(feeds[index].template)
+                        feed = feeds[index]
+                        self._socket.send(feed.cycle[done[index] % len(feed.cycle)]
+                                          if feed.cycle else feed.template)
                     except OSError:
                         refused += 1
                     done[index] += 1

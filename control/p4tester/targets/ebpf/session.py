@@ -24,6 +24,7 @@ from p4tester.config.topology import Topology
 from p4tester.lab import netdev
 from p4tester.lab.ifaces import port_iface
 from p4tester.neighbors.resolve import RESOLVE
+from p4tester.targets.ebpf.flow_templates import ebpf_vary_problem
 from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES
 from p4tester.targets.ebpf.pipeline import EbpfPipeline
 from p4tester.targets.ebpf.tc_objects import TcLoadError
@@ -45,10 +46,12 @@ def check_profile(topology: Topology, profile: Profile) -> None:
     """What the eBPF program cannot do, refused before anything is loaded, each with
     the way out (docs/ebpf.md: why)."""
     for stream in profile.streams:
+        largest = max(stream.size_in(size) for size in profile.frame_sizes)
+        vary_problem = ebpf_vary_problem(stream, largest)
         unsupported = [what for what, used in (
             ("a tunnel (VxLAN, GTP-U, SRv6: beyond the kernel verifier's bound)",
              stream.tunnel is not None),
-            ("per-frame variation (vary)", bool(stream.vary)),
+            (vary_problem or "", vary_problem is not None),
             # One sequence over several interfaces: frames of two interfaces are checked
             # on two CPUs at once, and the register updates are not atomic across CPUs.
             ("receive: spread (one sequence over several interfaces; replicate works)",

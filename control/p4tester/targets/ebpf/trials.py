@@ -38,6 +38,7 @@ from p4tester.lab.dut_counters import dut_counters_for
 from p4tester.p4rt import CounterValue
 from p4tester.results.model import StreamStats, TrialResult
 from p4tester.streams.template import FrameSpec, build_template, offset_of_tester_header
+from p4tester.targets.ebpf.flow_templates import flow_frames
 from p4tester.targets.ebpf.generator_tag import GENERATOR_TAG_BYTES, tag_template
 from p4tester.targets.ebpf.sender import (
     SLOT_S,
@@ -167,6 +168,7 @@ class EbpfStreamPlan:
     template: bytes  # tagged
     steps: tuple[tuple[float, float], ...] = ()  # a shaped stream's (start_s, frames/s)
     bursts: bool = False  # a bursts shape's stream: each template is one burst
+    cycle: tuple[bytes, ...] = ()  # a varying stream's frames (tagged), one per template
 
     @property
     def feed(self) -> Feed:
@@ -179,7 +181,7 @@ class EbpfStreamPlan:
                     self.rate_pps / self.copies,
                     tuple((start, pps / self.copies) for start, pps in self.steps),
                     catch_up=catch_up_templates(self.rate_pps, self.copies) if steady else None,
-                    repay_window_s=POLL_S)
+                    repay_window_s=POLL_S, cycle=self.cycle)
 
 
 def switch_time_us() -> int:
@@ -343,7 +345,8 @@ class EbpfTrials:
             size = stream.size_in(spec.frame_size)
             check_frame_fits(self.session, stream, size)
             shaped = schedule.sender(stream.id) if schedule else None
-            copies = bursts.get(stream.id) or copies_per_template(
+            # A varying stream: one frame per template, each its flow's (flow_templates).
+            copies = 1 if stream.vary else bursts.get(stream.id) or copies_per_template(
                 pps if shaped is None else shaped.peak_pps, len(chosen), bool(spec.frame_count))
             budget = spec.frame_count or max(1, round(pps * spec.duration_s))
             steps: tuple[tuple[float, float], ...] = ()
@@ -355,11 +358,12 @@ class EbpfTrials:
                                              addresses=stream.addresses, epoch=epoch,
                                              run=self.run_value,
                                              encapsulation=stream.encapsulation))
-            template = tag_template(frame, stream.id,
-                                    offset_of_tester_header(stream.encapsulation),
-                                    stream.tx_port)
+            at = offset_of_tester_header(stream.encapsulation)
+            template = tag_template(frame, stream.id, at, stream.tx_port)
+            cycle = tuple(tag_template(f, stream.id, at, stream.tx_port)
+                          for f in flow_frames(stream, frame))
             plans.append(EbpfStreamPlan(stream, pps, budget, copies, template, steps,
-                                        bursts=stream.id in bursts))
+                                        bursts=stream.id in bursts, cycle=cycle))
         self._plans = tuple(plans)
         tester = self.session.tester
         for plan in self._plans:
