@@ -35,12 +35,16 @@ from p4tester.dataplane.constants import (
 from p4tester.experiments.rfc2889_addresses import PROBE_ATTEMPTS
 from p4tester.experiments.y1564 import DEFAULT_IR_TOLERANCE, POLICING_OVERSHOOT
 from p4tester.neighbors.resolve import REPLY_WAIT_S, REQUEST_TRIES
+from p4tester.runs.flows_record import MAX_ROWS as FLOWS_MAX_ROWS
 from p4tester.runs.requests import Y1564Request
 from p4tester.runs.simulated_switch import FULL_CAPACITY_SIZE, SMALLEST_CAPACITY
 from p4tester.search.trials import NOT_DRAINED_ATTEMPTS
 from p4tester.server.live import MAX_INTERVAL_S, MIN_INTERVAL_S
+from p4tester.streams.field_patterns import MAX_DRAWN, MAX_LISTED
 from p4tester.streams.tunnels import TUNNEL_UDP_SRC_PORT
 from p4tester.streams.variation import MAX_VARY_ENTRIES
+from p4tester.targets.ebpf.flow_templates import MAX_CYCLE as EBPF_MAX_CYCLE
+from p4tester.targets.ebpf.flow_templates import MAX_CYCLE_BYTES as EBPF_MAX_CYCLE_BYTES
 from p4tester.targets.ebpf.tester import MAX_COPIES, PORT_CACHE_CELLS
 from p4tester.targets.ebpf.trials import TEMPLATE_PPS
 from p4tester.targets.tofino.names import MAX_STREAMS as TOFINO_MAX_STREAMS
@@ -178,6 +182,16 @@ FACTS = [
          lambda: (f"{TEMPLATE_PPS:,}".replace(",", " "), str(MAX_COPIES), str(MAX_COPIES + 1))),
     Fact("docs/otg.md", r"at most (\d+) streams in all", lambda: (str(MAX_STREAMS),)),
     Fact("docs/otg.md", r"at most (\d+) entries", lambda: (str(MAX_VARY_ENTRIES),)),
+    Fact("docs/flows.md", r"up to one cycle or (\d[\d ]*) rows",
+         lambda: (f"{FLOWS_MAX_ROWS:,}".replace(",", " "),)),
+    Fact("docs/flows.md", r"lists: (\d+) values of a field for all streams together; MAC and "
+         r"VNI lists share the (\d+)-entry", lambda: (str(MAX_LISTED), str(MAX_VARY_ENTRIES))),
+    Fact("docs/flows.md", r"a cycle of at most (\d[\d ]*) frames and (\d+) MiB per stream; "
+         r"random draws need `repeat` \(at most (\d[\d ]*)\)",
+         lambda: (f"{EBPF_MAX_CYCLE:,}".replace(",", " "), str(EBPF_MAX_CYCLE_BYTES >> 20),
+                  f"{EBPF_MAX_CYCLE:,}".replace(",", " "))),
+    Fact("docs/flows.md", r"\(at most 2\^(\d+) values\)",
+         lambda: (str(MAX_DRAWN.bit_length() - 1),)),
     Fact("docs/experiments.md", r"MAX_STREAMS of them: (\d+) on BMv2, (\d+) on Tofino",
          lambda: (str(MAX_STREAMS), str(TOFINO_MAX_STREAMS))),
     Fact("README.md", r"one frame per `--min-gap-us` \((\d+) by default\)",

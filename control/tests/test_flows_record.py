@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import yaml
+
 from p4tester.config.profile import Profile, profile_from_dict
 from p4tester.runs.flows_record import MAX_ROWS, flows_report, write_flows
 from p4tester.streams.field_patterns import draw, field_seed
@@ -54,7 +56,7 @@ def test_draws_on_the_seq_list_the_first_frames(tmp_path: Path) -> None:
         assert rows[1 + frame] == ["3", str(frame),
                                    f"10.2.{(value >> 8) & 255}.{value & 255}"]
     assert flows_report(profile) == (
-        f"stream 3 varies dst_ip drawn in 10.2.0.0 .. 10.2.255.255 (seed {seed}): its draws "
+        f"stream 3 varies dst_ip drawn in 10.2.0.0 .. 10.2.255.255 (draw seed {seed}): its draws "
         "never repeat (flows.csv lists frame by frame what each trial sent)")
 
 
@@ -63,3 +65,16 @@ def test_nothing_varies_nothing_written(tmp_path: Path) -> None:
     assert write_flows(tmp_path, profile) is None
     assert list(tmp_path.iterdir()) == []
     assert flows_report(profile) == ""
+
+
+def test_the_docs_sample_is_what_a_run_writes(tmp_path: Path) -> None:
+    """docs/flows.md's profile and the flows.csv lines it shows."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "flows.md").read_text()
+    profile_text = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    shown = text.split("```\nstream_id", 1)[1].split("...", 1)[0]
+    profile = profile_from_dict(yaml.safe_load(profile_text), "flows.md")
+    written = write_flows(tmp_path, profile)
+    assert written is not None
+    lines = ("stream_id" + shown).strip().splitlines()
+    assert written.read_text().splitlines()[:len(lines)] == lines
+    assert len(lines) == 3

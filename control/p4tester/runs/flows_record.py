@@ -84,7 +84,7 @@ def describe_pattern(pattern: FieldVariation | FieldPattern) -> str:
         high = pattern.low + pattern.count - 1
         again = f", again every {pattern.repeat} frames" if pattern.repeat else ""
         return (f"{field} drawn in {field_text(field, pattern.low)} .. "
-                f"{field_text(field, high)} (seed {pattern.seed}{again})")
+                f"{field_text(field, high)} (draw seed {pattern.seed}{again})")
     shown = (field_text(field, v) if isinstance(pattern, Listed)
              else _table_text(field, v) for v in pattern.values[:3])
     more = ", ..." if len(pattern.values) > 3 else ""
