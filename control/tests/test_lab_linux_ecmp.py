@@ -71,8 +71,22 @@ def router(**dut: Any) -> dict[str, Any]:
     ({"ecmp": "2,3", "egress": 1, "qdisc": "tbf rate 1mbit burst 3000 limit 3000"},
      "t.yaml: dut: qdisc shapes egress 1, which is not one of the ecmp paths; set egress "
      "to the path it shapes"),
+    ({"ecmp_hash": "l3"},
+     "t.yaml: dut: ecmp_hash says what an ecmp route hashes; give ecmp too, or drop it"),
+    ({"ecmp": "2,3", "ecmp_hash": "l5"},
+     "t.yaml: dut: ecmp_hash 'l5': give l4 (addresses, protocol and ports) or l3 "
+     "(addresses)"),
 ])
 def test_the_topology_checks_the_paths(dut: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError) as caught:
         topology_from_dict(router(**dut), "t.yaml")
     assert str(caught.value) == message
+
+
+def test_an_address_hash_is_policy_0(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ecmp_hash: l3 hashes source and destination address only (the kernel's
+    fib_multipath_hash_policy 0)."""
+    commands = recorded(monkeypatch)
+    linux_dut.start_linux_dut(load_topology("topologies/linux-router-ecmp-l3.yaml"))
+    assert [c for c in commands if "hash_policy" in c] == [
+        NS + "sysctl -qw net.ipv4.fib_multipath_hash_policy=0"]
