@@ -14,7 +14,6 @@ from p4tester.streams.template import FrameSpec, build_template
 from p4tester.streams.variation import FieldVariation
 from p4tester.targets.ebpf.flow_templates import (
     MAX_CYCLE,
-    cycle_length,
     ebpf_vary_problem,
     flow_frames,
 )
@@ -27,7 +26,7 @@ def test_one_cycle_frame_by_frame() -> None:
         Listed("dscp", (0, 46))))
     template = build_template(FrameSpec(stream_id=0, frame_size=64))
     frames = flow_frames(stream, template)
-    assert cycle_length(stream) == len(frames) == 6
+    assert stream.flows_cycle == len(frames) == 6
     assert [(Ether(f)[IP].src, Ether(f)[UDP].dport, Ether(f)[IP].tos >> 2) for f in frames] == [
         ("10.0.0.1", 80, 0), ("10.0.0.2", 443, 46), ("10.0.0.3", 80, 0),
         ("10.0.0.1", 443, 46), ("10.0.0.2", 80, 0), ("10.0.0.3", 443, 46)]

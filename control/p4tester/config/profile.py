@@ -76,6 +76,7 @@ from p4tester.streams.field_patterns import (
     Draws,
     FieldPattern,
     check_listed_total,
+    drawn_on_seq,
     flows_cycle,
     frame_fields,
 )
@@ -166,6 +167,22 @@ class StreamConfig:
     @property
     def _table_variations(self) -> tuple[FieldVariation, ...]:
         return tuple(v for v in self.vary if isinstance(v, FieldVariation))
+
+    @property
+    def flows_cycle(self) -> int | None:
+        """Frames before the stream's varied fields repeat (1: none vary); None when a
+        field is drawn on each frame's sequence number (they never do)."""
+        patterns = self.field_patterns
+        if drawn_on_seq(patterns):
+            return None
+        return math.lcm(len(self.field_cycle) or 1, flows_cycle(patterns))
+
+    def frame_fields(self, frame: int) -> dict[str, int]:
+        """The varied fields frame `frame` of a trial carries: table variations and
+        field patterns (its seq is `frame`: each trial numbers a stream's frames from 0)."""
+        values = {v.field: v.values[frame % len(v.values)] for v in self._table_variations}
+        values.update(frame_fields(self.field_patterns, frame, frame))
+        return values
 
     @property
     def field_patterns(self) -> tuple[FieldPattern, ...]:

@@ -263,17 +263,26 @@ def _ip(value: object, where: str, version: int) -> str:
     return str(address)
 
 
+def _addresses(header: Mapping[str, Any], where: str, version: int,
+               address: dict[str, Any], variations: list[FieldVariation | FieldPattern]) -> None:
+    """src and dst: the first frame's into the stream's addresses, a pattern into its
+    variations (fields src_ip / dst_ip, or src_ip6 / dst_ip6)."""
+    suffix = "_ip6" if version == 6 else "_ip"
+    for key in ("src", "dst"):
+        first, pattern = read_field(header.get(key), f"{where}.{key}", f"{key}{suffix}",
+                                    128 if version == 6 else 32, _address_number(version))
+        if first is not None:
+            kind = ipaddress.IPv6Address if version == 6 else ipaddress.IPv4Address
+            address[f"{key}{suffix}"] = str(kind(first))
+        if pattern is not None:
+            variations.append(pattern)
+
+
 def _ipv4(header: Mapping[str, Any], where: str, address: dict[str, Any],
           variations: list[FieldVariation | FieldPattern]) -> None:
     """Addresses: one, or values / increment / decrement / random frame by frame."""
     reject_extra(header, ("src", "dst", "time_to_live", "priority"), where)
-    for key in ("src", "dst"):
-        first, pattern = read_field(header.get(key), f"{where}.{key}", f"{key}_ip", 32,
-                                    _address_number(4))
-        if first is not None:
-            address[f"{key}_ip"] = str(ipaddress.IPv4Address(first))
-        if pattern is not None:
-            variations.append(pattern)
+    _addresses(header, where, 4, address, variations)
     priority = header.get("priority")
     if priority is not None:
         _dscp(priority, f"{where}.priority", address, variations)
@@ -291,13 +300,7 @@ def _ipv6(header: Mapping[str, Any], where: str, address: dict[str, Any],
     flow_label = fixed_value(header.get("flow_label"), f"{where}.flow_label")
     if flow_label is not None:
         address["flow_label"] = int(flow_label)
-    for key in ("src", "dst"):
-        first, pattern = read_field(header.get(key), f"{where}.{key}", f"{key}_ip6", 128,
-                                    _address_number(6))
-        if first is not None:
-            address[f"{key}_ip6"] = str(ipaddress.IPv6Address(first))
-        if pattern is not None:
-            variations.append(pattern)
+    _addresses(header, where, 6, address, variations)
     hops = fixed_value(header.get("hop_limit"), f"{where}.hop_limit")
     if hops is not None:
         address["ttl"] = int(hops)

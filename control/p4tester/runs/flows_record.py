@@ -6,7 +6,6 @@ report. Written when the run is planned: a run that fails still says what it sen
 from __future__ import annotations
 
 import csv
-import math
 from pathlib import Path
 from typing import Final
 
@@ -14,12 +13,8 @@ from p4tester.config.profile import Profile, StreamConfig
 from p4tester.streams.field_patterns import (
     Draws,
     FieldPattern,
-    Listed,
     Steps,
-    drawn_on_seq,
     field_text,
-    flows_cycle,
-    frame_fields,
 )
 from p4tester.streams.variation import FieldVariation, mac_text
 
@@ -29,30 +24,14 @@ FLOWS_FILE: Final = "flows.csv"
 MAX_ROWS: Final = 65536
 
 
-def _table_text(field: str, value: int) -> str:
-    return mac_text(value) if field.endswith("_mac") else str(value)
-
-
-def stream_cycle(stream: StreamConfig) -> int | None:
-    """Frames before the stream's fields repeat; None when a field is drawn on each
-    frame's sequence number (they never do)."""
-    patterns = stream.field_patterns
-    if drawn_on_seq(patterns):
-        return None
-    return math.lcm(len(stream.field_cycle) or 1, flows_cycle(patterns))
+def _text(field: str, value: int) -> str:
+    """A value as users write it: MACs, addresses, numbers."""
+    return mac_text(value) if field.endswith("_mac") else field_text(field, value)
 
 
 def frame_values(stream: StreamConfig, frame: int) -> dict[str, str]:
-    """The varied fields frame `frame` of a trial carries, as text (its seq is `frame`:
-    each trial numbers a stream's frames from 0)."""
-    values: dict[str, str] = {}
-    for variation in stream.vary:
-        if isinstance(variation, FieldVariation):
-            chosen = variation.values[frame % len(variation.values)]
-            values[variation.field] = _table_text(variation.field, chosen)
-    for field, value in frame_fields(stream.field_patterns, frame, frame).items():
-        values[field] = field_text(field, value)
-    return values
+    """The varied fields frame `frame` of a trial carries, as text."""
+    return {field: _text(field, value) for field, value in stream.frame_fields(frame).items()}
 
 
 def write_flows(output: Path, profile: Profile) -> Path | None:
@@ -66,7 +45,7 @@ def write_flows(output: Path, profile: Profile) -> Path | None:
         writer = csv.writer(handle)
         writer.writerow(["stream_id", "frame", *fields])
         for stream in varying:
-            cycle = stream_cycle(stream)
+            cycle = stream.flows_cycle
             rows = MAX_ROWS if cycle is None else min(cycle, MAX_ROWS)
             for frame in range(rows):
                 values = frame_values(stream, frame)
@@ -85,8 +64,7 @@ def describe_pattern(pattern: FieldVariation | FieldPattern) -> str:
         again = f", again every {pattern.repeat} frames" if pattern.repeat else ""
         return (f"{field} drawn in {field_text(field, pattern.low)} .. "
                 f"{field_text(field, high)} (draw seed {pattern.seed}{again})")
-    shown = (field_text(field, v) if isinstance(pattern, Listed)
-             else _table_text(field, v) for v in pattern.values[:3])
+    shown = (_text(field, v) for v in pattern.values[:3])
     more = ", ..." if len(pattern.values) > 3 else ""
     return f"{field} [{', '.join(shown)}{more}] ({len(pattern.values)} values)"
 
@@ -97,7 +75,7 @@ def flows_report(profile: Profile) -> str:
     for stream in profile.streams:
         if not stream.vary:
             continue
-        cycle = stream_cycle(stream)
+        cycle = stream.flows_cycle
         repeats = ("its draws never repeat" if cycle is None
                    else f"{cycle} frames before its fields repeat")
         lines.append(f"stream {stream.id} varies "

@@ -13,7 +13,6 @@ from p4tester.streams.field_patterns import (
     Draws,
     data_plane_value,
     drawn_on_seq,
-    frame_fields,
 )
 from p4tester.streams.frame_patcher import FrameLayout, patched
 from p4tester.streams.variation import FieldVariation
@@ -21,22 +20,6 @@ from p4tester.streams.variation import FieldVariation
 # Templates of one stream's cycle at most, and their bytes: the sender keeps them all.
 MAX_CYCLE: Final = 65536
 MAX_CYCLE_BYTES: Final = 128 << 20
-
-
-def cycle_length(stream: StreamConfig) -> int:
-    """Frames before the stream's fields repeat, as the sender writes them."""
-    lengths = [len(v.values) for v in stream.vary if isinstance(v, FieldVariation)]
-    lengths += [p.cycle for p in stream.field_patterns]
-    length = 1
-    for value in lengths:
-        length = length * value // _gcd(length, value)
-    return length
-
-
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return a
 
 
 def ebpf_vary_problem(stream: StreamConfig, frame_size: int) -> str | None:
@@ -50,7 +33,7 @@ def ebpf_vary_problem(stream: StreamConfig, frame_size: int) -> str | None:
                      if isinstance(p, Draws) and not p.repeat)
         return (f"vary: {drawn}: random draws that never repeat (the eBPF sender writes a "
                 f"cycle of at most {MAX_CYCLE} frames: give repeat: N, N <= {MAX_CYCLE})")
-    length = cycle_length(stream)
+    length = stream.flows_cycle or 1  # not None: no draw on the seq, above
     if length > MAX_CYCLE or length * frame_size > MAX_CYCLE_BYTES:
         return (f"vary: the fields repeat every {length} frames of {frame_size} B; the eBPF "
                 f"sender keeps at most {MAX_CYCLE} frames and {MAX_CYCLE_BYTES >> 20} MiB "
@@ -63,17 +46,12 @@ def flow_frames(stream: StreamConfig, template: bytes) -> tuple[bytes, ...]:
     when nothing varies (the template is every frame)."""
     if not stream.vary:
         return ()
-    length = cycle_length(stream)
-    if length > MAX_CYCLE:  # ebpf_vary_problem refuses such a stream before a trial
-        raise ValueError(f"stream {stream.id}: a cycle of {length} frames, more than the "
-                         f"eBPF sender's {MAX_CYCLE}")
+    length = stream.flows_cycle
+    if length is None or length > MAX_CYCLE:  # ebpf_vary_problem refuses such streams
+        raise ValueError(f"stream {stream.id}: a cycle of {length or 'endless'} frames, "
+                         f"more than the eBPF sender's {MAX_CYCLE}")
     layout = FrameLayout.of(stream.encapsulation)
-    tables = [v for v in stream.vary if isinstance(v, FieldVariation)]
-    patterns = stream.field_patterns
-    frames = []
-    for index in range(length):
-        values = {v.field: v.values[index % len(v.values)] for v in tables}
-        values.update({field: data_plane_value(field, value)
-                       for field, value in frame_fields(patterns, index, index).items()})
-        frames.append(patched(template, layout, values))
-    return tuple(frames)
+    return tuple(patched(template, layout,
+                         {field: data_plane_value(field, value)
+                          for field, value in stream.frame_fields(index).items()})
+                 for index in range(length))
