@@ -300,3 +300,19 @@ class Ipv6StreamTakesIpv6(CheckerTest):
         self.assert_stream_figures(0, received=1, next_expected=1, lost=0, gap_events=0,
                                    reordered=0, duplicates=0)
         self.assertEqual(self.rx_kinds(), [1, 0, 0, 0, 0, 0, 1, 0])
+
+
+class TunnelPortsWithTheSignatureAreTheStreams(CheckerTest):
+    """An untunnelled stream whose destination port is drawn or stepped may send to
+    VxLAN's 4789 or GTP-U's 2152: those frames carry the tester header right after UDP
+    and are the stream's, as every other port's are (they were parsed as tunnels and
+    counted as lost)."""
+
+    def runTest(self) -> None:
+        self.tester.clear_stream(6)
+        self.send_frames([
+            self.tester_frame(TesterHeader(stream_id=6, seq=seq), dport=dport)
+            for seq, dport in enumerate((TESTER_UDP_DST_PORT, 4789, 2152, 4790, 4789))])
+        self.assert_stream_figures(6, received=5, next_expected=5, lost=0, gap_events=0,
+                                   reordered=0, duplicates=0)
+        self.assertEqual(self.rx_kinds(), [5, 0, 0, 0, 0, 0, 0, 0])

@@ -6,7 +6,8 @@
 # 2. with the measurement build (what the labs run): checker vs plain forwarding, the
 #    generator's rate error, and the tester's capacity from step 1 next to it;
 # 3. the eBPF tester's loopback (p4tester.bench.ebpf_loopback);
-# 4. the eBPF sender's rate through the trial loop (p4tester.bench.ebpf_sender).
+# 4. the eBPF sender's rate through the trial loop (p4tester.bench.ebpf_sender);
+# 5. what varying a stream's fields costs the BMv2 tester (p4tester.bench.flows_cost).
 set -euo pipefail
 venv=${1:-.venv}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +27,8 @@ trap cleanup EXIT
 rm -rf "$capacity"
 # The capacity legs bring their labs up and down one at a time (they share interface names).
 "$venv/bin/python" -m p4tester.bench.capacity --rundir "$capacity" --repetitions 3
+# 5. (its own bench-loopback lab, before the forwarding lab takes the interfaces)
+"$venv/bin/python" -m p4tester.bench.flows_cost --rundir "$here/run/bench-flows" --rounds 3
 "$venv/bin/python" -m p4tester.lab --rundir "$rundir" up topologies/bench.yaml
 "$venv/bin/python" -m p4tester.bench.dataplane --grpc 127.0.0.1:59561 \
   --thrift-port 59091 --iface-in p4lh1 --iface-out p4lh2 \

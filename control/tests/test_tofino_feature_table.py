@@ -112,7 +112,9 @@ def tunnels(chip: str) -> bool:
 
 
 def vary(chip: str) -> bool:
-    return _trial(chip, _profile({**ONE, "vary": {"src_port": {"start": 49152, "count": 4}}}))
+    return _trial(chip, _profile({**ONE, "vary": {
+        "src_port": {"start": 49152, "count": 4},
+        "dst_ip": {"random": "10.0.0.0/24", "seed": 1}}}))
 
 
 def random_sizes(chip: str) -> bool:

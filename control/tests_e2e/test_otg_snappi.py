@@ -21,24 +21,16 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from scapy.utils import rdpcap
 from served import ServerProcess
+from snappi_spread import CLIENT_S, client_python
 
 from p4tester.lab import ifaces
 
 from conftest import REPO
 
-CLIENT_VENV = REPO / "run" / "otg-client" / "venv"
-CLIENT_S = 120.0
 COUNT = 200
 PPS = 100
 SIZE = 128
 SRC_MAC = "02:00:00:00:0a:01"
-
-
-def client_python() -> Path:
-    """The snappi venv, made (once) by the conformance script."""
-    subprocess.run(["bash", str(REPO / "scripts" / "otg-conformance.sh"), "--venv-only"],
-                   check=True, timeout=900, capture_output=True)
-    return CLIENT_VENV / "bin" / "python"
 
 
 class OtgServer(ServerProcess):

@@ -38,11 +38,18 @@ def send(interface: str, frames: list[bytes]) -> None:
             raw.send(frame)
 
 
+SO_RCVBUFFORCE = 33  # linux/socket.h; not in Python's socket module
+
+
 class Capture:
     """Frames arriving on an interface from now on (bounded by count and time)."""
 
-    def __init__(self, interface: str) -> None:
+    def __init__(self, interface: str, buffer_bytes: int = 0) -> None:
         self._socket = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(_ETH_P_ALL))
+        if buffer_bytes:
+            # Past net.core.rmem_max (the suite runs as root): a batch of frames read
+            # after it was sent all wait in the socket.
+            self._socket.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, buffer_bytes)
         self._socket.bind((interface, 0))
 
     def frames(self, count: int, timeout_s: float = 2.0) -> list[bytes]:

@@ -1,5 +1,6 @@
 """`p4tester otg` on the eBPF tester (topologies/ebpf-loopback.yaml): the OTG HTTP API,
-driven here by its JSON as snappi sends it, runs flows through the eBPF flow engine
+driven here by its JSON as snappi sends it (and by snappi itself for the varied
+fields), runs flows through the eBPF flow engine
 (targets.ebpf.flows) unchanged from BMv2's.
 
 Checked: a flow at 20 000 frames/s (beyond what the BMv2 tester carries) with a fixed
@@ -28,17 +29,9 @@ from .conftest import REPO, lab_up
 # The e2e suite's capture: the same independent count as on BMv2 labs.
 sys.path.insert(0, str(REPO / "control" / "tests_e2e"))
 from capture import capture_received, stream_frames_by_epoch  # type: ignore[import-not-found]
-from otg_field_checks import (  # type: ignore[import-not-found]
-    ADDRESSES,
-    DRAWS,
-    FIRST_SRC,
-    PORT_MAX,
-    PORT_MIN,
-    SEED,
-    SRC_MAC,
-    assert_frames_as_patterned,
-)
+from otg_field_checks import assert_frames_as_patterned  # type: ignore[import-not-found]
 from served import ServerProcess  # type: ignore[import-not-found]
+from snappi_spread import run_spread  # type: ignore[import-not-found]
 
 TOPOLOGY = REPO / "topologies" / "ebpf-loopback.yaml"
 WAIT_S = 60.0
@@ -209,27 +202,20 @@ def test_a_mix_flow_paused_and_resumed_sends_every_size_its_share(otg: OtgServer
     assert sizes == {64: 7000, 570: 4000, 1280: 1000}
 
 
-def test_increment_and_random_fields_equal_the_capture(otg: OtgServer, tmp_path: Path) -> None:
-    """Issue 45 on the eBPF tester: the flow snappi's script sends on BMv2
-    (tests_e2e/test_otg_snappi_patterns.py), as its JSON: the source address steps
-    over 256 addresses, the TCP destination port is drawn (50 draws, again and again).
-    The sender writes each frame's flow; counts equal the capture's, every frame's
-    fields are what its sequence number says, checksums right."""
+def test_snappi_increment_and_random_fields_equal_the_capture(otg: OtgServer,
+                                                              tmp_path: Path) -> None:
+    """Issue 45 on the eBPF tester: the snappi script the BMv2 lab runs
+    (tests_e2e/snappi_spread.py), run by snappi itself: the source address steps over
+    256 addresses, the TCP destination port is drawn (50 draws, again and again). The
+    sender writes each frame's flow; counts equal the capture's, every frame's fields
+    are what its sequence number says, checksums right."""
     count = 3000
-    spread = flow("spread", pps=1000, duration=packets(count), mac=SRC_MAC)
-    spread["packet"] = [
-        {"choice": "ethernet", "ethernet": {"src": {"choice": "value", "value": SRC_MAC}}},
-        {"choice": "ipv4", "ipv4": {"src": {"choice": "increment", "increment": {
-            "start": FIRST_SRC, "step": "0.0.0.1", "count": ADDRESSES}}}},
-        {"choice": "tcp", "tcp": {"dst_port": {"choice": "random", "random": {
-            "min": PORT_MIN, "max": PORT_MAX, "seed": SEED, "count": DRAWS}}}}]
-    warnings = otg.post("/config", config(spread))
-    assert warnings is None or warnings.get("warnings", []) == []
     pcap = tmp_path / "rx.pcap"
     with capture_received(ifaces.tester_iface(2), pcap, ("tcp",)) as capture:
-        otg.traffic("start")
-        flows = otg.wait_stopped(["spread"])
-    assert (int(flows["spread"]["frames_tx"]), int(flows["spread"]["frames_rx"])) == (count,
-                                                                                     count)
+        out = run_spread(otg.url, count, 1000, SIZE, otg.log)
+    assert out["config_warnings"] == []
+    flow = out["flow"]
+    assert (flow["transmit"], int(flow["frames_tx"]), int(flow["frames_rx"])) == (
+        "stopped", count, count)
     assert capture.dropped_by_capture == 0
     assert_frames_as_patterned(pcap, count)

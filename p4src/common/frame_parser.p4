@@ -208,12 +208,32 @@ parser FrameParser(packet_in pkt, inout headers_t hdr, inout frame_metadata_t me
         transition select(hdr.udp.dst_port) {
             TESTER_UDP_DST_PORT: parse_tester;
 #ifdef TESTER_TUNNELS
-            UDP_PORT_VXLAN: parse_vxlan;
-            UDP_PORT_GTPU: parse_gtpu;
+            UDP_PORT_VXLAN: vxlan_or_tester;
+            UDP_PORT_GTPU: gtpu_or_tester;
 #endif
             default: find_tester;
         }
     }
+
+#ifdef TESTER_TUNNELS
+    /* A tunnel's port with the tester's signature right after UDP: an untunnelled
+     * stream whose varied or drawn destination port is the tunnel's (4789, 2152).
+     * No VxLAN or GTP-U header starts with it (their first byte is flags: 0x08,
+     * 0x3x), so the tunnels are still parsed as tunnels. */
+    state vxlan_or_tester {
+        transition select(PEEK_16(pkt)) {
+            TESTER_SIGNATURE: parse_tester;
+            default: parse_vxlan;
+        }
+    }
+
+    state gtpu_or_tester {
+        transition select(PEEK_16(pkt)) {
+            TESTER_SIGNATURE: parse_tester;
+            default: parse_gtpu;
+        }
+    }
+#endif
 
     state parse_tcp {
         pkt.extract(hdr.tcp);

@@ -22,6 +22,9 @@
 #define TESTER_TNA_GENERATOR_P4
 
 #include "platform.p4"
+#if __TARGET_TOFINO__ == 2
+#include "field_steps.p4"
+#endif
 
 control GeneratorIngress(inout tna_headers_t hdr, in generator_tick_t now,
                          inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
@@ -123,6 +126,9 @@ control GeneratorEgress(inout tna_headers_t hdr, inout tna_metadata_t meta,
     };
     /* Frames that left the tester, per stream (bytes as Tofino counts them, FCS included). */
     Counter<bit<64>, bit<32>>(MAX_STREAMS, CounterType_t.PACKETS_AND_BYTES) tx_stream;
+#if __TARGET_TOFINO__ == 2
+    FieldSteps() field_steps;
+#endif
 
     apply {
         if (hdr.bridge.role == ROLE_GENERATED && hdr.frame.tester.isValid()) {
@@ -131,9 +137,18 @@ control GeneratorEgress(inout tna_headers_t hdr, inout tna_metadata_t meta,
             hdr.frame.tester.seq = take_seq.execute(stream);
             hdr.frame.tester.tx_ts = eg_prsr_md.global_tstamp[31:0];
             tx_stream.count(stream);
+#if __TARGET_TOFINO__ == 2
+            field_steps.apply(hdr, meta);
+#endif
             /* The deparser makes the stamp checksum-neutral (constants.p4): the
              * template carries stream id, seq and tx_ts 0 and dut_qdelay 0xFFFF. */
+#if __TARGET_TOFINO__ == 2
+            if (!meta.vary.stepped) {
+                meta.local.stamped_tx = true;
+            }
+#else
             meta.local.stamped_tx = true;
+#endif
         }
     }
 }

@@ -62,6 +62,9 @@ parser TesterEgressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadata
     state start {
         meta.local = {{false, 0, false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0}, false, 0,
                       0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false};
+#if __TARGET_TOFINO__ == 2
+        meta.vary = {false, false, 0};
+#endif
         pkt.extract(eg_intr_md);
         pkt.extract(hdr.bridge);
         frame_parser.apply(pkt, hdr.frame, meta.local.frame);
@@ -73,6 +76,10 @@ control TesterEgressDeparser(packet_out pkt, inout tna_headers_t hdr, in tna_met
                              in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     EmitFrame() emit_frame;
     Checksum() stamp_checksum;
+#if __TARGET_TOFINO__ == 2
+    Checksum() varied_stamp_checksum;
+    Checksum() ipv4_checksum;
+#endif
 
     apply {
         /* ~(sum of the stamps): with it, every UDP/TCP checksum of the template,
@@ -81,6 +88,29 @@ control TesterEgressDeparser(packet_out pkt, inout tna_headers_t hdr, in tna_met
             hdr.frame.tester.dut_qdelay = stamp_checksum.update({
                 hdr.frame.tester.stream_id, hdr.frame.tester.seq, hdr.frame.tester.tx_ts});
         }
+#if __TARGET_TOFINO__ == 2
+        /* A varying stream's frame (field_steps.p4): the stamps, plus every word the
+         * UDP or TCP checksum covers that a field may change (addresses, ports), less
+         * the template's (template_words). The deparser sums the fields of valid
+         * headers only. */
+        if (meta.vary.stepped) {
+            hdr.frame.tester.dut_qdelay = varied_stamp_checksum.update({
+                hdr.frame.tester.stream_id, hdr.frame.tester.seq, hdr.frame.tester.tx_ts,
+                hdr.frame.ipv4.src_addr, hdr.frame.ipv4.dst_addr,
+                hdr.frame.ipv6.src_addr, hdr.frame.ipv6.dst_addr,
+                hdr.frame.udp.src_port, hdr.frame.udp.dst_port,
+                hdr.frame.tcp.src_port, hdr.frame.tcp.dst_port,
+                meta.vary.template_words});
+        }
+        if (meta.vary.ipv4_header) {
+            hdr.frame.ipv4.hdr_checksum = ipv4_checksum.update({
+                hdr.frame.ipv4.version, hdr.frame.ipv4.ihl, hdr.frame.ipv4.dscp_ecn,
+                hdr.frame.ipv4.total_len, hdr.frame.ipv4.identification,
+                hdr.frame.ipv4.flags, hdr.frame.ipv4.frag_offset,
+                hdr.frame.ipv4.ttl, hdr.frame.ipv4.protocol,
+                hdr.frame.ipv4.src_addr, hdr.frame.ipv4.dst_addr});
+        }
+#endif
         pkt.emit(hdr.frame.packet_in);
         emit_frame.apply(pkt, hdr.frame);
     }

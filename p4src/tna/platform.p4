@@ -122,8 +122,17 @@ struct checker_metadata_t {
     hist_cell_t qdepth_cell;
 }
 
+/* Egress, a varying stream's frame (field_steps.p4): whether any field varied, the
+ * IPv4 header changed, and ~(the template's words) for the stamp's checksum sum. */
+struct vary_metadata_t {
+    bool    stepped;
+    bool    ipv4_header;
+    bit<16> template_words;
+}
+
 struct tna_metadata_t {
     local_metadata_t   local;
+    vary_metadata_t    vary;
     bool               parsed_whole;  /* ingress: the parser reported no error */
     checker_metadata_t checker;
 }

@@ -77,6 +77,9 @@ class Chip:
     # A front-panel cage's serdes lanes, which its channels share (None: the driver
     # brings every port up alike, at 100G: Tofino 1).
     lanes_per_cage: int | None = None
+    # The program varies addresses and ports frame by frame (tna/field_steps.p4):
+    # Tofino 2's build only.
+    varies_fields: bool = False
 
     @property
     def pktgen_port_cfg(self) -> str:
@@ -133,7 +136,7 @@ TOFINO2: Final = Chip(
                  50e9: PortSpeed(names.SPEED_50G, _RS, 1)},
     extra_app_fields={names.APP_OFFSET_LEN_FROM_RECIRC: False,
                       names.APP_SOURCE_PORT_WRAP_MAX: 0, names.APP_ASSIGNED_CHANNEL: 0},
-    lanes_per_cage=CHANNELS_PER_CAGE)
+    lanes_per_cage=CHANNELS_PER_CAGE, varies_fields=True)
 
 CHIPS: Final = {chip.name: chip for chip in (TOFINO1, TOFINO2)}
 

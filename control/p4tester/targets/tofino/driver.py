@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
 from p4tester.results.model import StreamStats
+from p4tester.streams.field_patterns import FieldPattern
 from p4tester.targets.base import TargetDriver
-from p4tester.targets.tofino import bins, multicast, names, pktgen, state
+from p4tester.targets.tofino import bins, field_steps, multicast, names, pktgen, state
 from p4tester.targets.tofino.apps import (
     AppPlan,
     app_budget,
@@ -127,6 +128,7 @@ class TofinoTarget:
         self._apps: tuple[AppPlan, ...] = ()
         self._gen_entries: set[tuple[int, int]] = set()  # (pipe, app) in gen_apps
         self._expected: set[int] = set()  # streams with an rx_expected entry
+        self._stepped: dict[int, tuple[str, ...]] = {}  # stream -> its varied fields
         self._latency_edges_us: tuple[int, ...] | None = None
         self._qdepth_edges: tuple[int, ...] | None = None
         self._lost = state.LostTotals()
@@ -174,6 +176,9 @@ class TofinoTarget:
         self._gen_entries.clear()
         self.client.clear_table(names.RX_EXPECTED)
         self._expected.clear()
+        if self.chip.varies_fields:
+            field_steps.clear_field_steps(self.client)
+        self._stepped.clear()
         multicast.remove_groups(self.client, self._groups)
         self._apps = ()
 
@@ -262,6 +267,25 @@ class TofinoTarget:
             s: template_expectation(frame, self._dev_ports[self._streams[s].rx_port])
             for s, frame in templates.items()}, self._expected)
 
+    def set_field_steps(self, patterns: Mapping[int, Sequence[FieldPattern]]) -> None:
+        """The varied fields of these streams (targets.tofino.field_steps: what the
+        program varies; a stream without patterns varies nothing). After
+        set_templates: the checksum word comes from each stream's template."""
+        wanted = {s: field_steps.step_entries(p) for s, p in patterns.items() if p}
+        if wanted and not self.chip.varies_fields:
+            raise ValueError(f"streams {sorted(wanted)} vary fields; {self.chip.label}'s "
+                             "program varies none (Tofino 2's does)")
+        missing = sorted(set(wanted) - set(self._templates))
+        if missing:
+            raise RuntimeError(f"set_templates() before set_field_steps(): streams {missing} "
+                               "have no template")
+        for stream_id in sorted(set(patterns) & set(self._stepped)):
+            field_steps.remove_field_steps(self.client, stream_id, self._stepped.pop(stream_id))
+        for stream_id, entries in sorted(wanted.items()):
+            field_steps.write_field_steps(self.client, stream_id, entries,
+                                          self._templates[stream_id])
+            self._stepped[stream_id] = tuple(e.field for e in entries)
+
     def set_latency_bins(self, edges_us: Sequence[int]) -> int:
         """Bins for all streams, edges in us; returns the ternary entries written."""
         written = bins.set_bins(self.client, bins.LATENCY, bins.latency_edges_ns(edges_us))
@@ -282,6 +306,8 @@ class TofinoTarget:
         cells = sorted(self._rx_cells(streams))
         state.zero_streams(self.client, sorted({*streams, *cells}), initial_seq)
         state.zero_generated(self.client, app_budgets)
+        field_steps.zero_offsets(self.client, {s: f for s, f in self._stepped.items()
+                                               if s in streams})
         self._lost.reset(cells)
         self._ticks.reset()
         # rx_stream is a counter, never cleared: received() counts from here (no frame

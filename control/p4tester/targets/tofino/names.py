@@ -49,6 +49,30 @@ GENERATED_LAST_TICK: Final = "last_tick"
 TX_NEXT_SEQ: Final = "pipe.TesterEgress.generator.tx_next_seq"
 TX_STREAM: Final = "pipe.TesterEgress.generator.tx_stream"
 
+# Field steps (egress, Tofino 2 only: tna/field_steps.p4): stream -> steps(template
+# words) when any field varies; per field, stream -> <field>_add | _draw | _redraw, and
+# a register of offsets by stream id.
+FIELD_STEPS: Final = "pipe.TesterEgress.generator.field_steps"
+TX_STEPS: Final = f"{FIELD_STEPS}.tx_steps"
+TX_STEPS_KEY: Final = "stream"
+STEPS: Final = "TesterEgress.generator.field_steps.steps"
+STEPS_TEMPLATE_WORDS: Final = "template_words"
+
+
+def tx_step_table(field: str) -> str:
+    """A varied field's pattern table: tx_step_src_ip, ..."""
+    return f"{FIELD_STEPS}.tx_step_{field}"
+
+
+def field_step_action(field: str, action: str) -> str:
+    """A field's pattern action: src_ip + add -> ...field_steps.src_ip_add."""
+    return f"{FIELD_STEPS[len(PIPELINE) + 1:]}.{field}_{action}"
+
+
+def field_offset_register(field: str) -> str:
+    """A varied field's offsets (the next frame's), by stream id."""
+    return f"{FIELD_STEPS}.{field}_offset"
+
 # Checker registers, index = stream id.
 RX_NEXT_EXPECTED: Final = "pipe.TesterIngress.checker.rx_next_expected"
 RX_LAST_SEQ: Final = "pipe.TesterIngress.checker.rx_last_seq"

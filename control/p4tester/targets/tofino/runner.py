@@ -36,7 +36,7 @@ from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.results.model import StreamStats, TrialResult
 from p4tester.streams.template import FrameSpec, build_template
-from p4tester.targets.tofino import names
+from p4tester.targets.tofino import field_steps, names
 from p4tester.targets.tofino.bfrt import BfrtClient
 from p4tester.targets.tofino.chip import Chip, chip_named
 from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
@@ -78,22 +78,22 @@ def target_from_config(client: BfrtClient, topology: Topology, profile: Profile)
                         port_settings=port_settings(topology, chip))
 
 
-def unsupported_features(stream: StreamConfig) -> list[str]:
-    """What a stream asks for that the Tofino program does not do, on either chip:
-    its parser stops before a tunnel's inner headers (p4src/common/constants.p4), and
-    p4src/tna has neither the variation tables (vary) nor the resizing of BMv2's
-    generator (random frame sizes, v1model/generator.p4's tx_resize). Such frames
-    would leave unstamped, or at the template's one size."""
-    return [what for what, used in (
-        ("a tunnel", stream.tunnel is not None),
-        ("per-frame variation (vary)", bool(stream.vary)),
-        ("random frame sizes (size.random)", stream.size_cut > 0)) if used]
+def unsupported_features(stream: StreamConfig, chip: Chip) -> list[str]:
+    """What a stream asks for that the Tofino program does not do: its parser stops
+    before a tunnel's inner headers (p4src/common/constants.p4), it varies addresses
+    and ports on Tofino 2 only and no other field (field_steps.vary_problems), and it
+    has no resizing of BMv2's generator (random frame sizes, v1model/generator.p4's
+    tx_resize). Such frames would leave unstamped, or at the template's one size."""
+    return [
+        *(["a tunnel"] if stream.tunnel is not None else []),
+        *field_steps.vary_problems(stream, chip.varies_fields),
+        *(["random frame sizes (size.random)"] if stream.size_cut > 0 else [])]
 
 
 def check_stream_features(profile: Profile, chip: Chip) -> None:
     """Refuse a profile whose streams use what the Tofino program does not do."""
     for stream in profile.streams:
-        unsupported = unsupported_features(stream)
+        unsupported = unsupported_features(stream, chip)
         if unsupported:
             raise ConfigError(f"{profile.source}: stream {stream.id}: {', '.join(unsupported)} "
                               f"not supported on {chip.label} (BMv2 supports it); "
