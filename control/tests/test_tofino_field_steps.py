@@ -207,7 +207,8 @@ def checksums_hold(frame_bytes: bytes) -> bool:
 
 @pytest.mark.parametrize("encapsulation", [
     Encapsulation(), Encapsulation(l4="tcp"), Encapsulation(ipv6=True),
-    Encapsulation(ipv6=True, l4="tcp", vlan_id=10)])
+    Encapsulation(ipv6=True, l4="tcp", vlan_id=10),
+    Encapsulation(mpls_labels=(16, 17)), Encapsulation(vlan_id=5, outer_vlan_id=7)])
 def test_the_stamp_word_keeps_a_varied_frames_checksums(encapsulation: Encapsulation) -> None:
     template = build_template(FrameSpec(stream_id=0, frame_size=128,
                                         encapsulation=encapsulation))

@@ -17,6 +17,7 @@ import ipaddress
 from collections.abc import Mapping, Sequence
 from typing import Final, NamedTuple
 
+import scapy.contrib.mpls  # noqa: F401 - binds MPLS: a template's IP under its labels
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
@@ -147,7 +148,6 @@ def template_words(template: bytes) -> int:
     if l4 is not None:
         words += [int(l4.sport), int(l4.dport)]
     return ~_ones_sum(words) & 0xFFFF
-
 
 
 def clear_field_steps(client: BfrtClient) -> None:
