@@ -11,6 +11,7 @@ each side and their ratio.
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -56,6 +57,8 @@ def loss_free_pps(rundir: Path, name: str, round_index: int) -> float:
 
 def run(rundir: Path, rounds: int) -> str:
     rundir.mkdir(parents=True, exist_ok=True)
+    for earlier in rundir.glob("calibrate-*"):  # a run's own: calibrate resumes none
+        shutil.rmtree(earlier)
     rates: dict[str, list[float]] = {name: [] for name in PROFILES}
     with lab(LOOPBACK_TOPOLOGY, rundir / "lab", MEASUREMENT):
         for round_index in range(rounds):
