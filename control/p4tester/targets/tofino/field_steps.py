@@ -24,6 +24,7 @@ from scapy.layers.l2 import Ether
 
 from p4tester.config.profile import StreamConfig
 from p4tester.streams.field_patterns import Draws, FieldPattern, Listed, Steps
+from p4tester.streams.template import stamp_compensation
 from p4tester.streams.variation import FieldVariation
 from p4tester.targets.tofino import names
 from p4tester.targets.tofino.bfrt import BfrtClient
@@ -119,35 +120,24 @@ def step_entries(patterns: Sequence[FieldPattern]) -> tuple[FieldStepEntry, ...]
     return tuple(entries)
 
 
-def _ones_sum(words: Sequence[int]) -> int:
-    total = sum(words)
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return total
-
-
-def _words(value: int, bits: int) -> list[int]:
-    return [(value >> shift) & 0xFFFF for shift in range(bits - 16, -1, -16)]
-
-
 def template_words(template: bytes) -> int:
     """tx_steps' template_words for a stream's template: ~(ones'-complement sum of its
     words the deparser's stamp sum counts: the IP addresses and the L4 ports of the
     headers the frame has), so the sum counts only what the fields changed."""
     frame = Ether(template)
-    words: list[int] = []
+    values: list[int] = []
+    widths: list[int] = []
     if frame.haslayer(IP):
-        ip = frame[IP]
-        for address in (ip.src, ip.dst):
-            words += _words(int(ipaddress.IPv4Address(address)), 32)
+        values += [int(ipaddress.IPv4Address(a)) for a in (frame[IP].src, frame[IP].dst)]
+        widths += [32, 32]
     elif frame.haslayer(IPv6):
-        ip6 = frame[IPv6]
-        for address in (ip6.src, ip6.dst):
-            words += _words(int(ipaddress.IPv6Address(address)), 128)
+        values += [int(ipaddress.IPv6Address(a)) for a in (frame[IPv6].src, frame[IPv6].dst)]
+        widths += [128, 128]
     l4 = frame[TCP] if frame.haslayer(TCP) else frame[UDP] if frame.haslayer(UDP) else None
     if l4 is not None:
-        words += [int(l4.sport), int(l4.dport)]
-    return ~_ones_sum(words) & 0xFFFF
+        values += [int(l4.sport), int(l4.dport)]
+        widths += [16, 16]
+    return stamp_compensation(*values, widths=tuple(widths))
 
 
 def clear_field_steps(client: BfrtClient) -> None:
