@@ -21,6 +21,7 @@ from p4tester.config import network_file as network_file_module
 from p4tester.config import profile as profile_module
 from p4tester.config import services as services_module
 from p4tester.config import stream_headers as stream_headers_module
+from p4tester.config import testers as testers_module
 from p4tester.config import topology as topology_module
 from p4tester.config import vary_patterns as vary_patterns_module
 from p4tester.config.p4app import load_p4app
@@ -43,7 +44,7 @@ REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "configuration.md"
 CONFIG = REPO / "control" / "p4tester" / "config"
 LOADERS = (topology_module, profile_module, services_module, network_module,
-           network_file_module, stream_headers_module, vary_patterns_module)
+           network_file_module, stream_headers_module, vary_patterns_module, testers_module)
 
 
 def documented(file: str) -> set[str]:
@@ -322,11 +323,11 @@ def test_a_key_outside_the_tables_is_refused() -> None:
 
 # --- (c) every key of the shipped files is documented ----------------------------------
 
-NAMED_BY_USER = ("nodes", "hosts", "switches")
+NAMED_BY_USER = ("nodes", "hosts", "switches", "testers")
 
 
 def keys_used(data: object, parent: str = "") -> Iterator[str]:
-    """Every key of a document, except user names (nodes, hosts, switches) and numbers
+    """Every key of a document, except user names (nodes, hosts, switches, testers) and numbers
     (ports, interfaces, IMIX sizes)."""
     if isinstance(data, Mapping):
         for key, value in data.items():

@@ -46,9 +46,13 @@ from p4tester.streams.variation import MAX_VARY_ENTRIES
 from p4tester.targets.ebpf.flow_templates import MAX_CYCLE as EBPF_MAX_CYCLE
 from p4tester.targets.ebpf.flow_templates import MAX_CYCLE_BYTES as EBPF_MAX_CYCLE_BYTES
 from p4tester.targets.ebpf.tester import MAX_COPIES, PORT_CACHE_CELLS
+from p4tester.targets.ebpf.trials import POLL_S as EBPF_POLL_S
 from p4tester.targets.ebpf.trials import TEMPLATE_PPS
 from p4tester.targets.tofino.names import MAX_STREAMS as TOFINO_MAX_STREAMS
+from p4tester.tester.clock_offset import KEPT_SHARE, MAX_DRIFT_PPM
+from p4tester.tester.clock_probes import PROBE_BIAS, PROBE_FRAMES, PROBE_PPS, PROBE_ROUNDS
 from p4tester.tester.settle import SETTLE_READ_S
+from p4tester.tester.tester_group import DRIFT_BASELINE_S
 from p4tester.tester.trial_loop import IDLE_MAX_S, IDLE_READ_S
 
 REPO = Path(__file__).resolve().parents[2]
@@ -151,6 +155,20 @@ def _fdb_max_learned(path: str) -> str:
 
 
 FACTS = [
+    # Several testers: the clock probes and the drift they follow.
+    Fact("docs/several-testers.md", r"the controller sends (\d+) rounds of probes. Each round "
+         r"is (\d+) frames each way at (\d+) frames/s",
+         lambda: (str(PROBE_ROUNDS), str(PROBE_FRAMES), g(PROBE_PPS))),
+    Fact("docs/several-testers.md", r"adds 2\^(\d+) ns to their stamps",
+         lambda: (str(PROBE_BIAS.bit_length() - 1),)),
+    Fact("docs/several-testers.md", r"measures the offset twice, (\w+) seconds? apart",
+         lambda: ({1.0: "one"}[DRIFT_BASELINE_S],)),
+    Fact("docs/several-testers.md", r"at every poll of the trial \(every ([\d.]+) s\)",
+         lambda: (g(EBPF_POLL_S),)),
+    Fact("docs/several-testers.md", r"moved more than (\d+) ppm of\s+drift",
+         lambda: (g(MAX_DRIFT_PPM),)),
+    Fact("docs/several-testers.md", r"keeps the (\w+) of the rounds with the shortest",
+         lambda: ({1 / 3: "third"}[KEPT_SHARE],)),
     # Pinned versions: scripts/toolchain/versions.sh and the requirements files.
     Fact("docs/install.md", r"p4c (\d+(?:\.\d+)+) with",
          lambda: (shell_pins("scripts/toolchain/versions.sh")["P4C_VERSION"],)),

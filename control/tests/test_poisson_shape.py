@@ -114,6 +114,7 @@ def test_the_ebpf_tester_cannot_draw_per_frame_and_refuses_it_with_the_fix() -> 
     spec = TrialSpec("t", 0, 64, 0.2, 2.0, shapes=((0, POISSON),))
     ebpf = EbpfTrials.__new__(EbpfTrials)
     ebpf.session = _Session()  # type: ignore[assignment]
+    ebpf.whole = TOPOLOGY
     with pytest.raises(ConfigError, match=r"^streams \[0\]: Poisson arrivals are drawn frame "
                                           r"by frame in the generator, and the eBPF sender "
                                           r"paces templates in 1-ms slots; run them on BMv2, "

@@ -117,7 +117,9 @@ def test_info_names_the_switch_and_profile(tmp_path: Path) -> None:
         info = client.get("/api/info").json()
     assert (info["topology"], info["profile"], info["target"], info["simulated"]) == (
         "loopback", "one-stream", "bmv2", True)
-    assert info["ports"] == [{"port": 1, "line_rate_bps": 5e6}, {"port": 2, "line_rate_bps": 5e6}]
+    assert info["ports"] == [{"port": 1, "line_rate_bps": 5e6, "tester": None},
+                             {"port": 2, "line_rate_bps": 5e6, "tester": None}]
+    assert info["testers"] == []
     assert info["streams"] == [{"stream": 0, "tx_port": 1, "rx_port": 2, "rx_ports": [2],
                                 "receive": None, "share": 1.0}]
     assert info["frame_sizes"] == [64, 512, 1518]

@@ -9,6 +9,7 @@
 #define TESTER_PSA_GENERATOR_P4
 
 #include "platform.p4"
+#include "tester_clock.p4"
 
 control GeneratorIngress(in generator_tag_h tag, inout psa_ingress_output_metadata_t ostd) {
     /* Templates the sender wrote, per stream: what it offered, before replication. */
@@ -36,6 +37,12 @@ control GeneratorEgress(inout headers_t hdr, inout psa_egress_output_metadata_t 
     /* Frames that left the tester, per stream (bytes without FCS, counted before the
      * deparser removes the 8-byte generator tag: the driver subtracts it). */
     Counter<bit<32>, bit<32>>(MAX_STREAMS, PSA_CounterType_t.PACKETS_AND_BYTES) tx_stream;
+    /* Per stream, ns added to its TX stamps (modulo 2^32): a stream received by
+     * another tester is stamped on the receiver's clock, the offset between the
+     * two measured before the trial (control: tester.clock_offset), so the
+     * receiver's figures are one-way delays. 0 for a stream this tester receives. */
+    Register<bit<32>, bit<32>>(MAX_STREAMS) tx_clock_correction;
+    TesterClock() tx_clock;
 
     apply {
         stamped = false;
@@ -52,7 +59,9 @@ control GeneratorEgress(inout headers_t hdr, inout psa_egress_output_metadata_t 
             seq_t next_seq = seq + 1;
             tx_next_seq.write(s, next_seq);
             hdr.tester.seq = seq;
-            hdr.tester.tx_ts = clock_low32(egress_timestamp);
+            timestamp_t tx_ts;
+            tx_clock.apply(egress_timestamp, tx_ts);
+            hdr.tester.tx_ts = tx_ts + tx_clock_correction.read(s);
             tx_stream.count(s);
             stamped = true;
         } else {

@@ -18,6 +18,7 @@
 #include "rx_port_slots.p4"
 #include "../common/neighbors.p4"
 #include "parser.p4"
+#include "tester_clock.p4"
 #include "generator.p4"
 #include "checker.p4"
 
@@ -38,6 +39,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
     GeneratorIngress() generator;
     StreamChecker() checker;
     NeighborResponder() neighbors;
+    TesterClock() rx_clock;
 
     bit<16> port_number = 0;
     bool is_tester_port = false;
@@ -118,8 +120,9 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
             bit<32> kind = (bit<32>) meta.rx_kind;
             rx_kind.count(kind);
             if (meta.rx_kind == RX_KIND_STREAM) {
-                checker.apply(hdr, clock_low32(istd.ingress_timestamp), seq_slot,
-                              figure_slot);
+                timestamp_t rx_ts;
+                rx_clock.apply(istd.ingress_timestamp, rx_ts);
+                checker.apply(hdr, rx_ts, seq_slot, figure_slot);
             } else if (meta.rx_kind == RX_KIND_STALE) {
                 rx_stale.count((bit<32>) hdr.tester.stream_id);
             } else if (meta.rx_kind == RX_KIND_MISMATCHED) {

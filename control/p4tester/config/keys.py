@@ -107,6 +107,14 @@ TOPOLOGY: Final = Section("topology", TOPOLOGY_FILE, "(top level)", "", (
     Key("link_mtu", "integer", "lab: veth only: the MTU of every link the lab makes, "
         "1280..9500. The links carry frames up to the MTU + 22 bytes (header, one VLAN "
         "tag, FCS); a larger MTU shrinks BMv2's receive ring.", "9500", unit="bytes"),
+    Key("testers", "mapping", "Several tester switches instead of one `switch`: name -> "
+        "its switch settings (see `testers.<name>`); each port says which it belongs to "
+        "(`tester`). A stream may leave one tester and be received on another.",
+        "{west: {target: ebpf}, east: {target: ebpf}}", default="none (one `switch`)"),
+    Key("asymmetry_us", "number", "With `testers`: how much the forward and reverse "
+        "delays between two testers may differ, at most. A one-way delay is off by up "
+        "to half of it (the clocks' offset is measured over both directions).", "20",
+        default="0", unit="microseconds"),
 ))
 
 _BESIDE: Final = (" A relative path is taken from the topology file's directory when "
@@ -148,7 +156,32 @@ PORT: Final = Section("topology.port", TOPOLOGY_FILE, "ports.<N>",
         "name of the port, `<connector>/<channel>`, each once.", "\"1/0\""),
     Key("interface", "text", "target ebpf only: the host interface the port is "
         "(1-15 characters); default: the lab's interface for the port.", "enp1s0f0"),
+    Key("tester", "text", "With `testers`, and required there: the tester the port "
+        "belongs to.", "west", default="none"),
 ))
+
+TESTER: Final = Section(
+    "topology.tester", TOPOLOGY_FILE, "testers.<name>",
+    "One tester of several: the keys of `switch`, and a simulated clock for tests "
+    "on one host.", (
+        Key("simulated_clock", "mapping", "target ebpf only, for tests: the tester's "
+            "timestamps run this far ahead of the host's clock and gain on it, as a "
+            "second host's clock would (see `testers.<name>.simulated_clock`).",
+            "{offset_us: 1500, drift_ppm: 15.2587890625}", default="none"),
+    ))
+
+SIMULATED_CLOCK: Final = Section(
+    "topology.tester.simulated_clock", TOPOLOGY_FILE, "testers.<name>.simulated_clock",
+    "A tester's clock made to differ from the host's, so that a test on one host checks "
+    "the offset the testers measure against the one it set.", (
+        Key("offset_us", "number", "How far the tester's clock is ahead of the host's "
+            "(negative: behind), when the run starts.", "1500", default="0",
+            unit="microseconds"),
+        Key("drift_ppm", "number", "How fast it gains on the host's clock: 0, or "
+            "1 000 000 / 2^k for k in 1..31 (the program adds the clock shifted right by "
+            "k), e.g. 15.2587890625 (k = 16) or 30.517578125 (k = 15).", "15.2587890625",
+            default="0", unit="ppm"),
+    ))
 
 PORT_ADDRESSES: Final = Section(
     "topology.port.addresses", TOPOLOGY_FILE, "ports.<N> (addresses)",
@@ -721,7 +754,8 @@ P4APP_LINK: Final = Section(
     ))
 
 SECTIONS: Final = (
-    TOPOLOGY, SWITCH, PORT, PORT_ADDRESSES, DUT, DUT_BMV2, DUT_LINUX, DUT_BRIDGE,
+    TOPOLOGY, SWITCH, TESTER, SIMULATED_CLOCK, PORT, PORT_ADDRESSES, DUT, DUT_BMV2, DUT_LINUX,
+    DUT_BRIDGE,
     NETWORK, NETWORK_TUTORIALS, NETWORK_P4APP, NODE_HOST, NODE_BRIDGE, NODE_BMV2, INTERFACE,
     LINK,
     PROFILE, LATENCY_BINS, TRIAL, SEARCH, STREAM, TUNNEL, VXLAN, GTPU, SRV6, VARY, VARY_RANGE,

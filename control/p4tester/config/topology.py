@@ -53,6 +53,12 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.keys import PORT, PORT_ADDRESSES, SWITCH, TOPOLOGY
 from p4tester.config.network import Endpoint, NetworkSpec, parse_endpoint
 from p4tester.config.network_file import network_from_dict
+from p4tester.config.testers import (
+    SimulatedClock,
+    check_group,
+    check_tester_name,
+    split_tester,
+)
 from p4tester.config.yaml_io import load_yaml_mapping, require_keys
 from p4tester.shipped import program_file
 from p4tester.streams.rates import Rate, RateError, RateUnit
@@ -106,6 +112,7 @@ class PortConfig:
     front_panel: str = ""  # Tofino: the switch's name of the port, e.g. "1/0"
     addresses: PortAddresses | None = None  # ARP / ND: the port's own and its gateway's
     interface: str = ""  # eBPF: the host interface the port is (default: a lab's p4lt<N>)
+    tester: str = ""  # several testers: the one the port belongs to (config.testers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +140,16 @@ class PortAddresses:
 
 
 @dataclass(frozen=True, slots=True)
+class TesterSwitch:
+    """One tester of several (config.testers): its name, as ports name it, its switch,
+    and the simulated clock a test on one host gives it."""
+
+    name: str
+    switch: SwitchConfig
+    clock: SimulatedClock = field(default_factory=SimulatedClock)
+
+
+@dataclass(frozen=True, slots=True)
 class DutConfig:
     kind: str = "loopback"
     settings: tuple[tuple[str, str], ...] = ()
@@ -151,6 +168,25 @@ class Topology:
     cables: tuple[tuple[int, Endpoint], ...] = ()
     # lab: veth only: the MTU of every link the lab makes.
     link_mtu: int = DEFAULT_LINK_MTU
+    # Several testers (config.testers; `switch` is then the first one's): () for one.
+    testers: tuple[TesterSwitch, ...] = ()
+    # How much two testers' forward and reverse path delays may differ (ns, the user's
+    # bound): a one-way delay is off by up to half of it.
+    asymmetry_ns: float = 0.0
+
+    def tester(self, name: str) -> Topology:
+        """One of several testers as a topology of its own: its switch and its ports."""
+        member = next((t for t in self.testers if t.name == name), None)
+        if member is None:
+            raise ConfigError(f"{self.source or self.name}: no tester {name!r} "
+                              f"(testers: {', '.join(t.name for t in self.testers)})")
+        return dataclasses.replace(self, switch=member.switch,
+                                   ports=tuple(p for p in self.ports if p.tester == name),
+                                   testers=())
+
+    def tester_of_port(self, number: int) -> str:
+        """The name of the tester a port belongs to ('' with one tester)."""
+        return self.port(number).tester
 
     @property
     def max_lab_frame(self) -> int:
@@ -177,7 +213,11 @@ class Topology:
 def load_topology(path: str | Path) -> Topology:
     data = load_yaml_mapping(path)
     topology = topology_from_dict(data, str(path))
-    return dataclasses.replace(topology, switch=_files_beside(topology.switch, Path(path).parent))
+    directory = Path(path).parent
+    testers = tuple(dataclasses.replace(t, switch=_files_beside(t.switch, directory))
+                    for t in topology.testers)
+    return dataclasses.replace(topology, switch=_files_beside(topology.switch, directory),
+                               testers=testers)
 
 
 def _files_beside(switch: SwitchConfig, directory: Path) -> SwitchConfig:
@@ -197,8 +237,13 @@ def _files_beside(switch: SwitchConfig, directory: Path) -> SwitchConfig:
 
 def topology_from_dict(data: Mapping[str, Any], source: str) -> Topology:
     require_keys(data, source, required=TOPOLOGY.required, optional=TOPOLOGY.optional)
-    switch = _switch(data.get("switch", {}), f"{source}: switch")
-    ports = _ports(data["ports"], f"{source}: ports")
+    testers = _testers(data, source)
+    switch = testers[0].switch if testers else _switch(data.get("switch", {}),
+                                                       f"{source}: switch")
+    ports = _ports(data["ports"], f"{source}: ports", several=bool(testers))
+    if testers:
+        check_group({t.name: t.switch.target for t in testers},
+                    {p.number: p.tester for p in ports}, source)
     _check_front_panel(ports, switch.target, f"{source}: ports")
     _check_interfaces(ports, switch.target, f"{source}: ports")
     dut = _dut(data.get("dut", {"kind": "loopback"}), f"{source}: dut")
@@ -210,7 +255,8 @@ def topology_from_dict(data: Mapping[str, Any], source: str) -> Topology:
                           "Mininet's 1500); drop it")
     topology = Topology(str(data["name"]), switch, ports, dut, source,
                         link_mtu=_link_mtu(data.get("link_mtu", DEFAULT_LINK_MTU),
-                                           f"{source}: link_mtu"))
+                                           f"{source}: link_mtu"),
+                        testers=testers, asymmetry_ns=_asymmetry_ns(data, testers, source))
     _check_neighbours(dut, lab, f"{source}: dut")
     _check_bridge(topology, lab, f"{source}: dut")
     _check_ecmp(topology, lab, f"{source}: dut")
@@ -294,6 +340,41 @@ def _link_mtu(value: object, where: str) -> int:
     return value
 
 
+def _testers(data: Mapping[str, Any], source: str) -> tuple[TesterSwitch, ...]:
+    """`testers` (several tester switches, config.testers), or () for one `switch`."""
+    if "testers" not in data:
+        return ()
+    if "switch" in data:
+        raise ConfigError(f"{source}: give one `switch` or several `testers`, not both: "
+                          "move the switch under testers with a name")
+    given = data["testers"]
+    if not isinstance(given, Mapping) or len(given) < 2:
+        raise ConfigError(f"{source}: testers: expected two or more, name -> switch "
+                          "settings, e.g. {west: {target: ebpf}, east: {target: ebpf}} "
+                          "(one tester: use `switch`)")
+    testers = []
+    for key, value in given.items():
+        where = f"{source}: testers: {key}"
+        name = check_tester_name(key, where)
+        settings, clock = split_tester(value, where)
+        testers.append(TesterSwitch(name, _switch(settings, where), clock))
+    return tuple(testers)
+
+
+def _asymmetry_ns(data: Mapping[str, Any], testers: tuple[TesterSwitch, ...],
+                  source: str) -> float:
+    if "asymmetry_us" not in data:
+        return 0.0
+    value = data["asymmetry_us"]
+    if not testers:
+        raise ConfigError(f"{source}: asymmetry_us bounds the paths between several "
+                          "testers; drop it, or name the testers under `testers`")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ConfigError(f"{source}: asymmetry_us {value!r} must be 0 or more "
+                          "(microseconds)")
+    return float(value) * 1000
+
+
 def _switch(data: object, where: str) -> SwitchConfig:
     if not isinstance(data, Mapping):
         raise ConfigError(f"{where}: expected a mapping of switch settings")
@@ -309,7 +390,7 @@ def _switch(data: object, where: str) -> SwitchConfig:
     return config
 
 
-def _ports(data: object, where: str) -> tuple[PortConfig, ...]:
+def _ports(data: object, where: str, several: bool = False) -> tuple[PortConfig, ...]:
     if not isinstance(data, Mapping) or not data:
         raise ConfigError(f"{where}: expected a mapping port number -> {{line_rate: ...}}")
     ports = []
@@ -323,10 +404,13 @@ def _ports(data: object, where: str) -> tuple[PortConfig, ...]:
             raise ConfigError(needs)  # else require_keys names the typo
         require_keys(value, f"{where}: port {key}", required=PORT.required,
                      optional=(*PORT.optional, *PORT_ADDRESSES.names))
+        if "tester" in value and not several:
+            raise ConfigError(f"{where}: port {key}: tester names one of several `testers`; "
+                              "this topology has one switch: drop it")
         ports.append(PortConfig(key, parse_line_rate(value["line_rate"], f"{where}: port {key}"),
                                 str(value.get("peer", "")), str(value.get("front_panel", "")),
                                 _port_addresses(value, f"{where}: port {key}"),
-                                str(value.get("interface", ""))))
+                                str(value.get("interface", "")), str(value.get("tester", ""))))
     return tuple(sorted(ports, key=lambda p: p.number))
 
 

@@ -23,6 +23,7 @@ from p4tester.results.checks import (
     HostLoad,
     SelfCheck,
 )
+from p4tester.results.clocks import ClockRecord
 from p4tester.results.reference import ReferenceLatency
 from p4tester.results.settle import SettleRecord
 
@@ -317,6 +318,9 @@ class TrialResult:
     # How the trial waited for the DUT to drain before it started (results.settle);
     # None: it did not (a simulated runner, a record older than schema 11).
     settle: SettleRecord | None = None
+    # Several testers: the offset between each two that exchanged streams, and what it
+    # leaves the one-way figures off by (results.clocks); () with one tester.
+    clocks: tuple[ClockRecord, ...] = ()
 
     @property
     def tester_limited(self) -> bool:

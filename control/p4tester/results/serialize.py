@@ -33,6 +33,8 @@ checks they agree with the histogram. Older records load with those percentiles
 filled in as lower bounds, as a version 10 record of the trial would hold them.
 Version 11 added settle (how the trial waited for the DUT to drain before it started,
 results.settle; null when it did not); older records load with it None.
+Version 12 added clocks (the offsets between several testers' clocks in the trial,
+results.clocks; [] with one tester); older records load with none.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import math
 from typing import Final, TypeAlias
 
 from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
+from p4tester.results.clocks import ClockRecord
 from p4tester.results.latency import with_lower_bounds
 from p4tester.results.model import (
     Histogram,
@@ -54,9 +57,9 @@ from p4tester.results.model import (
 from p4tester.results.reference import ReferenceLatency
 from p4tester.results.settle import SettleRecord
 
-SCHEMA_VERSION: Final = 11
+SCHEMA_VERSION: Final = 12
 # Versions the loader reads; what a version lacks is None in the TrialResult.
-READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
 _V1_KEYS: Final = (
     "schema_version",
     "experiment",
@@ -78,10 +81,13 @@ _V5_KEYS: Final = (*_V3_KEYS, "offered_pps_measured", "max_burst_frames", "dut_b
                    "late_frames")
 _V6_KEYS: Final = (*_V5_KEYS, "reference")
 _V11_KEYS: Final = (*_V6_KEYS, "settle")
+_V12_KEYS: Final = (*_V11_KEYS, "clocks")
 _KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS, 5: _V5_KEYS,
                            6: _V6_KEYS, 7: _V6_KEYS, 8: _V6_KEYS, 9: _V6_KEYS, 10: _V6_KEYS,
-                           11: _V11_KEYS}
+                           11: _V11_KEYS, 12: _V12_KEYS}
 _SETTLE_KEYS: Final = ("waited_s", "frames", "quiet_s", "drained")
+_CLOCK_KEYS: Final = ("a", "b", "offset_us", "end_offset_us", "uncertainty_us", "drift_ppm",
+                      "exchanges", "start_skew_ms", "jump", "a_to_b", "b_to_a")
 _STREAM_KEYS: Final = ("stream_id", "frame_size", "tx_frames", "rx_frames", "rx_bytes",
                        "gap_events", "lost_in_gaps", "reordered", "duplicates", "latency",
                        "queue_depth")
@@ -283,6 +289,7 @@ def trial_to_dict(trial: TrialResult) -> JsonObject:
         "late_frames": trial.late_frames,
         "reference": _reference_out(trial.reference),
         "settle": _settle_out(trial.settle),
+        "clocks": [_clock_out(clock) for clock in trial.clocks],
         # Derived, for readers of the file (jq): which streams lost frames, worst first.
         "losing_streams": [{"stream_id": loss.stream_id, "lost": loss.lost}
                            for loss in trial.losing_streams],
@@ -615,7 +622,32 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
         reference=_reference_in(fields.get("reference"), fields.path("reference")),
         settle=_settle_in(fields.get("settle"), fields.path("settle")) if version >= 11
         else None,
+        clocks=tuple(_clock_in(value, f"{where}.clocks[{i}]")
+                     for i, value in enumerate(fields.items("clocks"))) if version >= 12
+        else (),
     )
+
+
+def _clock_out(clock: ClockRecord) -> JsonObject:
+    return {"a": clock.a, "b": clock.b, "offset_us": _float_out(clock.offset_us),
+            "end_offset_us": _opt_float_out(clock.end_offset_us),
+            "uncertainty_us": _float_out(clock.uncertainty_us),
+            "drift_ppm": _opt_float_out(clock.drift_ppm), "exchanges": clock.exchanges,
+            "start_skew_ms": _float_out(clock.start_skew_ms), "jump": clock.jump,
+            "a_to_b": list(clock.a_to_b), "b_to_a": list(clock.b_to_a)}
+
+
+def _clock_in(value: object, where: str) -> ClockRecord:
+    fields = _Fields(value, where, _CLOCK_KEYS)
+    return ClockRecord(a=fields.text("a"), b=fields.text("b"),
+                       offset_us=fields.number("offset_us"),
+                       end_offset_us=fields.opt_number("end_offset_us"),
+                       uncertainty_us=fields.number("uncertainty_us"),
+                       drift_ppm=fields.opt_number("drift_ppm"),
+                       exchanges=fields.integer("exchanges"),
+                       start_skew_ms=fields.number("start_skew_ms"), jump=fields.text("jump"),
+                       a_to_b=tuple(_int(v, f"{where}.a_to_b") for v in fields.items("a_to_b")),
+                       b_to_a=tuple(_int(v, f"{where}.b_to_a") for v in fields.items("b_to_a")))
 
 
 def _settle_out(settle: SettleRecord | None) -> JsonObject | None:

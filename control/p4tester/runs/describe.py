@@ -44,10 +44,18 @@ def describe(topology: Topology, profile: Profile) -> tuple[dict[str, Any], str]
         [str(r["stream"]), str(r["tx_port"]), str(r["frame_size"]), str(r["l4_payload"]),
          f"{r['pps_at_100pct']:.1f}", r["encapsulation"]] for r in rows
     ])
+    if topology.testers:
+        switches = "testers " + ", ".join(
+            f"{t.name} ({t.switch.target}"
+            + (f", simulated clock {t.clock.offset_ns / 1000:+g} us, "
+               f"{t.clock.drift_ppm:g} ppm" if t.clock.offset_ns or t.clock.drift_shift else "")
+            + ")" for t in topology.testers)
+    else:
+        switches = f"target {topology.switch.target}, switch {topology.switch.grpc}"
     lines = [
-        f"topology {topology.name} ({topology.source}): target {topology.switch.target}, "
-        f"switch {topology.switch.grpc}, DUT {topology.dut.kind}",
-        "ports: " + ", ".join(f"{p.number} ({format_bitrate(p.line_rate_bps)})"
+        f"topology {topology.name} ({topology.source}): {switches}, DUT {topology.dut.kind}",
+        "ports: " + ", ".join(f"{p.number} ({format_bitrate(p.line_rate_bps)}"
+                              + (f", {p.tester}" if p.tester else "") + ")"
                               for p in topology.ports),
         f"profile {profile.name} ({profile.source}): {len(profile.streams)} streams, "
         f"trials {profile.trial.duration_s:g} s + drain {profile.trial.drain_s:g} s, "
@@ -56,5 +64,7 @@ def describe(topology: Topology, profile: Profile) -> tuple[dict[str, Any], str]
         "valid",
     ]
     document = {"valid": True, "topology": topology.name, "profile": profile.name,
-                "streams": rows}
+                "streams": rows,
+                "ports": [{"port": p.number, "line_rate_bps": p.line_rate_bps,
+                           "tester": p.tester or None} for p in topology.ports]}
     return document, "\n".join(lines)

@@ -26,7 +26,7 @@ from .bodies import RunContext
 from .catalog import Experiment
 from .flows_record import flows_report, write_flows
 from .loads import check_frame_sizes, check_loads, load_warnings
-from .outputs import open_log, with_receivers, write_outputs, write_report
+from .outputs import open_log, with_clocks, with_receivers, write_outputs, write_report
 from .requests import ExperimentRequest
 from .stopping import STOPPED_BY_USER, StopRequested
 
@@ -103,7 +103,7 @@ def run_experiment(plan: RunPlan, runner: AbstractContextManager[TrialRunner], *
     except Exception as exc:
         _ended_early(plan, recorder, RunEnd.FAILED, failure_text(exc))
         raise
-    text = with_receivers(text, recorder.trials)
+    text = with_clocks(with_receivers(text, recorder.trials), recorder.trials)
     if plan.experiment.sends_profile_flows and (flows := flows_report(plan.profile)):
         text = f"{text}\n\n{flows}"
     document = write_outputs(plan.output, result, recorder.trials, text)

@@ -20,6 +20,12 @@ FLOW_ENGINES: Final[Mapping[str, EngineFactory]] = {"bmv2": Bmv2FlowEngine,
 
 def flow_engine(topology: Topology, profile: Profile, *, push_pipeline: bool) -> FlowEngine:
     """Not yet opened: open() loads or checks the program."""
+    if topology.testers:
+        raise ConfigError(f"{topology.source or topology.name}: OTG flows run on one tester "
+                          "for now, not across several (testers: "
+                          f"{', '.join(t.name for t in topology.testers)}); run the "
+                          "experiment from the CLI or the dashboard, or serve OTG on a "
+                          "topology of one tester")
     target = topology.switch.target
     if target not in FLOW_ENGINES:
         raise ConfigError(f"{topology.source or topology.name}: switch target {target!r} runs "

@@ -1,6 +1,6 @@
 """An experiment's output directory: trials.jsonl (crash-safe, written as trials
 end), summary.json, trials.csv, streams.csv, receivers.csv and receivers.png (streams
-received on several ports), result.txt and the plots."""
+received on several ports), clocks.csv (several testers), result.txt and the plots."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.results.confidence import RunConfidence
 from p4tester.results.jsonl import ResultLog, RunHeader
 from p4tester.results.model import TrialResult
+from p4tester.results.one_way import one_way_table, write_clocks_csv
 from p4tester.results.plots import plot_receivers
 from p4tester.results.tables import (
     receivers_table,
@@ -74,6 +75,7 @@ def write_outputs(output: Path, result: Any, trials: tuple[TrialResult, ...],
     (output / "summary.json").write_text(json.dumps(document, indent=2, sort_keys=True))
     write_trials_csv(trials, output / "trials.csv")
     write_streams_csv(trials, output / "streams.csv")
+    write_clocks_csv(trials, output / "clocks.csv")
     if write_receivers_csv(trials, output / "receivers.csv") is not None:
         last = _last_several_port_trial(trials)
         if last is not None:
@@ -97,6 +99,17 @@ def with_receivers(report: str, trials: tuple[TrialResult, ...]) -> str:
     return (f"{report}\n\nper RX port, trial {last.trial_index} "
             f"(load {last.offered_fraction * 100.0:.2f}%, {last.frame_size} B):\n"
             f"{receivers_table(last)}")
+
+
+def with_clocks(report: str, trials: tuple[TrialResult, ...]) -> str:
+    """The report, and under it the clocks and one-way figures of the run's last valid
+    trial across several testers (results.one_way); the report alone with one tester."""
+    last = next((t for t in reversed(trials) if t.valid and t.clocks), None)
+    if last is None:
+        return report
+    return (f"{report}\n\none-way between testers, trial {last.trial_index} "
+            f"(load {last.offered_fraction * 100.0:.2f}%, {last.frame_size} B):\n"
+            f"{one_way_table(last)}")
 
 
 def write_report(output: Path, text: str) -> None:

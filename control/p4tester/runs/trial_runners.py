@@ -1,7 +1,7 @@
 """The trial runner an experiment uses, chosen by the topology's switch target from
 the targets that offer one (each target module opens its own: BMv2 over P4Runtime,
 Tofino over BfRt, whose SDE client is imported only when a Tofino runner opens, eBPF
-over its BPF maps)."""
+over its BPF maps), or a group of several testers (config.testers)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialRunner
 from p4tester.targets.bmv2_trials import open_bmv2_trials
+from p4tester.targets.ebpf.group import open_ebpf_group_trials
 from p4tester.targets.ebpf.trials import open_ebpf_trials
 from p4tester.targets.tofino.runner import open_tofino_trials
 
@@ -26,6 +27,9 @@ TRIAL_RUNNERS: Final[Mapping[str, Opener]] = {"bmv2": open_bmv2_trials,
 def open_trial_runner(topology: Topology, profile: Profile, *,
                       push_pipeline: bool) -> AbstractContextManager[TrialRunner]:
     """Connected and wired for the profile's streams; disconnected after the block."""
+    if topology.testers:
+        # config.testers admits eBPF testers only to a group, for now.
+        return open_ebpf_group_trials(topology, profile, push_pipeline=push_pipeline)
     target = topology.switch.target
     if target not in TRIAL_RUNNERS:
         raise ConfigError(f"{topology.source}: switch target {target!r} runs no trials; "

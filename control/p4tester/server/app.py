@@ -141,8 +141,10 @@ def create_app(settings: ServerSettings, topology: Topology, profile: Profile,
         return {"topology": topology.name, "profile": profile.name,
                 "target": topology.switch.target, "switch": topology.switch.grpc,
                 "simulated": settings.simulate, "version": tool_version(),
-                "ports": [{"port": p.number, "line_rate_bps": p.line_rate_bps}
-                          for p in topology.ports],
+                # tester: the one of several testers the port belongs to (else null).
+                "ports": [{"port": p.number, "line_rate_bps": p.line_rate_bps,
+                           "tester": p.tester or None} for p in topology.ports],
+                "testers": [t.name for t in topology.testers],
                 # rx_ports: every port a stream comes back on (rx_port first); receive:
                 # what the DUT does with a stream received on several, else null.
                 "streams": [{"stream": s.id, "tx_port": s.tx_port, "rx_port": s.rx_port,

@@ -33,8 +33,15 @@ def _head(title: str) -> str:
 
 def _header(topology: Topology, profile: Profile | None, simulated: bool) -> str:
     badge = '<span class="badge sim">simulated switch</span>' if simulated else ""
-    what = (f"topology <b>{escape(topology.name)}</b>, target "
-            f"{escape(topology.switch.target)} at {escape(topology.switch.grpc)}")
+    if topology.testers:
+        # Several testers: which ports each one has.
+        what = f"topology <b>{escape(topology.name)}</b>, testers " + ", ".join(
+            f"{escape(t.name)} ({escape(t.switch.target)}, ports "
+            + ", ".join(str(p.number) for p in topology.ports if p.tester == t.name) + ")"
+            for t in topology.testers)
+    else:
+        what = (f"topology <b>{escape(topology.name)}</b>, target "
+                f"{escape(topology.switch.target)} at {escape(topology.switch.grpc)}")
     if profile is not None:
         what += f", profile <b>{escape(profile.name)}</b>"
     return (f'<header><h1><a href="/">p4tester</a></h1><span class="what">{what}</span>'

@@ -33,6 +33,7 @@ from p4tester.dataplane.program import SwitchUnansweredError
 from p4tester.experiments.runner import TrialSpec
 from p4tester.results.availability import AVAILABILITY_INTERVAL_S
 from p4tester.results.checks import DUT_LIMITED, DUT_NOT_DRAINED, TESTER_LIMITED, SelfCheck
+from p4tester.results.clocks import ClockRecord
 from p4tester.results.latency import widened_log_bins
 from p4tester.results.model import RateStep, StreamStats, TrialResult
 from p4tester.results.reference import ReferenceLatency
@@ -152,6 +153,8 @@ class Extras:
     reference: ReferenceLatency | None = None
     unvouched: str = ""
     sender_bursts: Mapping[int, int] = field(default_factory=dict)
+    # Several testers (tester.tester_group): their clocks' offsets in this trial.
+    clocks: tuple[ClockRecord, ...] = ()
 
 
 class TrialTarget(Protocol):
@@ -321,7 +324,11 @@ class TrialLoop:
         """A run's latency bins widen to what it measured: after a trial with samples
         beyond the last edge, the next trials bin up to twice its largest latency
         (results.latency.widened_log_bins), so their percentiles are measured, not
-        bounded. Each trial's histogram carries its own edges."""
+        bounded. Each trial's histogram carries its own edges. Only a trial the tester
+        vouched for: the latencies of one it could not (a one-way delay below zero
+        across testers wraps to seconds) are not measurements."""
+        if not result.valid:
+            return
         beyond = [s.latency for s in result.streams if s.latency is not None
                   and s.latency.histogram is not None and s.latency.beyond_histogram]
         if not beyond:
@@ -580,6 +587,7 @@ class TrialLoop:
             dut_buffering_us=_buffering(streams, samples),
             late_frames=_late(trial.waited, streams, samples) if proven else None,
             reference=extras.reference,
+            clocks=extras.clocks,
             max_burst_frames=max((load.max_burst_frames for load in offered), default=None)
             if proven else None,
             valid=error is None,

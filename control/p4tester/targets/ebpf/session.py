@@ -3,7 +3,7 @@ topology's tester ports and a generator link of the session's own, its ports,
 neighbours and bins written; everything it loaded and made is removed on close.
 
 Tester port N is the topology's `interface` of the port, or in a veth lab p4lt<N>.
-The generator link is a veth pair the session makes (p4lg<pid>a / b): the sender
+The generator link is a veth pair the session makes (p4lg<pid>-<n>a / b): the sender
 writes tagged templates into the b end, the program replicates them from the a
 end's ingress. One session per port set: the program's maps are pinned in a BPF
 file system the session mounts for itself, so two sessions never share a map, but
@@ -12,6 +12,7 @@ two cannot both be on one interface (tc refuses the second clsact qdisc)."""
 from __future__ import annotations
 
 import ipaddress
+import itertools
 import os
 import shutil
 import tempfile
@@ -63,6 +64,9 @@ def check_profile(topology: Topology, profile: Profile) -> None:
                               f"{'; '.join(unsupported)} not supported on target ebpf "
                               "(BMv2 supports it); drop it from the stream")
         for port in (stream.tx_port, *stream.rx_ports):
+            if topology.testers == () and port not in {p.number for p in topology.ports} \
+                    and any(p.tester for p in topology.ports):
+                continue  # another tester's port (one of several: Topology.tester)
             interface = port_iface(topology, port)
             if not Path(f"/sys/class/net/{interface}").exists():
                 raise ConfigError(
@@ -71,8 +75,12 @@ def check_profile(topology: Topology, profile: Profile) -> None:
                     f"{topology.source}) or give the port its interface")
 
 
+_SESSIONS = itertools.count()
+
+
 def _generator_link() -> tuple[str, str]:
-    tag = f"{netdev.LINK_PREFIX}g{os.getpid() % 100_000_000}"
+    """A link of its own for each session (several testers run in one process)."""
+    tag = f"{netdev.LINK_PREFIX}g{os.getpid() % 1_000_000}-{next(_SESSIONS) % 100}"
     return f"{tag}a", f"{tag}b"
 
 
@@ -80,6 +88,8 @@ class EbpfSession:
     """The loaded program and its driver (`tester`), for one run."""
 
     def __init__(self, topology: Topology, profile: Profile) -> None:
+        """topology: the tester's; one of several testers has its own ports only
+        (Topology.tester), and loads for the profile's streams on those."""
         self.topology = topology
         self.profile = profile
         object_file = Path(topology.switch.ebpf_object)

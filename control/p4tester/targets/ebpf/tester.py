@@ -211,6 +211,39 @@ class EbpfTester:
     def stop_stream(self, stream_id: int) -> None:
         self.maps.write_register(f"{_GENERATOR}_gen_state", stream_id, _STOPPED)
 
+    def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None:
+        """Add correction_ns (modulo 2^32) to the stream's TX stamps: the offset of the
+        tester that receives it, so its figures there are one-way delays."""
+        self.maps.write_register(f"{_GENERATOR}_tx_clock_correction", stream_id,
+                                 correction_ns % (1 << 32))
+
+    # ---- clock ---------------------------------------------------------------------
+    def set_clock(self, offset_ns: int, drift_shift: int, now_ns: int) -> None:
+        """The tester's stamps run offset_ns ahead of the kernel's clock at now_ns
+        (CLOCK_MONOTONIC) and gain 2^-drift_shift of the time from then on
+        (p4src/psa/tester_clock.p4): a simulated clock for tests on one host."""
+        cell = clock_setting_cell(offset_ns, drift_shift, now_ns)
+        self.maps.write_register(f"{_INGRESS}_rx_clock_clock_setting", 0, cell)
+        self.maps.write_register(f"{_GENERATOR}_tx_clock_clock_setting", 0, cell)
+
+
+def clock_setting_cell(offset_ns: int, drift_shift: int, now_ns: int) -> int:
+    """The program's clock setting (p4src/psa/tester_clock.p4): bits 0-31 the offset,
+    less the drift the shift adds by now_ns, so the stamps are offset_ns ahead then;
+    bits 32-36 the shift."""
+    if not 0 <= drift_shift < 32:
+        raise ValueError(f"drift shift {drift_shift} must be in 0..31")
+    gained = (now_ns >> drift_shift) if drift_shift else 0
+    return (offset_ns - gained) % (1 << 32) | drift_shift << 32
+
+
+def simulated_stamp(kernel_ns: int, cell: int) -> int:
+    """What the program stamps at kernel time kernel_ns under a clock setting cell:
+    the model tests check the setting against."""
+    shift = cell >> 32 & 0x1F
+    gained = (kernel_ns >> shift) if shift else 0
+    return (kernel_ns + (cell & 0xFFFFFFFF) + gained) % (1 << 32)
+
 
 def port_cache_cell(ifindex: int, kind: int, number: int) -> int:
     """A port's cell of the ingress port cache (p4src/psa/tester.p4)."""

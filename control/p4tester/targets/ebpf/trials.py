@@ -271,11 +271,17 @@ class EbpfTrials:
     queues_input = False  # the kernel runs the programs on a frame within its softirq
     poll_s = POLL_S
 
-    def __init__(self, session: EbpfSession, run_value: int) -> None:
+    def __init__(self, session: EbpfSession, run_value: int,
+                 whole: Topology | None = None) -> None:
         self.session = session
         self.run_value = run_value
+        # One of several testers (config.testers): the whole topology gives the streams'
+        # line rates; this tester sends the streams whose TX port is its own and checks
+        # those whose RX port is (tester.tester_group puts their figures together).
+        self.whole = whole or session.topology
         self.ports = KernelInterfaceCounters(session.interface)
         self._plans: tuple[EbpfStreamPlan, ...] = ()
+        self._received: tuple[StreamConfig, ...] = ()
         # Opened by the first start: a trials object that only serves a self-check's
         # reads (targets.ebpf.flows) opens no socket.
         self._sender: TemplateSender | None = None
@@ -320,13 +326,16 @@ class EbpfTrials:
 
     # ---- sending ---------------------------------------------------------
     def arm(self, spec: TrialSpec) -> ArmedTrial:
-        chosen = trial_streams(self.session.profile, self.session.topology, spec)
+        everywhere = trial_streams(self.session.profile, self.whole, spec)
         poisson = sorted(sid for sid, shape in spec.shapes if shape.passes_per_emit > 1)
         if poisson:
             raise ConfigError(f"streams {poisson}: Poisson arrivals are drawn frame by frame "
                               "in the generator, and the eBPF sender paces templates in "
                               f"{SLOT_S * 1000:g}-ms slots; run them on BMv2, or send the load "
                               "smoothly or in bursts here")
+        local = set(self.session.port_numbers)
+        chosen = tuple((s, pps) for s, pps in everywhere if s.tx_port in local)
+        self._received = tuple(s for s, _ in everywhere if set(s.rx_ports) <= local)
         bursts = {sid: shape.frames_per_burst for sid, shape in spec.shapes
                   if shape.frames_per_burst > 1}
         check_burst_spacing(bursts, {s.id: pps for s, pps in chosen})
@@ -338,7 +347,7 @@ class EbpfTrials:
             per = bursts.get(sid, 1)
             return min(per * max(1, round(pps / per)), per * max(1, math.floor(ceiling / per)))
 
-        schedule = trial_schedule(spec, self.session.topology, chosen, send_rate)
+        schedule = trial_schedule(spec, self.whole, chosen, send_rate)
         epoch = spec.trial_index % EPOCHS
         plans = []
         for stream, pps in chosen:
@@ -367,15 +376,20 @@ class EbpfTrials:
         self._plans = tuple(plans)
         tester = self.session.tester
         for plan in self._plans:
-            stream = plan.stream
-            tester.stop_stream(stream.id)
+            tester.stop_stream(plan.stream.id)
+        for stream in self._received:
             tester.expect_stream(stream.id, run=self.run_value, epoch_flags=epoch_flags(epoch),
                                  rx_port=stream.rx_port,
                                  ip_version=IP_VERSION_6 if stream.ipv6 else IP_VERSION_4,
                                  several_ports=stream.receive is not None)
-            # Before the opening edge: the trial's figures are differences from here.
-            for cell in self.session.checker_cells(stream.id):
+        # Before the opening edge: the trial's figures are differences from here.
+        for sid in {p.stream.id for p in self._plans} | {s.id for s in self._received}:
+            for cell in self.session.checker_cells(sid):
                 tester.clear_stream(cell)
+        for plan in self._plans:
+            stream = plan.stream
+            # Stamped on this tester's clock (a receiving tester's group corrects it).
+            tester.set_tx_clock_correction(stream.id, 0)
             tester.set_replication(stream.id, self.session.pipeline.ifindex(
                 self.session.interface(stream.tx_port)), plan.copies)
         return ArmedTrial(tuple(Sender(p.stream.id, p.budget, p.rate_pps) for p in self._plans),
@@ -392,10 +406,22 @@ class EbpfTrials:
         self._stop.clear()
         self._report = None
         self._stalled = {}
+        if not self._plans:
+            return  # one of several testers, sending nothing in this trial
         if self._sender is None:
             self._sender = TemplateSender(self.session.sender_interface)
         self._thread = sender_thread(self._sender, [plan.feed for plan in self._plans],
                                      self._stop, self._reported)
+
+    def read_received(self, stream_ids: Sequence[int]) -> Mapping[int, tuple[int, int]]:
+        """Streams this tester checks for another that sends them: what arrived so
+        far (the sample's received half, tester.tester_group)."""
+        read = {sid: self.session.tester.read_stream_registers(sid) for sid in stream_ids}
+        return {sid: (r.rx_samples, r.latency_sum // NS_PER_US) for sid, r in read.items()}
+
+    def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None:
+        """After arm: the stream's stamps on its receiving tester's clock."""
+        self.session.tester.set_tx_clock_correction(stream_id, correction_ns)
 
     def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, float]) -> None:
         """Nothing to write: the sender paces each shaped feed by its steps itself."""
@@ -464,8 +490,8 @@ class EbpfTrials:
 
     def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
                      after: CounterSnapshot) -> tuple[StreamStats, ...]:
-        return tuple(self._stream_stats(p.stream.id, p.stream.size_in(spec.frame_size),
-                                        before, after) for p in self._plans)
+        return tuple(self._stream_stats(s.id, s.size_in(spec.frame_size), before, after)
+                     for s in self._received)
 
     def _stream_stats(self, sid: int, frame_size: int, before: CounterSnapshot,
                       after: CounterSnapshot) -> StreamStats:

@@ -1,0 +1,54 @@
+"""The clocks of a trial across several testers (docs/several-testers.md): the offset
+between each pair that exchanged streams, as the probes measured it at the trial's
+start and end (tester.clock_probes), and what it leaves the one-way figures off by."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ClockRecord:
+    """Tester `b`'s clock minus tester `a`'s in one trial.
+
+    offset_us: at the trial's start: what the stamps of streams between the two were
+    corrected by, so the receiver's figures are one-way delays;
+    end_offset_us: at its end (None: not measured, the trial ended before);
+    uncertainty_us: what those one-way figures may be off by: half the path's delay
+    asymmetry as the topology bounds it, half the probes' spread, and how far the
+    offset moved over the trial;
+    drift_ppm: how fast b's clock gained on a's (None without an end);
+    exchanges: probe rounds the estimates kept (start and end);
+    start_skew_ms: between the first and the last tester's start of the trial;
+    jump: why the offset cannot be trusted over the trial ('' when it can): the
+    trial's one-way figures are then not vouched for;
+    a_to_b, b_to_a: the streams between the two, each way."""
+
+    a: str
+    b: str
+    offset_us: float
+    end_offset_us: float | None
+    uncertainty_us: float
+    drift_ppm: float | None
+    exchanges: int
+    start_skew_ms: float
+    jump: str = ""
+    a_to_b: tuple[int, ...] = ()
+    b_to_a: tuple[int, ...] = ()
+
+    def direction(self, stream_id: int) -> tuple[str, str] | None:
+        """(sending tester, receiving tester) of a stream between the two, else None."""
+        if stream_id in self.a_to_b:
+            return self.a, self.b
+        if stream_id in self.b_to_a:
+            return self.b, self.a
+        return None
+
+    def describe(self) -> str:
+        """One line for a report, e.g. "clock east - west: +1500.2 us +- 1.3 us
+        (drift 15.3 ppm; 4 probe rounds; testers started within 0.4 ms)"."""
+        drift = "" if self.drift_ppm is None else f"drift {self.drift_ppm:.1f} ppm; "
+        line = (f"clock {self.b} - {self.a}: {self.offset_us:+.1f} us "
+                f"+- {self.uncertainty_us:.1f} us ({drift}{self.exchanges} probe rounds; "
+                f"testers started within {self.start_skew_ms:.1f} ms)")
+        return f"{line}: {self.jump}" if self.jump else line

@@ -1,0 +1,126 @@
+"""Several eBPF testers as one trial runner (tester.tester_group): each loads the
+program onto its own ports with a session of its own, one run value across all (one
+run identity: a frame of another run is stale on every tester), and a simulated
+clock where the topology gives one (config.testers)."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.profile import Profile, StreamConfig
+from p4tester.config.topology import Topology
+from p4tester.dataplane.constants import MAX_STREAMS
+from p4tester.dataplane.run_identity import draw_run_value
+from p4tester.experiments.runner import TrialRunner, TrialSpec
+from p4tester.lab.dut_counters import dut_counters_for
+from p4tester.results.model import TrialResult
+from p4tester.targets.ebpf.probes import EbpfProbeSide
+from p4tester.targets.ebpf.session import EbpfSession
+from p4tester.targets.ebpf.trials import EbpfTrials
+from p4tester.tester.clock_probes import ProbePath
+from p4tester.tester.tester_group import GroupMember, GroupPath, TesterGroup
+from p4tester.tester.trial_loop import TrialLoop
+
+
+def probe_paths(topology: Topology, profile: Profile,
+                members: Sequence[GroupMember]) -> tuple[GroupPath, ...]:
+    """A path for every two testers a stream runs between, its probes copying the first
+    stream each way, under stream ids the profile does not use (from the top)."""
+    owner = {port: m.name for m in members for port in m.ports}
+    by_name = {m.name: m for m in members}
+    free = iter(sorted(set(range(MAX_STREAMS)) - {s.id for s in profile.streams},
+                       reverse=True))
+    first: dict[tuple[str, str], StreamConfig] = {}
+    for stream in profile.streams:
+        pair = (owner[stream.tx_port], owner[stream.rx_port])
+        if pair[0] != pair[1]:
+            first.setdefault(pair, stream)
+    paths = []
+    made: set[frozenset[str]] = set()
+    for (a, b), forward in first.items():
+        if frozenset((a, b)) in made:
+            continue  # made once, from the side of the pair's first stream
+        made.add(frozenset((a, b)))
+        reverse = first.get((b, a))
+        if reverse is None:
+            raise ConfigError(
+                f"{profile.source}: stream {forward.id} runs from tester {a} to {b}, and no "
+                f"stream runs back from {b} to {a}: the clocks' offset is measured with "
+                "probes both ways, copies of a stream each way. Add a stream from port "
+                f"{forward.rx_port} to port {forward.tx_port} (any rate; its addresses the "
+                "other way round)")
+        try:
+            ids = next(free), next(free)
+        except StopIteration:
+            raise ConfigError(f"{profile.source}: the probes between testers {a} and {b} "
+                              f"need two stream ids the profile does not use (0.."
+                              f"{MAX_STREAMS - 1}); drop two streams") from None
+        paths.append(GroupPath(a, b, ProbePath(
+            by_name[a].probes, by_name[b].probes,
+            dataclasses.replace(forward, id=ids[0]), dataclasses.replace(reverse, id=ids[1]))))
+    return tuple(paths)
+
+
+def check_group_profile(topology: Topology, profile: Profile) -> None:
+    """What one stream cannot do across testers yet, refused with the way out."""
+    owner = {p.number: p.tester for p in topology.ports}
+    for stream in profile.streams:
+        testers = {owner.get(port, "") for port in stream.rx_ports}
+        if stream.receive is not None and len(testers) > 1:
+            raise ConfigError(f"{profile.source}: stream {stream.id}: received on ports of "
+                              f"testers {', '.join(sorted(testers))}; a stream received on "
+                              "several ports is checked by one tester: give it ports of one")
+
+
+class EbpfGroupRunner:
+    """TrialRunner over several eBPF testers: the one trial loop over a TesterGroup."""
+
+    def __init__(self, topology: Topology, profile: Profile,
+                 sessions: Sequence[tuple[str, EbpfSession]]) -> None:
+        self.run_value = draw_run_value(())
+        self.probes = [EbpfProbeSide(name, session, self.run_value)
+                       for name, session in sessions]
+        members = tuple(GroupMember(name, EbpfTrials(session, self.run_value, whole=topology),
+                                    probe, frozenset(session.port_numbers))
+                        for (name, session), probe in zip(sessions, self.probes, strict=True))
+        self.members = members
+        self.group = TesterGroup(members, profile.streams,
+                                 probe_paths(topology, profile, members),
+                                 asymmetry_ns=topology.asymmetry_ns)
+        self.loop = TrialLoop(self.group, dut_counters_for(topology))
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        return self.loop.run_trial(spec)
+
+    def close(self) -> None:
+        for member in self.members:
+            assert isinstance(member.target, EbpfTrials)
+            member.target.close()
+        for probe in self.probes:
+            probe.close()
+
+
+@contextmanager
+def open_ebpf_group_trials(topology: Topology, profile: Profile, *,
+                           push_pipeline: bool) -> Iterator[TrialRunner]:
+    """Every tester's program loaded onto its ports for the block, removed after."""
+    del push_pipeline
+    check_group_profile(topology, profile)
+    with ExitStack() as stack:
+        sessions = []
+        for tester in topology.testers:
+            session = stack.enter_context(EbpfSession(topology.tester(tester.name), profile))
+            clock = tester.clock
+            if clock.offset_ns or clock.drift_shift:
+                session.tester.set_clock(clock.offset_ns, clock.drift_shift,
+                                         time.monotonic_ns())
+            sessions.append((tester.name, session))
+        runner = EbpfGroupRunner(topology, profile, sessions)
+        try:
+            yield runner
+        finally:
+            runner.close()

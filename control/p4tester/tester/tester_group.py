@@ -1,0 +1,422 @@
+"""Several testers as one trial target (docs/several-testers.md): the one trial loop
+runs a trial across them as across one switch.
+
+Each member arms the streams it sends (its TX ports) and those it checks (its RX
+ports); all start together and the skew between their starts is recorded; each edge
+reads them all. A stream's figures come from two testers: what left from its sender's
+counters, what arrived from its receiver's, one sequence and one run value across
+both, so loss, duplicates and reordering stay exact. The snapshot the loop keeps is
+the members' merged by those roles (merged_snapshot).
+
+Clocks: before each trial, probes both ways between every two testers that exchange
+streams measure their offset (tester.clock_probes); the sender's stamps of each such
+stream are corrected by it, so the receiver's latency, histogram and jitter are
+one-way. After the closing edge the probes run again: the drift, and a jump that
+leaves the trial's one-way figures unvouched. Each trial's ClockRecords say what the
+figures may be off by.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Final, Protocol
+
+from p4tester.config.profile import StreamConfig
+from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM, RX_KIND_STREAM
+from p4tester.experiments.runner import TrialSpec
+from p4tester.p4rt import CounterValue
+from p4tester.results.clocks import ClockRecord
+from p4tester.results.model import StreamStats
+from p4tester.tester.clock_offset import OffsetEstimate, TrialClocks
+from p4tester.tester.clock_probes import ProbePath, ProbeSide, ProbeUnanswered, measure_offset
+from p4tester.tester.port_counters import InterfaceCounters
+from p4tester.tester.selfcheck import ProgramPortCounts
+from p4tester.tester.send_watch import Sender, SentReading
+from p4tester.tester.snapshot import CounterSnapshot
+from p4tester.tester.trial_loop import ArmedTrial, Extras, RxKinds, TrialTarget
+
+# Snapshot counters by whose they are in a group (the names every target's reads use).
+SENT_COUNTERS: Final = frozenset({"tx_stream"})
+PORT_COUNTERS: Final = frozenset({"rx_port", "tx_port"})
+SUMMED_COUNTERS: Final = frozenset({"rx_kind"})
+HISTOGRAMS: Final = frozenset({"latency_hist", "qdepth_hist"})
+# The run's first trial measures the offset twice this far apart: the drift its stamps
+# follow (later trials take it from the previous trial's start).
+DRIFT_BASELINE_S: Final = 1.0
+# A latency register at or above 2^31 ns holds a negative one-way delay, wrapped.
+WRAPPED_NS: Final = 1 << 31
+
+
+class ClockedTarget(TrialTarget, Protocol):
+    """A member's trial target, with the stamp correction of the streams it sends and
+    the receiving half of the samples of those it checks."""
+
+    def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None: ...
+
+    def read_received(self, stream_ids: Sequence[int]) -> Mapping[int, tuple[int, int]]:
+        """Per stream: (frames received, their latencies' sum in switch clock units)
+        so far this trial."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class GroupMember:
+    name: str
+    target: ClockedTarget
+    probes: ProbeSide
+    ports: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPath:
+    """Two members that exchange streams, and the probes between them."""
+
+    a: str
+    b: str
+    probes: ProbePath
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRoles:
+    """Which member sends and which checks each stream (stream id -> member name)."""
+
+    senders: Mapping[int, str]
+    receivers: Mapping[int, str]
+
+    @classmethod
+    def of(cls, streams: Sequence[StreamConfig],
+           members: Sequence[GroupMember]) -> StreamRoles:
+        def owner(port: int) -> str:
+            return next(m.name for m in members if port in m.ports)
+
+        return cls({s.id: owner(s.tx_port) for s in streams},
+                   {s.id: owner(s.rx_port) for s in streams})
+
+
+def merged_snapshot(parts: Mapping[str, CounterSnapshot], roles: StreamRoles,
+                    port_owners: Mapping[int, str], probe_frames: int = 0) -> CounterSnapshot:
+    """One snapshot of the members' (member name -> its snapshot): a stream's TX
+    counters from its sender, its RX counters and histograms from its receiver, a
+    port's counters from the tester it belongs to, the frame kinds summed, less the
+    clock probes' frames (probe_frames) among the streams' kind."""
+    names = {name for part in parts.values() for name in part.cells}
+    cells: dict[str, dict[int, CounterValue]] = {}
+    for name in names:
+        merged: dict[int, CounterValue] = {}
+        for member, part in parts.items():
+            for index, value in part.cells.get(name, {}).items():
+                if name in SUMMED_COUNTERS:
+                    held = merged.get(index, CounterValue(0, 0))
+                    merged[index] = CounterValue(held.packets + value.packets,
+                                                 held.bytes + value.bytes)
+                    continue
+                if name in PORT_COUNTERS:
+                    owner = port_owners.get(index)
+                elif name in SENT_COUNTERS:
+                    owner = roles.senders.get(index)
+                else:
+                    stream = index // HIST_CELLS_PER_STREAM if name in HISTOGRAMS else index
+                    owner = roles.receivers.get(stream)
+                if owner == member:
+                    merged[index] = value
+        cells[name] = merged
+    kinds = cells.get("rx_kind", {})
+    if probe_frames and RX_KIND_STREAM in kinds:
+        held = kinds[RX_KIND_STREAM]
+        kinds[RX_KIND_STREAM] = CounterValue(held.packets - probe_frames, held.bytes)
+    return CounterSnapshot(cells)
+
+
+def _merged_ports(parts: Sequence[ProgramPortCounts]) -> ProgramPortCounts:
+    rx: dict[int, int] = {}
+    tx: dict[int, int] = {}
+    for part in parts:
+        rx.update(part.rx)
+        tx.update(part.tx)
+    again = [p.rx_at_end for p in parts]
+    rx_at_end: dict[int, int] | None = None
+    if all(a is not None for a in again):
+        rx_at_end = {}
+        for a in again:
+            rx_at_end.update(a or {})
+    return ProgramPortCounts(rx, tx, rx_at_end)
+
+
+@dataclass
+class TesterGroup:
+    """The TrialTarget of several testers. Mutable: it keeps the trial being run (its
+    members' armed trials, its clocks) between the loop's calls."""
+
+    members: tuple[GroupMember, ...]
+    streams: tuple[StreamConfig, ...]
+    paths: tuple[GroupPath, ...]
+    asymmetry_ns: float = 0.0
+    clock: Callable[[], float] = field(default=time.monotonic)
+    sleep: Callable[[float], None] = field(default=time.sleep)
+    _armed: dict[str, ArmedTrial] = field(default_factory=dict, init=False)
+    _start: dict[tuple[str, str], OffsetEstimate] = field(default_factory=dict, init=False)
+    # Per path: the previous trial's start estimate, and how fast b's clock gains on a's
+    # (ns per ns) as measured from it to this trial's start: the stamps' correction
+    # follows that drift through the trial (_follow_drift).
+    _previous: dict[tuple[str, str], OffsetEstimate] = field(default_factory=dict, init=False)
+    _rate: dict[tuple[str, str], float] = field(default_factory=dict, init=False)
+    _unmeasured: list[str] = field(default_factory=list, init=False)
+    _skew_s: float = field(default=0.0, init=False)
+    # Probe frames each tester received so far: its counters show them as stream
+    # frames, which are neither a trial's nor a DUT still draining (_merged).
+    _probe_frames: dict[str, int] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        self.roles = StreamRoles.of(self.streams, self.members)
+        self.port_owners = {port: m.name for m in self.members for port in m.ports}
+
+    # ---- what the loop asks of a target ------------------------------------
+    @property
+    def poll_s(self) -> float:
+        return min(m.target.poll_s for m in self.members)
+
+    @property
+    def drain_s(self) -> float:
+        return max(m.target.drain_s for m in self.members)
+
+    @property
+    def settle_s(self) -> float:
+        return max(m.target.settle_s for m in self.members)
+
+    @property
+    def settle_max_s(self) -> float:
+        return max(m.target.settle_max_s for m in self.members)
+
+    @property
+    def host_bound(self) -> bool:
+        return any(m.target.host_bound for m in self.members)
+
+    @property
+    def dut_between(self) -> bool:
+        return any(m.target.dut_between for m in self.members)
+
+    @property
+    def queues_input(self) -> bool:
+        return any(m.target.queues_input for m in self.members)
+
+    def port_names(self) -> Mapping[int, str]:
+        return {port: name for m in self.members for port, name in m.target.port_names().items()}
+
+    def read_ports(self) -> Mapping[int, InterfaceCounters] | None:
+        read = [m.target.read_ports() for m in self.members]
+        if any(part is None for part in read):
+            return None
+        return {port: counters for part in read for port, counters in (part or {}).items()}
+
+    def read_program(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
+        return self._merged([m.target.read_program() for m in self.members])
+
+    def read_arrivals(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
+        return self._merged([m.target.read_arrivals() for m in self.members])
+
+    def _merged(self, reads: Sequence[tuple[CounterSnapshot, ProgramPortCounts]]
+                ) -> tuple[CounterSnapshot, ProgramPortCounts]:
+        parts = {m.name: snapshot for m, (snapshot, _) in zip(self.members, reads, strict=True)}
+        merged = merged_snapshot(parts, self.roles, self.port_owners,
+                                 sum(self._probe_frames.values()))
+        return merged, _merged_ports([ports for _, ports in reads])
+
+    def _measure(self, path: GroupPath) -> OffsetEstimate:
+        def received(tester: str, frames: int) -> None:
+            self._probe_frames[tester] = self._probe_frames.get(tester, 0) + frames
+
+        return measure_offset(path.probes, self.asymmetry_ns, self.sleep, self.clock,
+                              received=received)
+
+    # ---- a trial ---------------------------------------------------------------
+    def arm(self, spec: TrialSpec) -> ArmedTrial:
+        self._armed = {m.name: m.target.arm(spec) for m in self.members}
+        self._measure_start()
+        self._correct_stamps()
+        armed = list(self._armed.values())
+        shaped = [a.schedule for a in armed if a.schedule is not None]
+        if len(shaped) > 1:
+            raise ValueError("shaped streams on several testers at once: the loop steps one "
+                             "tester's rates; shape the streams of one tester")
+        return ArmedTrial(tuple(s for a in armed for s in a.senders),
+                          sum(a.offered_pps for a in armed), what=armed[0].what,
+                          slow_hint=armed[0].slow_hint,
+                          schedule=shaped[0] if shaped else None)
+
+    def _measure_start(self) -> None:
+        self._start = {}
+        self._unmeasured = []
+        for path in self.paths:
+            pair = (path.a, path.b)
+            try:
+                if pair not in self._previous:
+                    # The run's first trial: a first estimate DRIFT_BASELINE_S before
+                    # this one gives the drift its stamps follow.
+                    self._previous[pair] = self._measure(path)
+                    self.sleep(DRIFT_BASELINE_S)
+                start = self._measure(path)
+            except ProbeUnanswered as unanswered:
+                self._unmeasured.append(str(unanswered))
+                continue
+            previous = self._previous[pair]
+            elapsed = start.at_ns - previous.at_ns
+            self._rate[pair] = ((start.offset_ns - previous.offset_ns) / elapsed
+                                if elapsed > 0 else 0.0)
+            self._start[pair] = start
+            self._previous[pair] = start
+
+    def _correct_stamps(self) -> None:
+        """Each stream between two testers is stamped on its receiver's clock: its
+        offset from the sender's now, as the start's estimate and the drift predict."""
+        members = {m.name: m for m in self.members}
+        now_ns = self.clock() * 1e9
+        for stream in self.streams:
+            sender, receiver = self.roles.senders[stream.id], self.roles.receivers[stream.id]
+            if sender == receiver:
+                continue
+            offset = self._offset_ns(sender, receiver, now_ns)
+            if offset is not None:
+                members[sender].target.set_tx_clock_correction(stream.id, round(offset))
+
+    def _predicted(self, pair: tuple[str, str], at_ns: float) -> float:
+        """b's clock minus a's at host time at_ns, from the start's estimate on."""
+        start = self._start[pair]
+        return start.offset_ns + self._rate.get(pair, 0.0) * (at_ns - start.at_ns)
+
+    def _offset_ns(self, sender: str, receiver: str, at_ns: float) -> float | None:
+        """The receiver's clock minus the sender's at host time at_ns."""
+        if (sender, receiver) in self._start:
+            return self._predicted((sender, receiver), at_ns)
+        if (receiver, sender) in self._start:
+            return -self._predicted((receiver, sender), at_ns)
+        return None
+
+    def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
+        self._correct_stamps()
+        starts = []
+        for member in self.members:
+            member.target.start(self._armed[member.name], spec)
+            starts.append(self.clock())
+        self._skew_s = max(starts) - min(starts)
+
+    def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, float]) -> None:
+        for member in self.members:
+            armed = self._armed[member.name]
+            if armed.schedule is not None:
+                member.target.retune(armed, rates_pps)
+
+    def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
+        # Every poll: the stamps' correction follows the clocks' drift, so a stream's
+        # one-way delay is off by at most the drift of one poll interval.
+        self._correct_stamps()
+        readings: dict[int, SentReading] = {}
+        wanted = {s.key for s in senders}
+        for member in self.members:
+            own = [s for s in self._armed[member.name].senders if s.key in wanted]
+            if own:
+                readings.update(member.target.read_sent(own))
+        # A stream checked on another tester: its sample's received half is that one's.
+        for member in self.members:
+            theirs = [key for key in readings
+                      if self.roles.receivers.get(key) == member.name
+                      and self.roles.senders.get(key) != member.name]
+            if not theirs:
+                continue
+            for key, (frames, latency_sum) in member.target.read_received(theirs).items():
+                reading = readings[key]
+                if reading.sample is not None:
+                    readings[key] = replace(reading, sample=replace(
+                        reading.sample, rx_samples=frames, latency_sum=latency_sum))
+        return readings
+
+    def stop(self, trial: ArmedTrial) -> None:
+        for member in self.members:
+            member.target.stop(self._armed[member.name])
+
+    def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
+        return self.members[0].target.rx_kinds(before, after)  # summed in the merge
+
+    def widen_latency_bins(self, edges_us: tuple[int, ...]) -> None:
+        for member in self.members:
+            member.target.widen_latency_bins(edges_us)
+
+    def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
+                     after: CounterSnapshot) -> tuple[StreamStats, ...]:
+        figures = {stats.stream_id: stats for m in self.members
+                   for stats in m.target.stream_stats(self._armed[m.name], spec, before, after)}
+        return tuple(figures[s.id] for s in self.streams if s.id in figures)
+
+    def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
+               before: CounterSnapshot, after: CounterSnapshot) -> Extras:
+        parts = [(m.name, m.target.extras(self._armed[m.name], streams, before, after))
+                 for m in self.members]
+        clocks = self._measure_end()
+        unvouched = [f"tester {name}: {extras.unvouched}" for name, extras in parts
+                     if extras.unvouched]
+        unvouched += self._below_zero(streams)
+        unvouched += [f"one-way latency not measured: {why}" for why in self._unmeasured]
+        unvouched += [f"one-way latency of testers {c.a} and {c.b} not vouched for: {c.jump}"
+                      for c in clocks if c.jump]
+        return Extras(reference=None, unvouched="; ".join(unvouched),
+                      sender_bursts={k: v for _, extras in parts
+                                     for k, v in extras.sender_bursts.items()},
+                      clocks=clocks)
+
+    def _below_zero(self, streams: Sequence[StreamStats]) -> list[str]:
+        """A one-way delay below zero (the latency register wrapped): the offset's
+        estimate is off by more than the path's delay, the figures are not delays."""
+        crossing = {s.id for s in self.streams
+                    if self.roles.senders[s.id] != self.roles.receivers[s.id]}
+        return [f"stream {s.stream_id}: a one-way delay below zero (the clocks' offset is "
+                "off by more than the path's delay: asymmetry beyond asymmetry_us, or a "
+                "clock stepped)" for s in streams
+                if s.stream_id in crossing and s.latency is not None
+                and s.latency.max_us * 1000 >= WRAPPED_NS]
+
+    def _measure_end(self) -> tuple[ClockRecord, ...]:
+        records = []
+        for path in self.paths:
+            pair = (path.a, path.b)
+            start = self._start.get(pair)
+            if start is None:
+                continue
+            try:
+                end = self._measure(path)
+            except ProbeUnanswered as unanswered:
+                self._unmeasured.append(str(unanswered))
+                records.append(self._directions(
+                    clock_record(path.a, path.b, start, None, None, self._skew_s)))
+                continue
+            records.append(self._directions(clock_record(
+                path.a, path.b, start, end, self._predicted(pair, end.at_ns), self._skew_s)))
+        return tuple(records)
+
+    def _directions(self, record: ClockRecord) -> ClockRecord:
+        armed = {s.key for a in self._armed.values() for s in a.senders}
+
+        def way(sender: str, receiver: str) -> tuple[int, ...]:
+            return tuple(s.id for s in self.streams if s.id in armed
+                         and self.roles.senders[s.id] == sender
+                         and self.roles.receivers[s.id] == receiver)
+
+        return replace(record, a_to_b=way(record.a, record.b), b_to_a=way(record.b, record.a))
+
+
+def clock_record(a: str, b: str, start: OffsetEstimate, end: OffsetEstimate | None,
+                 predicted_end_ns: float | None, skew_s: float) -> ClockRecord:
+    """What a trial's one-way figures between a and b rest on: stamps corrected from
+    the start's offset along the drift predicted, they are off by the estimates'
+    uncertainty and by how far the end's offset is from that prediction."""
+    if end is None or predicted_end_ns is None:
+        return ClockRecord(a, b, start.offset_ns / 1000, None, start.uncertainty_ns / 1000,
+                           None, start.exchanges, skew_s * 1000,
+                           jump="the probes after the trial did not come through: the "
+                           "offset may have changed unseen")
+    clocks = TrialClocks(start, end)
+    missed = abs(end.offset_ns - predicted_end_ns)
+    return ClockRecord(a, b, start.offset_ns / 1000, end.offset_ns / 1000,
+                       (clocks.uncertainty_ns + missed) / 1000,
+                       clocks.drift_ppm if clocks.elapsed_ns > 0 else None,
+                       start.exchanges + end.exchanges, skew_s * 1000, jump=clocks.jump())
