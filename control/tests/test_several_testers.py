@@ -26,6 +26,7 @@ from p4tester.results.one_way import one_way_table, write_clocks_csv
 from p4tester.results.serialize import SCHEMA_VERSION, trial_from_dict, trial_to_dict
 from p4tester.runs.describe import describe
 from p4tester.runs.flow_engines import flow_engine
+from p4tester.streams.shapes import ShapeKind, TrafficShape
 from p4tester.targets.ebpf.group import probe_paths
 from p4tester.targets.ebpf.tester import clock_setting_cell, simulated_stamp
 from p4tester.tester.clock_probes import (
@@ -38,6 +39,7 @@ from p4tester.tester.clock_probes import (
     signed_delay,
 )
 from p4tester.tester.port_counters import InterfaceCounters
+from p4tester.tester.rate_schedule import RateSchedule, build_schedule
 from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import CounterSnapshot
@@ -46,6 +48,7 @@ from p4tester.tester.tester_group import (
     GroupPath,
     StreamRoles,
     TesterGroup,
+    merged_schedule,
     merged_snapshot,
 )
 from p4tester.tester.trial_course import StreamSample
@@ -588,3 +591,19 @@ def test_otg_flows_across_testers_are_refused_with_the_way_out() -> None:
         "two.yaml: OTG flows run on one tester for now, not across several (testers: west, "
         "east); run the experiment from the CLI or the dashboard, or serve OTG on a topology "
         "of one tester")
+
+
+def test_the_testers_shaped_senders_step_together_in_one_schedule() -> None:
+    shape = TrafficShape(ShapeKind.SQUARE, period_s=4.0, amplitude=0.6)
+
+    def schedule(key: int) -> RateSchedule:
+        return build_schedule({key: shape}, {key: 1000.0}, {key: 5000.0}, 8.0, 1.0,
+                              lambda sid, pps: round(pps))
+
+    west, east = schedule(0), schedule(1)
+    merged = merged_schedule([west, east])
+    assert merged is not None
+    assert merged.steps == west.steps
+    assert merged.rates_at(0) == {0: 1600.0, 1: 1600.0}
+    assert merged.rates_at(2) == {0: 400.0, 1: 400.0}
+    assert merged_schedule([]) is None

@@ -273,3 +273,44 @@ def test_y1564_across_two_testers_finds_the_misconfigured_service(services_lab: 
         for stream in trial["streams"]:
             if stream["latency"] is not None:
                 assert 0 < stream["latency"]["min_us"] < 100_000, stream
+
+
+THREE_TOPOLOGY = REPO / "topologies" / "ebpf-three-testers-bridge.yaml"
+MESH_PROFILE = REPO / "topologies" / "profiles" / "mesh-3.yaml"
+# Each tester's clock ahead of the host's (the topology), us.
+THREE_OFFSETS_US = {"west": 0.0, "east": 1500.0, "north": -700.0}
+
+
+@pytest.fixture
+def three_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(REPO)
+    with lab_up(THREE_TOPOLOGY, tmp_path / "lab") as topology:
+        yield topology
+
+
+def test_three_testers_measure_every_pairs_offset(three_lab: Path) -> None:
+    """A stream each way between every two of three testers: the probes measure the
+    offset of each pair that exchanges streams within 20 us of the injected ones, and
+    every stream's one-way delay is a delay (no loss through the bridge, no delay below
+    zero, none beyond what a veth pair and a bridge on this host take)."""
+    profile = load_profile(MESH_PROFILE)
+    with open_ebpf_group_trials(load_topology(three_lab), profile,
+                                push_pipeline=False) as runner:
+        for attempt in range(TESTER_LIMITED_ATTEMPTS):
+            trial = runner.run_trial(TrialSpec("three-testers", attempt, 64, LOAD, TRIAL_S))
+            if trial.valid:
+                break
+            assert trial.tester_limited, trial.error
+    assert trial.valid, trial.error
+    assert {frozenset((c.a, c.b)) for c in trial.clocks} == {
+        frozenset(("west", "east")), frozenset(("west", "north")),
+        frozenset(("east", "north"))}
+    for clock in trial.clocks:
+        injected = THREE_OFFSETS_US[clock.b] - THREE_OFFSETS_US[clock.a]
+        assert abs(clock.offset_us - injected) <= BOUND_US, clock
+        assert clock.jump == "" and clock.uncertainty_us <= BOUND_US, clock
+    assert len(trial.streams) == 6
+    for stream in trial.streams:
+        assert stream.lost == 0 and stream.rx_frames == stream.tx_frames > 0, stream
+        assert stream.latency is not None
+        assert 0 < stream.latency.min_us < 1000, stream

@@ -47,8 +47,9 @@ def describe(topology: Topology, profile: Profile) -> tuple[dict[str, Any], str]
     if topology.testers:
         switches = "testers " + ", ".join(
             f"{t.name} ({t.switch.target}"
-            + (f", simulated clock {t.clock.offset_ns / 1000:+g} us, "
-               f"{t.clock.drift_ppm:g} ppm" if t.clock.offset_ns or t.clock.drift_shift else "")
+            + (f", simulated clock {t.clock.offset_ns / 1000:+g} us"
+               if t.clock.offset_ns or t.clock.drift_shift else "")
+            + (f", {t.clock.drift_ppm:g} ppm" if t.clock.drift_shift else "")
             + ")" for t in topology.testers)
     else:
         switches = f"target {topology.switch.target}, switch {topology.switch.grpc}"

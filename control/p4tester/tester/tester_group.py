@@ -32,6 +32,7 @@ from p4tester.results.model import StreamStats
 from p4tester.tester.clock_offset import OffsetEstimate, TrialClocks
 from p4tester.tester.clock_probes import ProbePath, ProbeSide, ProbeUnanswered, measure_offset
 from p4tester.tester.port_counters import InterfaceCounters
+from p4tester.tester.rate_schedule import RateSchedule
 from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import CounterSnapshot
@@ -236,14 +237,11 @@ class TesterGroup:
         self._measure_start()
         self._correct_stamps()
         armed = list(self._armed.values())
-        shaped = [a.schedule for a in armed if a.schedule is not None]
-        if len(shaped) > 1:
-            raise ValueError("shaped streams on several testers at once: the loop steps one "
-                             "tester's rates; shape the streams of one tester")
         return ArmedTrial(tuple(s for a in armed for s in a.senders),
                           sum(a.offered_pps for a in armed), what=armed[0].what,
                           slow_hint=armed[0].slow_hint,
-                          schedule=shaped[0] if shaped else None)
+                          schedule=merged_schedule([a.schedule for a in armed
+                                                    if a.schedule is not None]))
 
     def _measure_start(self) -> None:
         self._start = {}
@@ -305,7 +303,8 @@ class TesterGroup:
         for member in self.members:
             armed = self._armed[member.name]
             if armed.schedule is not None:
-                member.target.retune(armed, rates_pps)
+                own = {s.key for s in armed.schedule.senders}
+                member.target.retune(armed, {k: v for k, v in rates_pps.items() if k in own})
 
     def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
         # Every poll: the stamps' correction follows the clocks' drift, so a stream's
@@ -402,6 +401,19 @@ class TesterGroup:
                          and self.roles.receivers[s.id] == receiver)
 
         return replace(record, a_to_b=way(record.a, record.b), b_to_a=way(record.b, record.a))
+
+
+def merged_schedule(schedules: Sequence[RateSchedule]) -> RateSchedule | None:
+    """One schedule of the members' shaped senders: the same steps (one trial spec
+    made them all), each member's senders."""
+    if not schedules:
+        return None
+    first = schedules[0]
+    for other in schedules[1:]:
+        if other.steps != first.steps or other.leads_s != first.leads_s:
+            raise ValueError("the testers' shaped streams step at different times; shape "
+                             "the streams of one tester, or give them one shape")
+    return replace(first, senders=tuple(s for schedule in schedules for s in schedule.senders))
 
 
 def clock_record(a: str, b: str, start: OffsetEstimate, end: OffsetEstimate | None,

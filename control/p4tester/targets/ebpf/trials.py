@@ -347,7 +347,11 @@ class EbpfTrials:
             per = bursts.get(sid, 1)
             return min(per * max(1, round(pps / per)), per * max(1, math.floor(ceiling / per)))
 
-        schedule = trial_schedule(spec, self.whole, chosen, send_rate)
+        # One of several testers shapes the streams it sends (the group merges them).
+        sent = {stream.id for stream, _ in chosen}
+        schedule = trial_schedule(
+            replace(spec, shapes=tuple((sid, shape) for sid, shape in spec.shapes
+                                       if sid in sent)), self.whole, chosen, send_rate)
         epoch = spec.trial_index % EPOCHS
         plans = []
         for stream, pps in chosen:
