@@ -12,6 +12,7 @@ from p4tester.experiments.back_to_back import BackToBackConfig, run_back_to_back
 from p4tester.experiments.errors import (
     InvalidTrialsError,
     ResumeMismatchError,
+    TesterUnanswered,
     UnvouchedTrialError,
 )
 from p4tester.experiments.frame_loss import FrameLossConfig, run_frame_loss
@@ -107,6 +108,23 @@ def test_runner_exception_becomes_a_logged_invalid_trial(tmp_path: Path) -> None
     assert log.load() == [first, crashed]
     # Invalid trials are not "finished": a resumed run retries them.
     assert log.finished_keys() == frozenset({("a", 0)})
+
+
+class _AgentGone:
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        raise TesterUnanswered("tester east's agent at 127.0.0.1:8462 did not answer")
+
+
+def test_a_tester_that_stopped_answering_is_logged_by_its_message_alone(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Its message names the tester and where: no traceback beside it."""
+    crashed = Recorder(_AgentGone()).trial("a", 64, 0.5, 0.01)
+    assert crashed.error == ("TesterUnanswered: tester east's agent at 127.0.0.1:8462 did "
+                             "not answer")
+    (record,) = caplog.records
+    assert record.getMessage() == ("a trial 0 failed: tester east's agent at 127.0.0.1:8462 "
+                                   "did not answer")
+    assert not record.exc_info
 
 
 def test_valid_trial_repeats_then_gives_up_naming_every_attempt() -> None:

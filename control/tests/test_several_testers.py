@@ -76,6 +76,11 @@ def test_a_topology_of_two_testers() -> None:
     assert two.testers[1].clock.offset_ns == 1_500_000
     assert two.testers[1].clock.drift_shift == 16
     assert two.testers[0].clock.offset_ns == 0 and two.testers[0].clock.drift_shift == 0
+    assert two.testers[0].reach.agent == ""
+    remote = topology(testers={"west": {"target": "ebpf"}, "east": {
+        "target": "ebpf", "agent": "192.0.2.20:8443", "token_file": "/etc/east.token"}})
+    assert (remote.testers[1].reach.agent, remote.testers[1].reach.token_file) == (
+        "192.0.2.20:8443", "/etc/east.token")
     assert two.asymmetry_ns == 20_000
     assert two.switch.target == "ebpf"
     assert two.tester_of_port(2) == "east"
@@ -120,6 +125,16 @@ def test_a_topology_of_two_testers() -> None:
      "two.yaml: testers: east: simulated_clock: unknown key 'offset'; did you mean "
      "'offset_us'?"),
     ({"asymmetry_us": -1}, "two.yaml: asymmetry_us -1 must be 0 or more (microseconds)"),
+    ({"testers": {"west": {"target": "ebpf", "token_file": "/t"}, "east": {"target": "ebpf"}}},
+     "two.yaml: testers: west: token_file is for the tester's agent; give agent: host:port "
+     "too, or drop it"),
+    ({"testers": {"west": {"target": "ebpf", "agent": "east-host"},
+                  "east": {"target": "ebpf"}}},
+     "two.yaml: testers: west: agent 'east-host' must be host:port, e.g. 192.0.2.20:8443 "
+     "(where that host runs p4tester otg)"),
+    ({"testers": {"west": {"target": "bmv2", "agent": "h:1"}, "east": {"target": "ebpf"}}},
+     "two.yaml: testers: west: agent reaches an eBPF tester on another host (BMv2 and Tofino "
+     "are reached at their grpc address); drop it"),
 ])
 def test_a_wrong_group_is_refused_naming_the_fix(changes: dict[str, object],
                                                  message: str) -> None:

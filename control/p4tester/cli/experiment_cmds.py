@@ -74,7 +74,8 @@ def handler(experiment: Experiment) -> Handler:
         if outcome.end is not RunEnd.FINISHED:
             fail(f"{experiment.name} stopped: {outcome.text} (finished trials are in "
                  f"{output}/trials.jsonl; fix the lab, then rerun with --resume)", args.json)
-            return exit_codes.INVALID_TRIALS
+            return (exit_codes.SWITCH_UNAVAILABLE if outcome.tester_unanswered
+                    else exit_codes.INVALID_TRIALS)
         document = {**outcome.document, "output": str(output)}
         emit(document, f"{outcome.text}\nresults in {output}/", args.json)
         # stderr only: with --json, stdout already holds the one result document.

@@ -162,8 +162,19 @@ PORT: Final = Section("topology.port", TOPOLOGY_FILE, "ports.<N>",
 
 TESTER: Final = Section(
     "topology.tester", TOPOLOGY_FILE, "testers.<name>",
-    "One tester of several: the keys of `switch`, and a simulated clock for tests "
-    "on one host.", (
+    "One tester of several: the keys of `switch`, where its agent is, and a simulated "
+    "clock for tests on one host.", (
+        Key("agent", "host:port", "target ebpf: the tester's host runs `p4tester otg` "
+            "there, its agent; the controller drives the tester through it. Without it "
+            "the tester runs on the controller's host.", "192.0.2.20:8443",
+            default="none (this host)"),
+        Key("token_file", "path", "With `agent` off loopback: a file whose first line is "
+            "the token the agent was given (its `--token-file`).",
+            "/etc/p4tester/east.token", default="none"),
+        Key("tls_ca", "path", "With `agent`: speak HTTPS to it, checking its certificate "
+            "(its `--tls-cert`) against this one or its CA (PEM); the agent's "
+            "address must be a name or address the certificate holds.",
+            "/etc/p4tester/agents-ca.pem", default="none (plain HTTP)"),
         Key("simulated_clock", "mapping", "target ebpf only, for tests: the tester's "
             "timestamps run this far ahead of the host's clock and gain on it, as a "
             "second host's clock would (see `testers.<name>.simulated_clock`).",

@@ -64,19 +64,54 @@ def drift_shift_of(ppm: float, where: str) -> int:
                       + ", ".join(f"{value:.10g}" for value in nearest))
 
 
-def split_tester(data: object, where: str) -> tuple[dict[str, object], SimulatedClock]:
-    """A `testers.<name>` mapping: its switch settings, and its simulated clock."""
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """How the controller reaches a tester: `agent` (host:port of its host's
+    `p4tester otg`), or '' for a tester on the controller's own host; `token_file`
+    holds the agent's token."""
+
+    agent: str = ""
+    token_file: str = ""
+    tls_ca: str = ""  # HTTPS to the agent, its certificate checked against this PEM
+
+
+def split_tester(data: object, where: str
+                 ) -> tuple[dict[str, object], SimulatedClock, Reach]:
+    """A `testers.<name>` mapping: its switch settings, its simulated clock, and how
+    it is reached."""
     if not isinstance(data, Mapping):
         raise ConfigError(f"{where}: expected a mapping of switch settings, e.g. "
                           "{target: ebpf}")
     require_keys(data, where, required=(), optional=(*SWITCH.names, *TESTER.names))
-    settings = {str(k): v for k, v in data.items() if k != "simulated_clock"}
+    settings = {str(k): v for k, v in data.items() if k not in TESTER.names}
+    reach = _reach(data, settings, where)
     if "simulated_clock" not in data:
-        return settings, SimulatedClock()
+        return settings, SimulatedClock(), reach
     if settings.get("target", "bmv2") != "ebpf":
         raise ConfigError(f"{where}: simulated_clock is for target ebpf (its program adds "
                           "it to the stamps); drop it")
-    return settings, _simulated_clock(data["simulated_clock"], f"{where}: simulated_clock")
+    return (settings, _simulated_clock(data["simulated_clock"], f"{where}: simulated_clock"),
+            reach)
+
+
+def _reach(data: Mapping[str, object], settings: Mapping[str, object], where: str) -> Reach:
+    agent = str(data.get("agent", ""))
+    token_file = str(data.get("token_file", ""))
+    tls_ca = str(data.get("tls_ca", ""))
+    for key, value in (("token_file", token_file), ("tls_ca", tls_ca)):
+        if value and not agent:
+            raise ConfigError(f"{where}: {key} is for the tester's agent; give agent: "
+                              "host:port too, or drop it")
+    if not agent:
+        return Reach()
+    if settings.get("target", "bmv2") != "ebpf":
+        raise ConfigError(f"{where}: agent reaches an eBPF tester on another host (BMv2 "
+                          "and Tofino are reached at their grpc address); drop it")
+    host, _, port = agent.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"{where}: agent {agent!r} must be host:port, e.g. "
+                          "192.0.2.20:8443 (where that host runs p4tester otg)")
+    return Reach(agent, token_file, tls_ca)
 
 
 def _simulated_clock(data: object, where: str) -> SimulatedClock:

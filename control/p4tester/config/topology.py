@@ -54,6 +54,7 @@ from p4tester.config.keys import PORT, PORT_ADDRESSES, SWITCH, TOPOLOGY
 from p4tester.config.network import Endpoint, NetworkSpec, parse_endpoint
 from p4tester.config.network_file import network_from_dict
 from p4tester.config.testers import (
+    Reach,
     SimulatedClock,
     check_group,
     check_tester_name,
@@ -147,6 +148,7 @@ class TesterSwitch:
     name: str
     switch: SwitchConfig
     clock: SimulatedClock = field(default_factory=SimulatedClock)
+    reach: Reach = field(default_factory=Reach)
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,8 +358,8 @@ def _testers(data: Mapping[str, Any], source: str) -> tuple[TesterSwitch, ...]:
     for key, value in given.items():
         where = f"{source}: testers: {key}"
         name = check_tester_name(key, where)
-        settings, clock = split_tester(value, where)
-        testers.append(TesterSwitch(name, _switch(settings, where), clock))
+        settings, clock, reach = split_tester(value, where)
+        testers.append(TesterSwitch(name, _switch(settings, where), clock, reach))
     return tuple(testers)
 
 

@@ -34,3 +34,9 @@ class UnvouchedTrialError(InvalidTrialsError):
     measures nothing about the DUT. `last` is the last try, with its self-checks;
     an experiment may leave the point out (and say so) instead of stopping."""
 
+
+
+class TesterUnanswered(ExperimentError):
+    """One of several testers (its agent, on another host or process) stopped
+    answering: the trial cannot be read. The message names the tester and where it was
+    reached; it says all there is, so no traceback is shown with it."""

@@ -38,7 +38,12 @@ from p4tester.search.trials import (
 from p4tester.streams.rates import IFG_BITS
 from p4tester.streams.shapes import TrafficShape
 
-from .errors import InvalidTrialsError, ResumeMismatchError, UnvouchedTrialError
+from .errors import (
+    InvalidTrialsError,
+    ResumeMismatchError,
+    TesterUnanswered,
+    UnvouchedTrialError,
+)
 from .runner import TrialRunner, TrialSpec
 
 Labels = tuple[tuple[str, str], ...]
@@ -256,8 +261,10 @@ class Recorder:
         try:
             result = self._runner.run_trial(spec)
         except Exception as error:  # a dying switch must not take finished trials along
+            # A tester that stopped answering is said in full by its message.
             _LOG.warning(
-                "%s trial %d failed: %s", spec.experiment, spec.trial_index, error, exc_info=True
+                "%s trial %d failed: %s", spec.experiment, spec.trial_index, error,
+                exc_info=not isinstance(error, TesterUnanswered)
             )
             return TrialResult(
                 experiment=spec.experiment,

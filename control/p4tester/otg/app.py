@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -21,6 +21,9 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from p4tester.config.errors import ConfigError
+
+from .agent import AGENT_PATH, AgentError, TesterAgent
 from .errors import OtgError, validation
 from .state import OtgState
 from .version import APP_NAME, version_document
@@ -30,13 +33,17 @@ def _warnings(warnings: list[str]) -> dict[str, Any]:
     return {"warnings": warnings}
 
 
-def create_app(state: OtgState, token: str | None) -> FastAPI:
+def create_app(state: OtgState, token: str | None,
+               agent: TesterAgent | None = None) -> FastAPI:
+    """The OTG API; with `agent`, also a tester agent's (otg.agent) under AGENT_PATH."""
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         # The server's shutdown (Ctrl-C, SIGTERM) stops the flows and closes the tester:
         # an eBPF tester's program, BPF mount and generator link go with it.
         yield
         await run_in_threadpool(state.close)
+        if agent is not None:
+            await run_in_threadpool(agent.close)
 
     app = FastAPI(title=f"{APP_NAME} Open Traffic Generator API", docs_url=None,
                   redoc_url=None, openapi_url=None, lifespan=lifespan)
@@ -106,4 +113,47 @@ def create_app(state: OtgState, token: str | None) -> FastAPI:
     async def get_version() -> dict[str, str]:
         return version_document(APP_NAME)
 
+    if agent is not None:
+        _agent_routes(app, agent, body)
     return app
+
+
+def _agent_routes(app: FastAPI, agent: TesterAgent,
+                  body: Callable[..., Awaitable[object]]) -> None:
+    """Every agent request changes the tester's state (or reads a run's): each needs
+    the token where the server has one."""
+    def refused(exc: AgentError) -> JSONResponse:
+        return JSONResponse({"code": exc.status, "kind": "validation", "errors": [str(exc)]},
+                            status_code=exc.status)
+
+    async def serve(request: Request, work: Callable[[object], object]) -> object:
+        document = await body(request, changes_state=True)
+        if isinstance(document, JSONResponse):
+            return document
+        try:
+            return {"result": await run_in_threadpool(work, document)}
+        except AgentError as exc:
+            return refused(exc)
+        except ConfigError as exc:
+            return refused(AgentError(str(exc)))
+        except Exception as exc:  # the tester's host failed it: say what, never a trace
+            return JSONResponse({"code": 500, "kind": "internal",
+                                 "errors": [f"{type(exc).__name__}: {exc}"]}, status_code=500)
+
+    @app.post(f"{AGENT_PATH}/open", response_model=None)
+    async def agent_open(request: Request) -> object:
+        return await serve(request, agent.open)
+
+    @app.post(f"{AGENT_PATH}/close", response_model=None)
+    async def agent_close(request: Request) -> object:
+        return await serve(request, lambda _document: agent.close())
+
+    @app.post(f"{AGENT_PATH}/call/{{method}}", response_model=None)
+    async def agent_call(method: str, request: Request) -> object:
+        def call(document: object) -> object:
+            args = document.get("args") if isinstance(document, dict) else None
+            if not isinstance(args, list):
+                raise AgentError('a call\'s body is {"args": [...]}')
+            return agent.call(method, args)
+
+        return await serve(request, call)

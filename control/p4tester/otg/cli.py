@@ -25,6 +25,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sub.add_argument("--push-pipeline", action="store_true",
                      help="load the tester program with the first config even if the switch "
                           "runs one")
+    sub.add_argument("--tls-cert", type=Path,
+                     help="serve HTTPS with this certificate (PEM; with --tls-key): for an "
+                          "agent a controller reaches over a network (its topology's "
+                          "tls_ca checks it)")
+    sub.add_argument("--tls-key", type=Path, help="the certificate's private key (PEM)")
     tokens = sub.add_mutually_exclusive_group()
     tokens.add_argument("--token", help="bearer token POST /config and /control/state need")
     tokens.add_argument("--token-file", type=Path,
@@ -36,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     until Ctrl-C."""
     import uvicorn
 
+    from p4tester.otg.agent import TesterAgent
     from p4tester.otg.app import create_app
     from p4tester.otg.state import OtgState
     from p4tester.otg.switch_driver import SwitchDriver
@@ -48,14 +54,25 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--bind {bind.host}:{bind.port} is not a loopback address: give "
                           "--token or --token-file so nobody else on the network can "
                           "configure or start traffic")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise ConfigError("--tls-cert and --tls-key go together: give both (HTTPS) or "
+                          "neither (plain HTTP)")
+    for path in (args.tls_cert, args.tls_key):
+        if path is not None and not path.is_file():
+            raise ConfigError(f"{path}: no such file (a PEM certificate or key)")
     topology = load_topology(args.topology)
     state = OtgState(topology, SwitchDriver(topology, push_pipeline=args.push_pipeline))
-    app = create_app(state, token)
+    # Also a tester agent (otg.agent): a controller elsewhere runs this host's tester
+    # as one of several.
+    app = create_app(state, token, TesterAgent())
     host = f"[{bind.host}]" if ":" in bind.host else bind.host
-    sys.stderr.write(f"p4tester otg: OTG API on http://{host}:{bind.port} (ports "
+    scheme = "http" if args.tls_cert is None else "https"
+    sys.stderr.write(f"p4tester otg: OTG API on {scheme}://{host}:{bind.port} (ports "
                      f"{', '.join(str(p.number) for p in topology.ports)})\n")
-    server = uvicorn.Server(uvicorn.Config(app, host=bind.host, port=bind.port,
-                                           log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(
+        app, host=bind.host, port=bind.port, log_level="warning",
+        ssl_certfile=None if args.tls_cert is None else str(args.tls_cert),
+        ssl_keyfile=None if args.tls_key is None else str(args.tls_key)))
     # uvicorn handles Ctrl-C (graceful shutdown, which closes the tester: app.py), then
     # raises it again for the caller.
     with contextlib.suppress(KeyboardInterrupt):

@@ -15,7 +15,7 @@ from typing import Any
 
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
-from p4tester.experiments.errors import ExperimentError
+from p4tester.experiments.errors import ExperimentError, TesterUnanswered
 from p4tester.experiments.recording import Recorder
 from p4tester.experiments.runner import TrialRunner
 from p4tester.results.jsonl import ResultLog
@@ -57,6 +57,14 @@ class RunOutcome:
     document: dict[str, Any]  # summary.json's
     text: str  # the report for a person, or why the run ended early
     trials: tuple[TrialResult, ...]
+
+    @property
+    def tester_unanswered(self) -> bool:
+        """It ended because a tester (one of several, through its agent) stopped
+        answering: its last trial failed so (experiments.errors.TesterUnanswered)."""
+        last = self.trials[-1] if self.trials else None
+        return (self.end is RunEnd.FAILED and last is not None and last.error is not None
+                and last.error.startswith(f"{TesterUnanswered.__name__}:"))
 
 
 def plan_run(experiment: Experiment, request: ExperimentRequest, topology: Topology,

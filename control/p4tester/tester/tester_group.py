@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from typing import Final, Protocol
 
 from p4tester.config.profile import StreamConfig
 from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM, RX_KIND_STREAM
+from p4tester.experiments.errors import TesterUnanswered
 from p4tester.experiments.runner import TrialSpec
 from p4tester.p4rt import CounterValue
 from p4tester.results.clocks import ClockRecord
@@ -333,6 +335,15 @@ class TesterGroup:
     def stop(self, trial: ArmedTrial) -> None:
         for member in self.members:
             member.target.stop(self._armed[member.name])
+
+    def stop_what_answers(self) -> None:
+        """After a tester stopped answering mid-trial: the others stop sending."""
+        for member in self.members:
+            armed = self._armed.get(member.name)
+            if armed is None:
+                continue
+            with suppress(TesterUnanswered):
+                member.target.stop(armed)
 
     def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
         return self.members[0].target.rx_kinds(before, after)  # summed in the merge

@@ -1,26 +1,31 @@
 """Several eBPF testers as one trial runner (tester.tester_group): each loads the
-program onto its own ports with a session of its own, one run value across all (one
-run identity: a frame of another run is stale on every tester), and a simulated
-clock where the topology gives one (config.testers)."""
+program onto its own ports with a session of its own, here or through its host's
+agent (targets.remote_tester), one run value across all (one run identity: a frame of
+another run is stale on every tester), and a simulated clock where the topology gives
+one (config.testers)."""
 
 from __future__ import annotations
 
 import dataclasses
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
+from pathlib import Path
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig
-from p4tester.config.topology import Topology
+from p4tester.config.serving import read_token
+from p4tester.config.topology import TesterSwitch, Topology
 from p4tester.dataplane.constants import MAX_STREAMS
 from p4tester.dataplane.run_identity import draw_run_value
+from p4tester.experiments.errors import TesterUnanswered
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.lab.dut_counters import dut_counters_for
 from p4tester.results.model import TrialResult
 from p4tester.targets.ebpf.probes import EbpfProbeSide
 from p4tester.targets.ebpf.session import EbpfSession
 from p4tester.targets.ebpf.trials import EbpfTrials
+from p4tester.targets.remote_tester import RemoteTester
 from p4tester.tester.clock_probes import ProbePath
 from p4tester.tester.tester_group import GroupMember, GroupPath, TesterGroup
 from p4tester.tester.trial_loop import TrialLoop
@@ -80,47 +85,72 @@ class EbpfGroupRunner:
     """TrialRunner over several eBPF testers: the one trial loop over a TesterGroup."""
 
     def __init__(self, topology: Topology, profile: Profile,
-                 sessions: Sequence[tuple[str, EbpfSession]]) -> None:
-        self.run_value = draw_run_value(())
-        self.probes = [EbpfProbeSide(name, session, self.run_value)
-                       for name, session in sessions]
-        members = tuple(GroupMember(name, EbpfTrials(session, self.run_value, whole=topology),
-                                    probe, frozenset(session.port_numbers))
-                        for (name, session), probe in zip(sessions, self.probes, strict=True))
-        self.members = members
-        self.group = TesterGroup(members, profile.streams,
-                                 probe_paths(topology, profile, members),
+                 members: Sequence[GroupMember]) -> None:
+        self.members = tuple(members)
+        self.group = TesterGroup(self.members, profile.streams,
+                                 probe_paths(topology, profile, self.members),
                                  asymmetry_ns=topology.asymmetry_ns)
         self.loop = TrialLoop(self.group, dut_counters_for(topology))
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
-        return self.loop.run_trial(spec)
+        try:
+            return self.loop.run_trial(spec)
+        except TesterUnanswered:
+            # The others stop sending: the run goes on (or ends) without this trial.
+            self.group.stop_what_answers()
+            raise
 
-    def close(self) -> None:
-        for member in self.members:
-            assert isinstance(member.target, EbpfTrials)
-            member.target.close()
-        for probe in self.probes:
-            probe.close()
+
+def _local_member(stack: ExitStack, topology: Topology, profile: Profile,
+                  tester: TesterSwitch, run_value: int) -> GroupMember:
+    session = stack.enter_context(EbpfSession(topology.tester(tester.name), profile))
+    clock = tester.clock
+    if clock.offset_ns or clock.drift_shift:
+        session.tester.set_clock(clock.offset_ns, clock.drift_shift, time.monotonic_ns())
+    trials = EbpfTrials(session, run_value, whole=topology)
+    stack.callback(trials.close)
+    probes = EbpfProbeSide(tester.name, session, run_value)
+    stack.callback(probes.close)
+    return GroupMember(tester.name, trials, probes, frozenset(session.port_numbers))
+
+
+def _remote_member(stack: ExitStack, topology: Topology, profile: Profile,
+                   tester: TesterSwitch, run_value: int) -> GroupMember:
+    """A tester on another host (or process), through its agent: the agent loads the
+    program with the controller's topology and profile, as they are on file."""
+    token = read_token(Path(tester.reach.token_file)) if tester.reach.token_file else None
+    remote = RemoteTester(tester.name, tester.reach.agent, token, profile,
+                          tls_ca=tester.reach.tls_ca)
+    remote.open(_text(topology.source, "topology"), topology.source,
+                _text(profile.source, "profile"), profile.source, run_value)
+    stack.callback(_closed, remote)
+    ports = frozenset(p.number for p in topology.ports if p.tester == tester.name)
+    return GroupMember(tester.name, remote, remote, ports)
+
+
+def _closed(remote: RemoteTester) -> None:
+    """At the run's end: an agent that stopped answering has nothing left to close."""
+    with suppress(TesterUnanswered):
+        remote.close()
+
+
+def _text(source: str, what: str) -> str:
+    try:
+        return Path(source).read_text()
+    except OSError as unread:
+        raise ConfigError(f"{source}: a tester reached through its agent gets the {what} "
+                          f"as it is on file, and it cannot be read: {unread}") from None
 
 
 @contextmanager
 def open_ebpf_group_trials(topology: Topology, profile: Profile, *,
                            push_pipeline: bool) -> Iterator[TrialRunner]:
-    """Every tester's program loaded onto its ports for the block, removed after."""
+    """Every tester's program loaded onto its ports for the block (here, or by its
+    agent), removed after."""
     del push_pipeline
     check_group_profile(topology, profile)
+    run_value = draw_run_value(())
     with ExitStack() as stack:
-        sessions = []
-        for tester in topology.testers:
-            session = stack.enter_context(EbpfSession(topology.tester(tester.name), profile))
-            clock = tester.clock
-            if clock.offset_ns or clock.drift_shift:
-                session.tester.set_clock(clock.offset_ns, clock.drift_shift,
-                                         time.monotonic_ns())
-            sessions.append((tester.name, session))
-        runner = EbpfGroupRunner(topology, profile, sessions)
-        try:
-            yield runner
-        finally:
-            runner.close()
+        members = [(_remote_member if tester.reach.agent else _local_member)(
+            stack, topology, profile, tester, run_value) for tester in topology.testers]
+        yield EbpfGroupRunner(topology, profile, members)

@@ -1,0 +1,179 @@
+"""A tester agent: a host's OTG server (`p4tester otg`) also serves, under AGENT_PATH,
+what a controller's trial loop reads and writes of one tester of several
+(docs/several-testers.md): its trial target (targets.ebpf.trials) and its side of the
+clock probes (targets.ebpf.probes). An eBPF tester needs its host's kernel, so a
+controller elsewhere reaches it only through such an agent.
+
+POST AGENT_PATH/open with the controller's topology and profile (their YAML text),
+the tester's name and the run value loads the program onto that tester's ports; POST
+AGENT_PATH/call/<method> with {"args": [...]} (tester.agent_codec) calls one of
+METHODS; POST AGENT_PATH/close unloads it. One tester per agent, opened by one
+controller at a time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+import yaml
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.profile import Profile, StreamConfig, profile_from_dict
+from p4tester.config.topology import Topology, topology_from_dict
+from p4tester.experiments.runner import TrialSpec
+from p4tester.targets.ebpf.probes import EbpfProbeSide
+from p4tester.targets.ebpf.session import EbpfSession
+from p4tester.targets.ebpf.trials import EbpfTrials
+from p4tester.tester.agent_codec import decode, encode
+from p4tester.tester.trial_loop import ArmedTrial
+
+AGENT_PATH: Final = "/p4tester/agent"
+# What the trial loop asks of a target without arguments: sent once, at open.
+PROPERTIES: Final = ("poll_s", "drain_s", "settle_s", "settle_max_s", "host_bound",
+                     "dut_between", "queues_input")
+
+
+class AgentError(ValueError):
+    """A request the agent refuses: its message says why and what to do."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class _Opened:
+    """An opened tester: its trial target, its probe side, the profile, and what
+    closes them."""
+
+    trials: Any  # targets.ebpf.trials.EbpfTrials (or a test's stand-in)
+    probes: Any  # targets.ebpf.probes.EbpfProbeSide
+    profile: Profile
+    close: Callable[[], None]
+    armed: ArmedTrial | None = None
+
+    def stream(self, stream_id: int) -> StreamConfig:
+        found = next((s for s in self.profile.streams if s.id == stream_id), None)
+        if found is None:
+            raise AgentError(f"stream {stream_id} is not in the profile")
+        return found
+
+
+Opener = Callable[[Topology, Profile, str, int], _Opened]
+
+
+def open_ebpf(topology: Topology, profile: Profile, name: str, run_value: int) -> _Opened:
+    """The program loaded onto tester `name`'s ports of this host, its clock set."""
+    member = next((t for t in topology.testers if t.name == name), None)
+    if member is None:
+        raise AgentError(f"the topology has no tester {name!r}")
+    session = EbpfSession(topology.tester(name), profile)
+    session.open()
+    try:
+        if member.clock.offset_ns or member.clock.drift_shift:
+            session.tester.set_clock(member.clock.offset_ns, member.clock.drift_shift,
+                                     time.monotonic_ns())
+        trials = EbpfTrials(session, run_value, whole=topology)
+        probes = EbpfProbeSide(name, session, run_value)
+    except BaseException:
+        session.close()
+        raise
+
+    def close() -> None:
+        trials.close()
+        probes.close()
+        session.close()
+
+    return _Opened(trials, probes, profile, close)
+
+
+class TesterAgent:
+    """The one tester this agent opened for a controller. Mutable: it keeps the
+    opened tester, and the trial armed last (the loop's later calls are about it)."""
+
+    def __init__(self, opener: Opener = open_ebpf) -> None:
+        self._opener = opener
+        self._opened: _Opened | None = None
+
+    def open(self, document: object) -> dict[str, Any]:
+        if not isinstance(document, dict) or not {"topology", "profile", "tester",
+                                                  "run_value"} <= set(document):
+            raise AgentError("open needs {topology, profile, tester, run_value}: the "
+                             "controller's topology and profile as YAML text")
+        if self._opened is not None:
+            raise AgentError("this agent's tester is open for another run: close it first "
+                             "(POST .../close), or wait for that run to end", status=409)
+        try:
+            topology_data = yaml.safe_load(str(document["topology"]))
+            profile_data = yaml.safe_load(str(document["profile"]))
+        except yaml.YAMLError as unread:
+            raise AgentError(f"the topology or profile sent is not YAML: {unread}") from None
+        topology = topology_from_dict(topology_data,
+                                      str(document.get("topology_source", "topology")))
+        profile = profile_from_dict(profile_data, str(document.get("profile_source", "profile")))
+        self._opened = self._opener(topology, profile, str(document["tester"]),
+                                    int(document["run_value"]))
+        return {name: encode(getattr(self._opened.trials, name)) for name in PROPERTIES}
+
+    def close(self) -> None:
+        opened, self._opened = self._opened, None
+        if opened is not None:
+            opened.close()
+
+    def call(self, method: str, args: list[Any]) -> Any:
+        opened = self._opened
+        if opened is None:
+            raise AgentError("no tester is open here: POST .../open first", status=409)
+        handler = _METHODS.get(method)
+        if handler is None:
+            raise AgentError(f"unknown method {method!r}; known: {', '.join(sorted(_METHODS))}",
+                             status=404)
+        try:
+            return encode(handler(opened, *[decode(arg) for arg in args]))
+        except (ConfigError, ValueError, TypeError) as refused:
+            raise AgentError(str(refused)) from None
+
+
+def _armed(opened: _Opened) -> ArmedTrial:
+    if opened.armed is None:
+        raise AgentError("no trial is armed here: call arm first", status=409)
+    return opened.armed
+
+
+def _arm(opened: _Opened, spec: TrialSpec) -> ArmedTrial:
+    opened.armed = opened.trials.arm(spec)
+    return opened.armed
+
+
+def _probe(opened: _Opened, source: int, probe_id: int) -> StreamConfig:
+    return replace(opened.stream(source), id=probe_id)
+
+
+_METHODS: Final[dict[str, Callable[..., Any]]] = {
+    "port_names": lambda o: dict(o.trials.port_names()),
+    "read_ports": lambda o: o.trials.read_ports(),
+    "read_program": lambda o: o.trials.read_program(),
+    "read_arrivals": lambda o: o.trials.read_arrivals(),
+    "arm": _arm,
+    "start": lambda o, spec: o.trials.start(_armed(o), spec),
+    "retune": lambda o, rates: o.trials.retune(_armed(o), rates),
+    "read_sent": lambda o, senders: dict(o.trials.read_sent(senders)),
+    "read_received": lambda o, ids: dict(o.trials.read_received(ids)),
+    "set_tx_clock_correction": lambda o, sid, ns: o.trials.set_tx_clock_correction(sid, ns),
+    "stop": lambda o: o.trials.stop(_armed(o)),
+    "rx_kinds": lambda o, before, after: o.trials.rx_kinds(before, after),
+    "widen_latency_bins": lambda o, edges: o.trials.widen_latency_bins(tuple(edges)),
+    "stream_stats": lambda o, spec, before, after: o.trials.stream_stats(_armed(o), spec,
+                                                                         before, after),
+    "extras": lambda o, streams, before, after: o.trials.extras(_armed(o), streams, before,
+                                                                after),
+    "expect_probe": lambda o, source, pid: o.probes.expect_probe(_probe(o, source, pid)),
+    "send_probe": lambda o, source, pid, frames, rate, correction: o.probes.send_probe(
+        _probe(o, source, pid), frames, rate, correction),
+    "probe_minimum": lambda o, pid: o.probes.probe_minimum(pid),
+    "end_probe": lambda o, pid: o.probes.end_probe(pid),
+}
+METHODS: Final = tuple(sorted(_METHODS))
