@@ -23,6 +23,8 @@ Exit codes: 0 ok; 1 some trials invalid; 2 bad input; 3 switch unavailable;
 from __future__ import annotations
 
 import argparse
+import faulthandler
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -52,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # `kill -USR1 PID` writes every thread's stack to stderr: what a run that does not
+    # end (after Ctrl-C, say) is waiting for, without stopping it.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     parser = build_parser()
     args = parser.parse_args(argv)
     as_json = bool(getattr(args, "json", False))
