@@ -23,6 +23,7 @@ Exit codes: 0 ok; 1 some trials invalid; 2 bad input; 3 switch unavailable;
 from __future__ import annotations
 
 import argparse
+import contextlib
 import faulthandler
 import signal
 import sys
@@ -56,7 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     # `kill -USR1 PID` writes every thread's stack to stderr: what a run that does not
     # end (after Ctrl-C, say) is waiting for, without stopping it.
-    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    if sys.__stderr__ is not None:
+        with contextlib.suppress(OSError, ValueError):  # a stderr without a descriptor
+            faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)
     parser = build_parser()
     args = parser.parse_args(argv)
     as_json = bool(getattr(args, "json", False))
