@@ -13,7 +13,6 @@ controller at a time.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Final
@@ -24,9 +23,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig, profile_from_dict
 from p4tester.config.topology import Topology, topology_from_dict
 from p4tester.experiments.runner import TrialSpec
-from p4tester.targets.ebpf.probes import EbpfProbeSide
-from p4tester.targets.ebpf.session import EbpfSession
-from p4tester.targets.ebpf.trials import EbpfTrials
+from p4tester.targets.ebpf.local_tester import open_local_tester
 from p4tester.tester.agent_codec import decode, encode
 from p4tester.tester.trial_loop import ArmedTrial
 
@@ -70,24 +67,8 @@ def open_ebpf(topology: Topology, profile: Profile, name: str, run_value: int) -
     member = next((t for t in topology.testers if t.name == name), None)
     if member is None:
         raise AgentError(f"the topology has no tester {name!r}")
-    session = EbpfSession(topology.tester(name), profile)
-    session.open()
-    try:
-        if member.clock.offset_ns or member.clock.drift_shift:
-            session.tester.set_clock(member.clock.offset_ns, member.clock.drift_shift,
-                                     time.monotonic_ns())
-        trials = EbpfTrials(session, run_value, whole=topology)
-        probes = EbpfProbeSide(name, session, run_value)
-    except BaseException:
-        session.close()
-        raise
-
-    def close() -> None:
-        trials.close()
-        probes.close()
-        session.close()
-
-    return _Opened(trials, probes, profile, close)
+    local = open_local_tester(topology, profile, member, run_value)
+    return _Opened(local.trials, local.probes, profile, local.close)
 
 
 class TesterAgent:

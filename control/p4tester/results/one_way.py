@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from p4tester.results.model import TrialResult
-from p4tester.results.tables import Column, _fixed, _write_csv, render_table
+from p4tester.results.tables import Column, fixed_text, render_table, write_csv
 
 CLOCKS_HEADER = ("experiment", "trial_index", "tester_a", "tester_b", "offset_us",
                  "end_offset_us", "uncertainty_us", "drift_ppm", "probe_rounds",
@@ -31,12 +31,12 @@ def one_way_table(trial: TrialResult) -> str:
         sender, receiver = record.direction(stream.stream_id) or ("", "")
         latency = stream.latency
         rows.append([str(stream.stream_id), sender, receiver, str(stream.rx_frames),
-                     str(stream.lost), _fixed(latency.min_us if latency else None, 1),
-                     _fixed(latency.avg_us if latency else None, 1),
-                     _fixed(latency.max_us if latency else None, 1),
-                     _fixed(latency.p99_us if latency else None, 1),
-                     _fixed(latency.jitter_us if latency else None, 1),
-                     _fixed(record.uncertainty_us, 1)])
+                     str(stream.lost), fixed_text(latency.min_us if latency else None, 1),
+                     fixed_text(latency.avg_us if latency else None, 1),
+                     fixed_text(latency.max_us if latency else None, 1),
+                     fixed_text(latency.p99_us if latency else None, 1),
+                     fixed_text(latency.jitter_us if latency else None, 1),
+                     fixed_text(record.uncertainty_us, 1)])
     lines = [record.describe() for record in trial.clocks]
     return "\n".join([*lines, render_table(columns, rows)]) if rows else "\n".join(lines)
 
@@ -47,4 +47,4 @@ def write_clocks_csv(trials: Iterable[TrialResult], path: Path | str) -> Path | 
              c.uncertainty_us, c.drift_ppm, c.exchanges, c.start_skew_ms,
              " ".join(map(str, c.a_to_b)), " ".join(map(str, c.b_to_a)), c.jump]
             for trial in trials for c in trial.clocks]
-    return _write_csv(path, CLOCKS_HEADER, rows) if rows else None
+    return write_csv(path, CLOCKS_HEADER, rows) if rows else None

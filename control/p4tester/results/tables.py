@@ -209,7 +209,7 @@ def _csv_cell(value: Cell) -> str:
     return str(value)
 
 
-def _write_csv(path: Path | str, header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> Path:
+def write_csv(path: Path | str, header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as stream:
@@ -287,7 +287,7 @@ def write_trials_csv(trials: Iterable[TrialResult], path: Path | str) -> Path:
             ]
         )
     header = [*TRIAL_COLUMNS, *(LABEL_PREFIX + key for key in label_keys)]
-    return _write_csv(path, header, rows)
+    return write_csv(path, header, rows)
 
 
 def _reference_cells(reference: ReferenceLatency | None) -> list[Cell]:
@@ -345,7 +345,7 @@ def _stream_row(trial: TrialResult, stream: StreamStats) -> list[Cell]:
 def write_streams_csv(trials: Iterable[TrialResult], path: Path | str) -> Path:
     """One row per stream per trial (STREAM_COLUMNS)."""
     rows = [_stream_row(trial, stream) for trial in trials for stream in trial.streams]
-    return _write_csv(path, STREAM_COLUMNS, rows)
+    return write_csv(path, STREAM_COLUMNS, rows)
 
 
 RECEIVER_COLUMNS: Final = (
@@ -384,7 +384,7 @@ def write_receivers_csv(trials: Iterable[TrialResult], path: Path | str) -> Path
     (RECEIVER_COLUMNS); nothing written (None) when no stream is."""
     rows = [_receiver_row(trial, stream, receiver) for trial in trials
             for stream in trial.streams for receiver in stream.receivers]
-    return _write_csv(path, RECEIVER_COLUMNS, rows) if rows else None
+    return write_csv(path, RECEIVER_COLUMNS, rows) if rows else None
 
 
 def receivers_table(trial: TrialResult) -> str:
@@ -408,11 +408,11 @@ def receivers_table(trial: TrialResult) -> str:
             rows.append([
                 str(stream.stream_id), _receive_mode(stream), str(receiver.port),
                 str(stream.tx_frames), str(receiver.rx_frames),
-                _MISSING if lost is None else str(lost), _fixed(share, 2),
+                _MISSING if lost is None else str(lost), fixed_text(share, 2),
                 str(receiver.reordered), str(receiver.duplicates),
-                _fixed(latency.min_us if latency else None, 1),
-                _fixed(latency.avg_us if latency else None, 1),
-                _fixed(latency.max_us if latency else None, 1)])
+                fixed_text(latency.min_us if latency else None, 1),
+                fixed_text(latency.avg_us if latency else None, 1),
+                fixed_text(latency.max_us if latency else None, 1)])
     notes = []
     for stream in several:
         if stream.replicated:
@@ -448,7 +448,7 @@ def write_throughput_csv(points: Iterable[ThroughputPoint], path: Path | str) ->
          p.ndr_tester_limited, p.pdr_tester_limited, *_intended_pps_cells(p)]
         for p in points
     ]
-    return _write_csv(path, THROUGHPUT_COLUMNS, rows)
+    return write_csv(path, THROUGHPUT_COLUMNS, rows)
 
 
 # ---- terminal --------------------------------------------------------------------------
@@ -487,7 +487,7 @@ def render_table(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> st
 _MISSING: Final = "-"
 
 
-def _fixed(value: float | None, digits: int) -> str:
+def fixed_text(value: float | None, digits: int) -> str:
     return _MISSING if value is None else f"{value:.{digits}f}"
 
 
@@ -637,9 +637,9 @@ def trials_table(trials: Iterable[TrialResult]) -> str:
                 str(trial.lost),
                 f"{trial.loss_ratio * 100.0:.4f}",
                 losing_streams_text(trial.losing_streams),
-                _fixed(latency.min_us if latency else None, 1),
-                _fixed(latency.avg_us if latency else None, 1),
-                _fixed(latency.max_us if latency else None, 1),
+                fixed_text(latency.min_us if latency else None, 1),
+                fixed_text(latency.avg_us if latency else None, 1),
+                fixed_text(latency.max_us if latency else None, 1),
                 _percentile_text(latency, P99),
                 _MISSING if trial.host_load is None else f"{trial.host_load.load_1m:.2f}",
                 _status(trial),

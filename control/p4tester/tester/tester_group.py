@@ -174,6 +174,7 @@ class TesterGroup:
     def __post_init__(self) -> None:
         self.roles = StreamRoles.of(self.streams, self.members)
         self.port_owners = {port: m.name for m in self.members for port in m.ports}
+        self.by_name = {m.name: m for m in self.members}
 
     # ---- what the loop asks of a target ------------------------------------
     @property
@@ -270,15 +271,16 @@ class TesterGroup:
     def _correct_stamps(self) -> None:
         """Each stream between two testers is stamped on its receiver's clock: its
         offset from the sender's now, as the start's estimate and the drift predict."""
-        members = {m.name: m for m in self.members}
         now_ns = self.clock() * 1e9
-        for stream in self.streams:
-            sender, receiver = self.roles.senders[stream.id], self.roles.receivers[stream.id]
-            if sender == receiver:
-                continue
-            offset = self._offset_ns(sender, receiver, now_ns)
-            if offset is not None:
-                members[sender].target.set_tx_clock_correction(stream.id, round(offset))
+        for member, armed in self._armed.items():
+            # The trial's streams only: each correction is a write (a request to an agent).
+            for sender in armed.senders:
+                receiver = self.roles.receivers[sender.key]
+                offset = (self._offset_ns(member, receiver, now_ns)
+                          if receiver != member else None)
+                if offset is not None:
+                    self.by_name[member].target.set_tx_clock_correction(sender.key,
+                                                                         round(offset))
 
     def _predicted(self, pair: tuple[str, str], at_ns: float) -> float:
         """b's clock minus a's at host time at_ns, from the start's estimate on."""

@@ -7,7 +7,6 @@ one (config.testers)."""
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
@@ -22,9 +21,7 @@ from p4tester.experiments.errors import TesterUnanswered
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.lab.dut_counters import dut_counters_for
 from p4tester.results.model import TrialResult
-from p4tester.targets.ebpf.probes import EbpfProbeSide
-from p4tester.targets.ebpf.session import EbpfSession
-from p4tester.targets.ebpf.trials import EbpfTrials
+from p4tester.targets.ebpf.local_tester import open_local_tester
 from p4tester.targets.remote_tester import RemoteTester
 from p4tester.tester.clock_probes import ProbePath
 from p4tester.tester.tester_group import GroupMember, GroupPath, TesterGroup
@@ -103,15 +100,10 @@ class EbpfGroupRunner:
 
 def _local_member(stack: ExitStack, topology: Topology, profile: Profile,
                   tester: TesterSwitch, run_value: int) -> GroupMember:
-    session = stack.enter_context(EbpfSession(topology.tester(tester.name), profile))
-    clock = tester.clock
-    if clock.offset_ns or clock.drift_shift:
-        session.tester.set_clock(clock.offset_ns, clock.drift_shift, time.monotonic_ns())
-    trials = EbpfTrials(session, run_value, whole=topology)
-    stack.callback(trials.close)
-    probes = EbpfProbeSide(tester.name, session, run_value)
-    stack.callback(probes.close)
-    return GroupMember(tester.name, trials, probes, frozenset(session.port_numbers))
+    local = open_local_tester(topology, profile, tester, run_value)
+    stack.callback(local.close)
+    return GroupMember(tester.name, local.trials, local.probes,
+                       frozenset(local.session.port_numbers))
 
 
 def _remote_member(stack: ExitStack, topology: Topology, profile: Profile,

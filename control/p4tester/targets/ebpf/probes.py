@@ -9,10 +9,9 @@ from typing import Final
 from p4tester.config.profile import StreamConfig
 from p4tester.dataplane.constants import IP_VERSION_4, IP_VERSION_6
 from p4tester.dataplane.headers import epoch_flags
-from p4tester.streams.template import FrameSpec, build_template, offset_of_tester_header
-from p4tester.targets.ebpf.generator_tag import tag_template
 from p4tester.targets.ebpf.sender import TemplateSender
 from p4tester.targets.ebpf.session import EbpfSession
+from p4tester.targets.ebpf.trials import stream_frame, tagged
 
 # The epoch probes carry: the checker's expectation is the probe's own, so any will do.
 PROBE_EPOCH: Final = 0
@@ -45,12 +44,7 @@ class EbpfProbeSide:
                    correction_ns: int) -> None:
         session, tester = self.session, self.session.tester
         size = min(probe.size_in(size) for size in session.profile.frame_sizes)
-        frame = build_template(FrameSpec(stream_id=probe.id, frame_size=size,
-                                         addresses=probe.addresses, epoch=PROBE_EPOCH,
-                                         run=self.run_value,
-                                         encapsulation=probe.encapsulation))
-        template = tag_template(frame, probe.id, offset_of_tester_header(probe.encapsulation),
-                                probe.tx_port)
+        template = tagged(probe, stream_frame(probe, size, PROBE_EPOCH, self.run_value))
         tester.clear_stream(probe.id)
         tester.set_tx_clock_correction(probe.id, correction_ns)
         tester.set_replication(probe.id, session.pipeline.ifindex(

@@ -184,6 +184,19 @@ class EbpfStreamPlan:
                     repay_window_s=POLL_S, cycle=self.cycle)
 
 
+def stream_frame(stream: StreamConfig, size: int, epoch: int, run: int) -> bytes:
+    """A frame of the stream in a trial (its epoch) of a run (its run value)."""
+    return build_template(FrameSpec(stream_id=stream.id, frame_size=size,
+                                    addresses=stream.addresses, epoch=epoch, run=run,
+                                    encapsulation=stream.encapsulation))
+
+
+def tagged(stream: StreamConfig, frame: bytes) -> bytes:
+    """A frame of the stream as the sender writes it into the generator interface."""
+    return tag_template(frame, stream.id, offset_of_tester_header(stream.encapsulation),
+                        stream.tx_port)
+
+
 def switch_time_us() -> int:
     """The program's clock (CLOCK_MONOTONIC) in the trial loop's units, as BMv2 gives
     its own: microseconds, wrapping at 2^SWITCH_CLOCK_BITS."""
@@ -367,14 +380,9 @@ class EbpfTrials:
                 budget, pps = shaped.budget, shaped.budget / spec.duration_s
                 steps = tuple((step.start_s, float(rate))
                               for step, rate in zip(schedule.steps, shaped.rates_pps, strict=True))
-            frame = build_template(FrameSpec(stream_id=stream.id, frame_size=size,
-                                             addresses=stream.addresses, epoch=epoch,
-                                             run=self.run_value,
-                                             encapsulation=stream.encapsulation))
-            at = offset_of_tester_header(stream.encapsulation)
-            template = tag_template(frame, stream.id, at, stream.tx_port)
-            cycle = tuple(tag_template(f, stream.id, at, stream.tx_port)
-                          for f in flow_frames(stream, frame))
+            frame = stream_frame(stream, size, epoch, self.run_value)
+            template = tagged(stream, frame)
+            cycle = tuple(tagged(stream, f) for f in flow_frames(stream, frame))
             plans.append(EbpfStreamPlan(stream, pps, budget, copies, template, steps,
                                         bursts=stream.id in bursts, cycle=cycle))
         self._plans = tuple(plans)
