@@ -5,6 +5,7 @@ generated; docs/tofino.md's figures are checked by the Tofino build.)"""
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dataclasses
 import io
@@ -51,8 +52,9 @@ from p4tester.targets.ebpf.trials import TEMPLATE_PPS
 from p4tester.targets.tofino.names import MAX_STREAMS as TOFINO_MAX_STREAMS
 from p4tester.tester.clock_offset import KEPT_SHARE, MAX_DRIFT_PPM
 from p4tester.tester.clock_probes import PROBE_BIAS, PROBE_FRAMES, PROBE_PPS, PROBE_ROUNDS
+from p4tester.tester.group_clocks import DRIFT_BASELINE_S
+from p4tester.tester.group_flows import CORRECT_S
 from p4tester.tester.settle import SETTLE_READ_S
-from p4tester.tester.tester_group import DRIFT_BASELINE_S
 from p4tester.tester.trial_loop import IDLE_MAX_S, IDLE_READ_S
 
 REPO = Path(__file__).resolve().parents[2]
@@ -148,6 +150,15 @@ def _profile_pdr(path: str) -> str:
     return g(float(search["pdr_loss_ratio"]) * 100)
 
 
+def _lab_constant(path: str, name: str) -> object:
+    """A module-level constant of a lab test, read without importing the lab's module."""
+    for node in ast.parse((REPO / path).read_text()).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] \
+                == [name]:
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"{path} has no constant {name}")
+
+
 def _fdb_max_learned(path: str) -> str:
     dut = yaml_file(path)["dut"]
     assert isinstance(dut, dict)
@@ -165,6 +176,11 @@ FACTS = [
          lambda: ({1.0: "one"}[DRIFT_BASELINE_S],)),
     Fact("docs/several-testers.md", r"at every poll of the trial \(every ([\d.]+) s\)",
          lambda: (g(EBPF_POLL_S),)),
+    Fact("docs/several-testers.md", r"their stamps follow the drift every ([\d.]+) s",
+         lambda: (g(CORRECT_S),)),
+    Fact("docs/several-testers.md", r"sends (\d+) frames each way at (\d+) frames/s",
+         lambda: tuple(str(_lab_constant("control/tests_ebpf/test_several_testers.py", name))
+                       for name in ("OTG_FLOW_FRAMES", "OTG_FLOW_PPS"))),
     Fact("docs/several-testers.md", r"moved more than (\d+) ppm of\s+drift",
          lambda: (g(MAX_DRIFT_PPM),)),
     Fact("docs/several-testers.md", r"keeps the (\w+) of the rounds with the shortest",

@@ -15,6 +15,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.topology import load_topology
 from p4tester.p4rt import CounterValue
+from p4tester.targets.ebpf import flows as flows_module
 from p4tester.targets.ebpf.flows import EbpfFlowEngine
 from p4tester.tester.flow_engine import FlowPlan
 
@@ -56,6 +57,12 @@ class FakeTester:
 
     def set_replication(self, stream: int, ifindex: int, copies: int) -> None:
         self.calls.append(f"replicate {stream} x{copies} to {ifindex}")
+
+    def set_tx_clock_correction(self, stream: int, correction_ns: int) -> None:
+        self.calls.append(f"stamp {stream} {correction_ns:+d}")
+
+    def start_stream(self, stream: int, **what: Any) -> None:
+        self.calls.append(f"start {stream} frames {what['frames']}")
 
 
 class FakePipeline:
@@ -111,8 +118,36 @@ def test_each_flow_is_expected_cleared_and_replicated_for_its_rate() -> None:
     # 30 000 frames/s beside another flow: ceil(30 000 x 2 / 10 000) = 6 copies per
     # template; 100 frames/s: 1. Both out of port 1 (ifindex 101 here).
     assert session.tester.calls == [
-        "stop 0", "expect 0 run 9 rx 2", "clear 0", "replicate 0 x6 to 101",
-        "stop 1", "expect 1 run 9 rx 2", "clear 1", "replicate 1 x1 to 101"]
+        "stop 0", "expect 0 run 9 rx 2", "clear 0", "stamp 0 +0", "replicate 0 x6 to 101",
+        "stop 1", "expect 1 run 9 rx 2", "clear 1", "stamp 1 +0", "replicate 1 x1 to 101"]
+
+
+def test_one_tester_of_several_sends_its_flows_and_checks_the_others(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A member of a group (tester.group_flows) has port 1 only: it generates the flow
+    out of port 1 (stamped on its own clock until the group corrects it) and checks
+    the flow arriving on port 1; the other tester's parts are not written here."""
+    streams = (StreamConfig(id=0, tx_port=1, rx_port=2), StreamConfig(id=2, tx_port=2, rx_port=1))
+    session = FakeSession(Profile(name="otg", streams=streams), port_numbers=(1,))
+    flows_engine = EbpfFlowEngine(load_topology(TOPOLOGY), session.profile,
+                                  push_pipeline=False, session=session)  # type: ignore[arg-type]
+    flows = (FlowPlan(streams[0], 30_000, 1000, bytes(FRAME)),
+             FlowPlan(streams[1], 30_000, 1000, bytes(FRAME)))
+    fed: list[int] = []
+    monkeypatch.setattr(flows_module, "sender_thread",
+                        lambda sender, feeds, stop, done: fed.append(len(feeds)))
+    monkeypatch.setattr(flows_module, "tag_template", lambda frame, *where: frame)
+    flows_engine.expect(flows, epoch=0, run_value=9)
+    flows_engine._sender = object()  # type: ignore[assignment]  # fed, never written to
+    flows_engine.start(flows, epoch=0, run_value=9)
+    flows_engine.stop_flow(0)
+    # 30 000 frames/s, the one flow sent here: ceil(30 000 / 10 000) = 3 copies.
+    assert session.tester.calls == [
+        "stop 0", "clear 0", "stamp 0 +0", "replicate 0 x3 to 101",
+        "stop 2", "expect 2 run 9 rx 1", "clear 2",
+        "start 0 frames 1000", "stop 0"]
+    assert fed == [1]  # one feed: flow 0's templates
+    assert flows_engine.run_values_in_use() == frozenset({9})
 
 
 def test_random_sizes_are_refused_before_the_program_loads() -> None:

@@ -59,10 +59,11 @@ class FakeDriver:
         self.config = config
         self.started = ()
 
-    def start(self, flows: tuple[MappedFlow, ...]) -> None:
+    def start(self, flows: tuple[MappedFlow, ...]) -> list[str]:
         self.calls.append("start")
         self.started = flows
         self.transmitting = True
+        return []
 
     def stop(self) -> None:
         self.calls.append("stop")

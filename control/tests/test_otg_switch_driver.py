@@ -193,7 +193,8 @@ def setup() -> tuple[SwitchDriver, FakeDataplane, MappedConfig]:
         sessions.append(FakeSession(dataplane, _topology, profile))
         return sessions[-1]
 
-    def engine(_topology: Topology, profile: Profile, *, push_pipeline: bool) -> Any:
+    def engine(_topology: Topology, profile: Profile, *, push_pipeline: bool,
+               otg_config: object) -> Any:
         return Bmv2FlowEngine(_topology, profile, push_pipeline=push_pipeline,
                               session_factory=session, ports=ports[0])
 
@@ -449,7 +450,8 @@ def test_a_flow_of_two_sizes_sends_each_budget_and_reads_as_one_flow() -> None:
     ports[:] = [FakePorts(dataplane)]
     sessions.clear()
 
-    def engine(_topology: Topology, profile: Profile, *, push_pipeline: bool) -> Any:
+    def engine(_topology: Topology, profile: Profile, *, push_pipeline: bool,
+               otg_config: object) -> Any:
         def session(_t: Topology, _p: Profile, *, push_pipeline: bool) -> Any:
             sessions.append(FakeSession(dataplane, _t, _p))
             return sessions[-1]

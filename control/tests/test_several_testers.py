@@ -27,7 +27,7 @@ from p4tester.results.serialize import SCHEMA_VERSION, trial_from_dict, trial_to
 from p4tester.runs.describe import describe
 from p4tester.runs.flow_engines import flow_engine
 from p4tester.streams.shapes import ShapeKind, TrafficShape
-from p4tester.targets.ebpf.group import probe_paths
+from p4tester.targets.ebpf.group import probe_pairs, probe_paths
 from p4tester.targets.ebpf.tester import clock_setting_cell, simulated_stamp
 from p4tester.tester.clock_probes import (
     PROBE_BIAS,
@@ -297,19 +297,23 @@ def test_probe_paths_copy_a_stream_each_way_under_free_ids() -> None:
     a, b = probe_pair(world)
     members = (GroupMember("west", FakeMember({1}), a, frozenset({1})),
                GroupMember("east", FakeMember({2}), b, frozenset({2})))
-    (path,) = probe_paths(topology(), profile, members)
+    (path,) = probe_paths(probe_pairs(topology(), profile), members)
+    assert path.probes.a is a and path.probes.b is b
     assert (path.a, path.b) == ("west", "east")
     assert (path.probes.forward.id, path.probes.forward.tx_port) == (62, 1)
     assert (path.probes.reverse.id, path.probes.reverse.tx_port) == (61, 2)
     one_way = profile_from_dict({"name": "p", "streams": [
         {"id": 0, "tx_port": 1, "rx_port": 2}]}, "p.yaml")
     with pytest.raises(ConfigError) as refused:
-        probe_paths(topology(), one_way, members)
-    assert str(refused.value) == (
-        "p.yaml: stream 0 runs from tester west to east, and no stream runs back from east "
-        "to west: the clocks' offset is measured with probes both ways, copies of a stream "
-        "each way. Add a stream from port 2 to port 1 (any rate; its addresses the other "
-        "way round)")
+        probe_pairs(topology(), one_way)
+    assert str(refused.value) == ONE_WAY_REFUSED
+
+
+ONE_WAY_REFUSED = (
+    "p.yaml: stream 0 runs from tester west to east, and no stream runs back from east "
+    "to west: the clocks' offset is measured with probes both ways, copies of a stream "
+    "each way. Add a stream from port 2 to port 1 (in OTG, a flow; any rate; its "
+    "addresses the other way round)")
 
 
 # ---- the group ---------------------------------------------------------------------
@@ -481,7 +485,7 @@ def arm_drifting(world: World, clock: Clock,
         real_sleep(seconds)
         world.offsets["east"] += round(seconds * 20_000)
 
-    tester_group.sleep = drifting
+    tester_group.clocks.sleep = drifting
     armed = tester_group.arm(SPEC)
     assert world.offsets["east"] == start + 20_000
     return start + 20_000, armed
@@ -597,15 +601,14 @@ def test_validate_says_which_tester_each_port_belongs_to() -> None:
                                  {"port": 2, "line_rate_bps": 25e6, "tester": "east"}]
 
 
-def test_otg_flows_across_testers_are_refused_with_the_way_out() -> None:
+def test_otg_flows_one_way_between_testers_are_refused_before_anything_loads() -> None:
+    """OTG flows across testers need a flow back for the clocks' probes: refused, with
+    the way out, before a tester is opened (no program, no lab needed here)."""
     profile = profile_from_dict({"name": "p", "streams": [
-        {"id": 0, "tx_port": 1, "rx_port": 2}]}, "p")
+        {"id": 0, "tx_port": 1, "rx_port": 2}]}, "p.yaml")
     with pytest.raises(ConfigError) as refused:
-        flow_engine(topology(), profile, push_pipeline=False)
-    assert str(refused.value) == (
-        "two.yaml: OTG flows run on one tester for now, not across several (testers: west, "
-        "east); run the experiment from the CLI or the dashboard, or serve OTG on a topology "
-        "of one tester")
+        flow_engine(topology(), profile, push_pipeline=False, otg_config={})
+    assert str(refused.value) == ONE_WAY_REFUSED
 
 
 def test_the_testers_shaped_senders_step_together_in_one_schedule() -> None:

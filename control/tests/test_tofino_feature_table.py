@@ -179,7 +179,7 @@ def capture_frames(chip: str) -> bool:
 
 def otg_flows(chip: str) -> bool:
     try:
-        flow_engine(_topology(chip), _profile(ONE), push_pipeline=False)
+        flow_engine(_topology(chip), _profile(ONE), push_pipeline=False, otg_config={})
     except ConfigError:
         return False
     return True

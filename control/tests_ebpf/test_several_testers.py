@@ -7,9 +7,11 @@ host's one clock: the true delays). Docs: docs/several-testers.md."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,8 +38,11 @@ from capture import (  # type: ignore[import-not-found]
     capture_received,
     capture_sent,
     frame_latencies_us,
+    stream_frames_by_epoch,
     stream_times,
 )
+from served import ServerProcess  # type: ignore[import-not-found]
+from snappi_spread import CLIENT_S, client_python  # type: ignore[import-not-found]
 
 TOPOLOGY = REPO / "topologies" / "ebpf-two-testers-bridge.yaml"
 PROFILE = REPO / "topologies" / "profiles" / "two-testers.yaml"
@@ -425,3 +430,134 @@ def test_an_agent_stopped_mid_run_ends_it_with_its_reason(
     assert "Traceback" not in stderr, stderr
     finished = [t for t in trial_records(out) if t["valid"]]
     assert len(finished) >= 2 and all(len(t["clocks"]) == 1 for t in finished)
+
+
+# ---- OTG across agents ---------------------------------------------------------------
+OTG_FLOW_FRAMES = 4000
+OTG_FLOW_PPS = 2000  # each way: well under the bucket's 20 833 frames/s
+OTG_FRAME_SIZE = 128
+OTG_SCRIPT = textwrap.dedent("""
+    import json, sys, time
+    import snappi
+    url, west, east, count, pps, size = sys.argv[1:7]
+    api = snappi.api(location=url, verify=False, version_check=True)
+    c = api.config()
+    # A tester reached through an agent: "host:port;N"; one in the server's process: "N".
+    p1 = c.ports.add(name="p1", location=west + ";1" if west else "1")
+    p2 = c.ports.add(name="p2", location=east + ";2" if east else "2")
+    for name, tx, rx, mac in (("west-east", p1, p2, "02:00:00:00:0e:01"),
+                              ("east-west", p2, p1, "02:00:00:00:0e:02")):
+        f = c.flows.add(name=name)
+        f.tx_rx.port.tx_name = tx.name
+        f.tx_rx.port.rx_names = [rx.name]
+        f.duration.fixed_packets.packets = int(count)
+        f.rate.pps = int(pps)
+        f.size.fixed = int(size)
+        f.metrics.enable = True
+        f.metrics.latency.enable = True
+        eth, ip, udp = f.packet.ethernet().ipv4().udp()
+        eth.src.value = mac
+    out = {"config_warnings": list(api.set_config(c).warnings or [])}
+    cs = api.control_state()
+    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
+    out["start_warnings"] = list(api.set_control_state(cs).warnings or [])
+    started = time.monotonic()
+    while time.monotonic() - started < 60:
+        req = api.metrics_request()
+        req.flow.flow_names = []
+        flows = api.get_metrics(req).flow_metrics
+        if all(m.transmit == m.STOPPED for m in flows):
+            break
+        time.sleep(0.2)
+    out["flows"] = {m.name: json.loads(m.serialize()) for m in flows}
+    print(json.dumps(out))
+""")
+
+
+def test_a_snappi_config_with_ports_on_two_agents_counts_as_the_captures(
+        agents_lab: tuple[Path, dict[str, subprocess.Popen[bytes]], dict[str, str]],
+        tmp_path: Path) -> None:
+    """snappi, against the controller's OTG server, names each port by its agent
+    ("host:port;N", as ixia-c names a remote tester's): a flow each way between the
+    two agents' testers. Each flow's counts are the captures' on both ends, its
+    latency the captures' one-way delays within 20 us, and the start says the clocks'
+    offset, the injected one within 20 us."""
+    topology, _, addresses = agents_lab
+    assert_otg_flows_match_captures(topology, addresses["west"], addresses["east"], tmp_path)
+
+
+# East gains 61 us a second: stamps left uncorrected over the flows' 2 s would be 61 us
+# off on average, 3 times the bound; corrected every 0.1 s, at most 6.1 us.
+OTG_DRIFT_PPM = 1e6 / (1 << 14)
+
+
+@pytest.fixture
+def fast_drift_lab(built: Path, tmp_path: Path,
+                   monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.chdir(REPO)
+    with lab_up(_variant(tmp_path, "fast-drift", OTG_DRIFT_PPM), tmp_path / "lab") as topology:
+        yield topology
+
+
+def test_otg_flows_across_testers_follow_a_drifting_clock(fast_drift_lab: Path,
+                                                          tmp_path: Path) -> None:
+    """The two testers in the OTG server's own process, east's clock gaining 61 ppm:
+    the flows' stamps follow the drift while they run, so their one-way latency is
+    still the captures' within 20 us."""
+    assert_otg_flows_match_captures(fast_drift_lab, "", "", tmp_path)
+
+
+def drift_of_lab(topology: Path) -> float:
+    """East's simulated drift in the lab's topology (ppm)."""
+    data = yaml.safe_load(topology.read_text())
+    return float(data["testers"]["east"]["simulated_clock"]["drift_ppm"])
+
+
+def assert_otg_flows_match_captures(topology: Path, west: str, east: str,
+                                    tmp_path: Path) -> None:
+    server = ServerProcess([sys.executable, "-m", "p4tester", "otg", "-t", str(topology)],
+                           REPO, tmp_path / "controller-otg.log")
+    pcaps = {name: tmp_path / f"{name}.pcap" for name in ("tx1", "rx2", "tx2", "rx1")}
+    client_s: float | None = None
+    try:
+        server.wait_listening()
+        with (capture_sent(ifaces.tester_iface(1), pcaps["tx1"]) as tx1,
+              capture_received(ifaces.tester_iface(2), pcaps["rx2"]) as rx2,
+              capture_sent(ifaces.tester_iface(2), pcaps["tx2"]) as tx2,
+              capture_received(ifaces.tester_iface(1), pcaps["rx1"]) as rx1):
+            began = time.monotonic()
+            done = subprocess.run(
+                [str(client_python()), "-c", OTG_SCRIPT, server.url, west, east,
+                 str(OTG_FLOW_FRAMES), str(OTG_FLOW_PPS), str(OTG_FRAME_SIZE)],
+                capture_output=True, text=True, timeout=CLIENT_S, check=False)
+            client_s = time.monotonic() - began
+        assert done.returncode == 0, done.stderr + server.log()
+    finally:
+        server.stop()
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["config_warnings"] == []
+    (clock,) = out["start_warnings"]
+    said = re.fullmatch(r"clock east - west: ([-+][\d.]+) us \+- ([\d.]+) us \(drift "
+                        r"(-?[\d.]+) ppm; \d probe rounds\)", clock)
+    assert said is not None, clock
+    # The drift the stamps follow is judged by the flows' delays against the captures.
+    offset_us = float(said.group(1))
+    # The simulated clock is set when the config loads the testers: by the start, its
+    # drift has added at most the drift over the client's run.
+    drifted_us = drift_of_lab(topology) * (client_s or 0.0)
+    assert INJECTED_OFFSET_US - BOUND_US <= offset_us <= INJECTED_OFFSET_US + drifted_us \
+        + BOUND_US, clock
+    assert [c.dropped_by_capture for c in (tx1, rx2, tx2, rx1)] == [0, 0, 0, 0]
+    for name, stream, sent, received in (("west-east", 0, "tx1", "rx2"),
+                                         ("east-west", 1, "tx2", "rx1")):
+        flow = out["flows"][name]
+        assert (int(flow["frames_tx"]), int(flow["frames_rx"])) == (OTG_FLOW_FRAMES,
+                                                                   OTG_FLOW_FRAMES), flow
+        # The first start's frames carry epoch 0: each flow's, once, on both ends.
+        assert stream_frames_by_epoch(pcaps[sent], stream)[0] == OTG_FLOW_FRAMES
+        assert stream_frames_by_epoch(pcaps[received], stream)[0] == OTG_FLOW_FRAMES
+        delays = list(frame_latencies_us(stream_times(pcaps[sent], stream, 0),
+                                         stream_times(pcaps[received], stream, 0)).values())
+        latency = flow["latency"]
+        assert abs(latency["average_ns"] / 1000 - mean(delays)) <= BOUND_US, (name, latency)
+        assert abs(latency["minimum_ns"] / 1000 - min(delays)) <= BOUND_US, (name, latency)

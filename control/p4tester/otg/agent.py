@@ -9,6 +9,12 @@ the tester's name and the run value loads the program onto that tester's ports; 
 AGENT_PATH/call/<method> with {"args": [...]} (tester.agent_codec) calls one of
 METHODS; POST AGENT_PATH/close unloads it. One tester per agent, opened by one
 controller at a time.
+
+For OTG flows across testers (tester.group_flows) the controller opens with its OTG
+config (`otg_config`, and `drain_s`) instead of a profile: the agent maps it as the
+controller did, so both have the same streams, and the flow_* METHODS drive the
+tester's flow engine (targets.ebpf.flows) beside its trial reads, which check each
+start.
 """
 
 from __future__ import annotations
@@ -23,9 +29,16 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig, profile_from_dict
 from p4tester.config.topology import Topology, topology_from_dict
 from p4tester.experiments.runner import TrialSpec
+from p4tester.targets.ebpf.flows import EbpfFlowEngine
 from p4tester.targets.ebpf.local_tester import open_local_tester
+from p4tester.targets.ebpf.probes import EbpfProbeSide
+from p4tester.targets.ebpf.session import EbpfSession
 from p4tester.tester.agent_codec import decode, encode
+from p4tester.tester.flow_engine import FlowPlan
 from p4tester.tester.trial_loop import ArmedTrial
+
+from .mapping import map_config
+from .switch_driver import DRAIN_S, flows_profile
 
 AGENT_PATH: Final = "/p4tester/agent"
 # What the trial loop asks of a target without arguments: sent once, at open.
@@ -51,6 +64,7 @@ class _Opened:
     profile: Profile
     close: Callable[[], None]
     armed: ArmedTrial | None = None
+    flows: Any = None  # opened for OTG flows: targets.ebpf.flows.EbpfFlowEngine
 
     def stream(self, stream_id: int) -> StreamConfig:
         found = next((s for s in self.profile.streams if s.id == stream_id), None)
@@ -71,32 +85,70 @@ def open_ebpf(topology: Topology, profile: Profile, name: str, run_value: int) -
     return _Opened(local.trials, local.probes, profile, local.close)
 
 
+def open_ebpf_flows(topology: Topology, profile: Profile, name: str,
+                    run_value: int) -> _Opened:
+    """Tester `name`'s flow engine on this host's ports, its clock set; its trial reads
+    serve the starts' self-checks. run_value: the probes' (each start draws its own)."""
+    member = next((t for t in topology.testers if t.name == name), None)
+    if member is None:
+        raise AgentError(f"the topology has no tester {name!r}")
+    own = topology.tester(name)
+    session = EbpfSession(own, profile)
+    engine = EbpfFlowEngine(own, profile, push_pipeline=False, session=session,
+                            simulated_clock=member.clock)
+    engine.open()
+    probes = EbpfProbeSide(name, session, run_value)
+
+    def close() -> None:
+        probes.close()
+        engine.close()
+
+    return _Opened(engine.self_check(run_value, None).target, probes, profile, close,
+                   flows=engine)
+
+
 class TesterAgent:
     """The one tester this agent opened for a controller. Mutable: it keeps the
     opened tester, and the trial armed last (the loop's later calls are about it)."""
 
-    def __init__(self, opener: Opener = open_ebpf) -> None:
+    def __init__(self, opener: Opener = open_ebpf, flows_opener: Opener = open_ebpf_flows
+                 ) -> None:
         self._opener = opener
+        self._flows_opener = flows_opener
         self._opened: _Opened | None = None
 
     def open(self, document: object) -> dict[str, Any]:
-        if not isinstance(document, dict) or not {"topology", "profile", "tester",
-                                                  "run_value"} <= set(document):
-            raise AgentError("open needs {topology, profile, tester, run_value}: the "
-                             "controller's topology and profile as YAML text")
+        if not isinstance(document, dict) or not {"topology", "tester", "run_value"} \
+                <= set(document) or not {"profile", "otg_config"} & set(document):
+            raise AgentError("open needs {topology, profile or otg_config, tester, "
+                             "run_value}: the controller's topology and profile as YAML "
+                             "text, or its OTG config")
         if self._opened is not None:
             raise AgentError("this agent's tester is open for another run: close it first "
                              "(POST .../close), or wait for that run to end", status=409)
         try:
             topology_data = yaml.safe_load(str(document["topology"]))
-            profile_data = yaml.safe_load(str(document["profile"]))
+            profile_data = (yaml.safe_load(str(document["profile"]))
+                            if "profile" in document else None)
         except yaml.YAMLError as unread:
             raise AgentError(f"the topology or profile sent is not YAML: {unread}") from None
         topology = topology_from_dict(topology_data,
                                       str(document.get("topology_source", "topology")))
-        profile = profile_from_dict(profile_data, str(document.get("profile_source", "profile")))
-        self._opened = self._opener(topology, profile, str(document["tester"]),
-                                    int(document["run_value"]))
+        opener = self._opener
+        if profile_data is not None:
+            profile = profile_from_dict(profile_data,
+                                        str(document.get("profile_source", "profile")))
+        else:
+            # The same streams as the controller's: the same config, mapped the same way.
+            try:
+                drain_s = float(document.get("drain_s", DRAIN_S))
+            except (TypeError, ValueError):
+                raise AgentError(f"drain_s {document.get('drain_s')!r}: expected seconds") \
+                    from None
+            profile = flows_profile(map_config(document["otg_config"], topology), drain_s)
+            opener = self._flows_opener
+        self._opened = opener(topology, profile, str(document["tester"]),
+                              int(document["run_value"]))
         return {name: encode(getattr(self._opened.trials, name)) for name in PROPERTIES}
 
     def close(self) -> None:
@@ -114,6 +166,8 @@ class TesterAgent:
                              status=404)
         try:
             return encode(handler(opened, *[decode(arg) for arg in args]))
+        except AgentError:
+            raise  # already says why, with its status
         except (ConfigError, ValueError, TypeError) as refused:
             raise AgentError(str(refused)) from None
 
@@ -131,6 +185,23 @@ def _arm(opened: _Opened, spec: TrialSpec) -> ArmedTrial:
 
 def _probe(opened: _Opened, source: int, probe_id: int) -> StreamConfig:
     return replace(opened.stream(source), id=probe_id)
+
+
+def _flows(opened: _Opened) -> Any:
+    if opened.flows is None:
+        raise AgentError("this tester is open for trials, not OTG flows: open it with "
+                         "otg_config", status=409)
+    return opened.flows
+
+
+def _plans(opened: _Opened, values: list[list[Any]]) -> list[FlowPlan]:
+    """targets.remote_flows.plan_values, back: each with this agent's stream."""
+    try:
+        return [FlowPlan(opened.stream(int(sid)), int(rate), int(budget),
+                         bytes.fromhex(str(template)), int(burst), int(gap))
+                for sid, rate, budget, template, burst, gap in values]
+    except (TypeError, ValueError) as malformed:
+        raise AgentError(f"a flow plan is malformed: {malformed}") from None
 
 
 _METHODS: Final[dict[str, Callable[..., Any]]] = {
@@ -156,5 +227,15 @@ _METHODS: Final[dict[str, Callable[..., Any]]] = {
         _probe(o, source, pid), frames, rate, correction),
     "probe_minimum": lambda o, pid: o.probes.probe_minimum(pid),
     "end_probe": lambda o, pid: o.probes.end_probe(pid),
+    "flow_snapshot": lambda o: _flows(o).snapshot(),
+    "flow_run_values_in_use": lambda o: tuple(sorted(_flows(o).run_values_in_use())),
+    "flow_expect": lambda o, plans, epoch, run: _flows(o).expect(_plans(o, plans), epoch, run),
+    "flow_start": lambda o, plans, epoch, run: _flows(o).start(_plans(o, plans), epoch, run),
+    "flow_resume": lambda o, plans, epoch, run: _flows(o).resume(_plans(o, plans), epoch,
+                                                                 run),
+    "flow_generated": lambda o, sid: _flows(o).generated(sid),
+    "flow_stop": lambda o, sid: _flows(o).stop_flow(sid),
+    "flow_pause": lambda o, sids: _flows(o).pause(list(sids)),
+    "flow_latency": lambda o, sid: _flows(o).latency(sid),
 }
 METHODS: Final = tuple(sorted(_METHODS))

@@ -1,6 +1,9 @@
 """An OTG Config (the JSON snappi posts to /config) mapped onto tester streams.
 
-Ports are tester ports by number (`location` "1" is topology port 1); each flow
+Ports are tester ports by number (`location` "1" is topology port 1; on a topology of
+several testers a port of one reached through an agent may also be named as ixia-c
+names a port of a remote tester, "host:port;1": the agent's address, then the port);
+each flow
 becomes one stream per frame size it sends (otg.sizes: a fixed size is one stream;
 increment and weight_pairs one per size; random one stream that BMv2 cuts to a random
 size frame by frame), stream ids in the order of the flows,
@@ -12,9 +15,10 @@ and the order of a mix's sizes, said in a warning.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
@@ -101,6 +105,9 @@ class MappedConfig:
     flows: tuple[MappedFlow, ...]
     warnings: tuple[str, ...]
     capture_ports: tuple[str, ...] = ()  # port names a `captures` entry names
+    # The config as posted: a topology of several testers sends it to the agents, which
+    # map it as the controller did (tester.group_flows).
+    document: Mapping[str, Any] = field(default_factory=dict)
 
     def port(self, name: str) -> MappedPort:
         return next(p for p in self.ports if p.name == name)
@@ -149,7 +156,8 @@ def map_config(data: object, topology: Topology) -> MappedConfig:
         _check_line_rates(flows, ports, topology, errors)
     if errors:
         raise validation(*errors)
-    return MappedConfig(tuple(ports), tuple(flows), tuple(warnings), capture_ports)
+    return MappedConfig(tuple(ports), tuple(flows), tuple(warnings), capture_ports,
+                        copy.deepcopy(dict(data)))
 
 
 def _unique(names: list[str], where: str, errors: list[str]) -> None:
@@ -174,14 +182,33 @@ def _ports(data: object, topology: Topology, errors: list[str]) -> list[MappedPo
             continue
         location = raw.get("location")
         text = str(location) if location is not None else ""
-        if not text.isdigit() or int(text) not in numbers:
+        agent, _, number = text.rpartition(";")
+        if not number.isdigit() or int(number) not in numbers:
             errors.append(f"{where}.location {location!r}: give a tester port number as in "
                           f"the topology {topology.name!r} ({accepted})")
             continue
-        ports.append(MappedPort(raw["name"], text, int(text)))
+        reached = _agent_of(topology, int(number))
+        if agent and agent != reached:
+            errors.append(f"{where}.location {location!r}: port {number} is "
+                          + (f"tester {_tester_of(topology, int(number))}'s, reached at "
+                             f"{reached}: give \"{reached};{number}\" or \"{number}\""
+                             if reached else
+                             f"on this host (no agent): give \"{number}\""))
+            continue
+        ports.append(MappedPort(raw["name"], text, int(number)))
     _unique([p.name for p in ports], "ports", errors)
-    _unique([p.location for p in ports], "ports location", errors)
+    _unique([str(p.number) for p in ports], "ports location", errors)
     return ports
+
+
+def _tester_of(topology: Topology, number: int) -> str:
+    return topology.port(number).tester
+
+
+def _agent_of(topology: Topology, number: int) -> str:
+    """The agent the port's tester is reached through ('' on this host)."""
+    name = _tester_of(topology, number)
+    return next((t.reach.agent for t in topology.testers if t.name == name), "")
 
 
 def _layer1(data: object, ports: list[MappedPort], topology: Topology, errors: list[str],

@@ -74,8 +74,7 @@ class OtgState:
                 flows = tuple(f for f in config.flows if not names or f.name in names)
                 if not flows:
                     raise validation(f"{where}: the config has no flows to start")
-                self.driver.start(flows)
-                return []
+                return self.driver.start(flows)
             if state in ("stop", "pause", "resume"):
                 if names and set(names) != {f.name for f in config.flows}:
                     raise validation(f"{where}.flow_names: the tester stops, pauses and "

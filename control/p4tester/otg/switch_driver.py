@@ -108,6 +108,18 @@ def _otg_error(exc: Exception, doing: str) -> OtgError:
     return internal(f"{doing}: {exc}")
 
 
+def flows_profile(config: MappedConfig, drain_s: float) -> Profile:
+    """The streams of a config's flows as the profile its engine loads (an agent makes
+    the same from the same config: otg.agent)."""
+    # Between starts the DUT drains for as long as a start's flows may (no OTG setting
+    # says more): the wait before the next start asks that much quiet.
+    return Profile(name="otg", streams=tuple(m.stream for f in config.flows
+                                             for m in f.members),
+                   trial=TrialConfig(drain_s=drain_s, settle_s=drain_s,
+                                     settle_max_s=MAX_DRAIN_S * 2),
+                   source="OTG config")
+
+
 class SwitchDriver:
     def __init__(self, topology: Topology, *, drain_s: float = DRAIN_S,
                  push_pipeline: bool = False, engine_factory: EngineFactory = flow_engine,
@@ -138,17 +150,12 @@ class SwitchDriver:
             if self._engine is not None:
                 self._engine.close()
                 self._engine = None
-            # Between starts the DUT drains for as long as a start's flows may (no OTG
-            # setting says more): the wait before the next start asks that much quiet.
-            profile = Profile(name="otg", streams=tuple(m.stream for f in config.flows
-                                                        for m in f.members),
-                              trial=TrialConfig(drain_s=self._drain_s, settle_s=self._drain_s,
-                                                settle_max_s=MAX_DRAIN_S * 2),
-                              source="OTG config")
+            profile = flows_profile(config, self._drain_s)
             engine: FlowEngine | None = None
             try:
                 engine = self._engine_factory(self._topology, profile,
-                                              push_pipeline=self._push)
+                                              push_pipeline=self._push,
+                                              otg_config=config.document)
                 engine.open()
                 self._port_base = engine.snapshot()
             except Exception as exc:
@@ -161,7 +168,8 @@ class SwitchDriver:
             self._push = False
 
     # ---- traffic ---------------------------------------------------------
-    def start(self, flows: tuple[MappedFlow, ...]) -> None:
+    def start(self, flows: tuple[MappedFlow, ...]) -> list[str]:
+        """Started; what the client is told beside (the testers' clocks)."""
         with self._lock:
             engine = self._engine
             if engine is None:
@@ -202,6 +210,7 @@ class SwitchDriver:
             self._thread = threading.Thread(target=self._follow, args=(engine, run),
                                             name="otg-flows", daemon=True)
             self._thread.start()
+            return list(engine.start_notes())
 
     def _follow(self, engine: FlowEngine, run: _Run) -> None:
         """Each flow: wait (bounded) until its budget is sent or a stop is asked,

@@ -1,16 +1,18 @@
 """The flow engine OTG runs its flows through (tester.flow_engine), chosen by the
-topology's switch target from the targets that offer one."""
+topology's switch target from the targets that offer one; a topology of several
+testers runs them across its testers (targets.ebpf.group_flows)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Any, Final
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.targets.bmv2_flows import Bmv2FlowEngine
 from p4tester.targets.ebpf.flows import EbpfFlowEngine
+from p4tester.targets.ebpf.group_flows import ebpf_group_flow_engine
 from p4tester.tester.flow_engine import FlowEngine
 
 EngineFactory = Callable[..., FlowEngine]
@@ -18,14 +20,12 @@ FLOW_ENGINES: Final[Mapping[str, EngineFactory]] = {"bmv2": Bmv2FlowEngine,
                                                     "ebpf": EbpfFlowEngine}
 
 
-def flow_engine(topology: Topology, profile: Profile, *, push_pipeline: bool) -> FlowEngine:
-    """Not yet opened: open() loads or checks the program."""
+def flow_engine(topology: Topology, profile: Profile, *, push_pipeline: bool,
+                otg_config: Mapping[str, Any]) -> FlowEngine:
+    """Not yet opened: open() loads or checks the program. otg_config: the config as
+    posted, which the agents of testers elsewhere map as the controller did."""
     if topology.testers:
-        raise ConfigError(f"{topology.source or topology.name}: OTG flows run on one tester "
-                          "for now, not across several (testers: "
-                          f"{', '.join(t.name for t in topology.testers)}); run the "
-                          "experiment from the CLI or the dashboard, or serve OTG on a "
-                          "topology of one tester")
+        return ebpf_group_flow_engine(topology, profile, otg_config)
     target = topology.switch.target
     if target not in FLOW_ENGINES:
         raise ConfigError(f"{topology.source or topology.name}: switch target {target!r} runs "

@@ -133,3 +133,6 @@ class Bmv2FlowEngine:
             minimum_ns=registers.latency_min * NS_PER_BMV2_TICK,
             maximum_ns=registers.latency_max * NS_PER_BMV2_TICK,
             average_ns=registers.latency_sum / registers.rx_samples * NS_PER_BMV2_TICK)
+
+    def start_notes(self) -> tuple[str, ...]:
+        return ()

@@ -56,10 +56,21 @@ class RemoteTester:
             "tester": self._name, "run_value": run_value})
         self._properties = {key: decode(value) for key, value in properties.items()}
 
+    def open_flows(self, topology_text: str, topology_source: str,
+                   otg_config: Mapping[str, Any], drain_s: float, run_value: int) -> None:
+        """The tester opened for OTG flows: the agent maps the config as the
+        controller did (targets.remote_flows)."""
+        properties = self._post("open", {
+            "topology": topology_text, "topology_source": topology_source,
+            "otg_config": dict(otg_config), "drain_s": drain_s, "tester": self._name,
+            "run_value": run_value})
+        self._properties = {key: decode(value) for key, value in properties.items()}
+
     def close(self) -> None:
         self._post("close", {})
 
-    def _call(self, method: str, *args: object) -> Any:
+    def call(self, method: str, *args: object) -> Any:
+        """One of the agent's methods (otg.agent.METHODS), its answer decoded."""
         return decode(self._post(f"call/{method}", {"args": [encode(a) for a in args]}))
 
     def _post(self, path: str, document: object) -> Any:
@@ -118,57 +129,57 @@ class RemoteTester:
         return bool(self._properties["queues_input"])
 
     def port_names(self) -> Mapping[int, str]:
-        return dict(self._call("port_names"))
+        return dict(self.call("port_names"))
 
     def read_ports(self) -> Mapping[int, InterfaceCounters] | None:
-        read: Mapping[int, InterfaceCounters] | None = self._call("read_ports")
+        read: Mapping[int, InterfaceCounters] | None = self.call("read_ports")
         return read
 
     def read_program(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
-        snapshot, ports = self._call("read_program")
+        snapshot, ports = self.call("read_program")
         return snapshot, ports
 
     def read_arrivals(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
-        snapshot, ports = self._call("read_arrivals")
+        snapshot, ports = self.call("read_arrivals")
         return snapshot, ports
 
     def arm(self, spec: TrialSpec) -> ArmedTrial:
-        armed: ArmedTrial = self._call("arm", spec)
+        armed: ArmedTrial = self.call("arm", spec)
         return armed
 
     def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
-        self._call("start", spec)
+        self.call("start", spec)
 
     def retune(self, trial: ArmedTrial, rates_pps: Mapping[int, float]) -> None:
-        self._call("retune", dict(rates_pps))
+        self.call("retune", dict(rates_pps))
 
     def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
-        return dict(self._call("read_sent", list(senders)))
+        return dict(self.call("read_sent", list(senders)))
 
     def read_received(self, stream_ids: Sequence[int]) -> Mapping[int, tuple[int, int]]:
         return {sid: (frames, total) for sid, (frames, total)
-                in self._call("read_received", list(stream_ids)).items()}
+                in self.call("read_received", list(stream_ids)).items()}
 
     def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None:
-        self._call("set_tx_clock_correction", stream_id, correction_ns)
+        self.call("set_tx_clock_correction", stream_id, correction_ns)
 
     def stop(self, trial: ArmedTrial) -> None:
-        self._call("stop")
+        self.call("stop")
 
     def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
-        kinds: RxKinds = self._call("rx_kinds", before, after)
+        kinds: RxKinds = self.call("rx_kinds", before, after)
         return kinds
 
     def widen_latency_bins(self, edges_us: tuple[int, ...]) -> None:
-        self._call("widen_latency_bins", list(edges_us))
+        self.call("widen_latency_bins", list(edges_us))
 
     def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
                      after: CounterSnapshot) -> tuple[StreamStats, ...]:
-        return tuple(self._call("stream_stats", spec, before, after))
+        return tuple(self.call("stream_stats", spec, before, after))
 
     def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
                before: CounterSnapshot, after: CounterSnapshot) -> Extras:
-        extras: Extras = self._call("extras", streams, before, after)
+        extras: Extras = self.call("extras", streams, before, after)
         return extras
 
     # ---- its side of the clock probes -----------------------------------------------
@@ -180,19 +191,19 @@ class RemoteTester:
         raise ValueError(f"probe {probe.id} copies no stream of the profile")
 
     def expect_probe(self, probe: StreamConfig) -> None:
-        self._call("expect_probe", self._source(probe), probe.id)
+        self.call("expect_probe", self._source(probe), probe.id)
 
     def send_probe(self, probe: StreamConfig, frames: int, rate_pps: float,
                    correction_ns: int) -> None:
-        self._call("send_probe", self._source(probe), probe.id, frames, rate_pps,
+        self.call("send_probe", self._source(probe), probe.id, frames, rate_pps,
                    correction_ns)
 
     def probe_minimum(self, probe_id: int) -> tuple[int, int]:
-        frames, least = self._call("probe_minimum", probe_id)
+        frames, least = self.call("probe_minimum", probe_id)
         return int(frames), int(least)
 
     def end_probe(self, probe_id: int) -> None:
-        self._call("end_probe", probe_id)
+        self.call("end_probe", probe_id)
 
 
 def _errors(refused: urllib.error.HTTPError) -> str:

@@ -24,6 +24,7 @@ from p4tester.results.model import (
     StreamStats,
 )
 from p4tester.streams.shapes import ShapeKind, ShapeStep, TrafficShape
+from p4tester.tester.flow_engine import FlowLatency
 from p4tester.tester.port_counters import InterfaceCounters
 from p4tester.tester.rate_schedule import RateSchedule, ScheduledSender
 from p4tester.tester.selfcheck import ProgramPortCounts
@@ -36,7 +37,7 @@ TYPES: Final[Mapping[str, type]] = {cls.__name__: cls for cls in (
     TrialSpec, TrafficShape, CounterValue, CounterSnapshot, ProgramPortCounts,
     InterfaceCounters, Sender, SentReading, StreamSample, ArmedTrial, RateSchedule,
     ScheduledSender, ShapeStep, RxKinds, Extras, StreamStats, LatencyStats, Histogram,
-    IntervalCounts, RateStep, ReceiverStats)}
+    IntervalCounts, RateStep, ReceiverStats, FlowLatency)}
 ENUMS: Final[Mapping[str, type[enum.Enum]]] = {"ShapeKind": ShapeKind}
 
 

@@ -103,3 +103,7 @@ class FlowEngine(Protocol):
 
     def latency(self, stream_id: int) -> FlowLatency | None:
         """The flow's latency since its start; None before a frame was received."""
+
+    def start_notes(self) -> tuple[str, ...]:
+        """What the last start rests on that the client should know (the clocks'
+        offsets across testers); () for one tester."""

@@ -31,8 +31,8 @@ from p4tester.experiments.runner import TrialSpec
 from p4tester.p4rt import CounterValue
 from p4tester.results.clocks import ClockRecord
 from p4tester.results.model import StreamStats
-from p4tester.tester.clock_offset import OffsetEstimate, TrialClocks
-from p4tester.tester.clock_probes import ProbePath, ProbeSide, ProbeUnanswered, measure_offset
+from p4tester.tester.clock_probes import ProbeSide
+from p4tester.tester.group_clocks import GroupClocks, GroupPath
 from p4tester.tester.port_counters import InterfaceCounters
 from p4tester.tester.rate_schedule import RateSchedule
 from p4tester.tester.selfcheck import ProgramPortCounts
@@ -45,9 +45,6 @@ SENT_COUNTERS: Final = frozenset({"tx_stream"})
 PORT_COUNTERS: Final = frozenset({"rx_port", "tx_port"})
 SUMMED_COUNTERS: Final = frozenset({"rx_kind"})
 HISTOGRAMS: Final = frozenset({"latency_hist", "qdepth_hist"})
-# The run's first trial measures the offset twice this far apart: the drift its stamps
-# follow (later trials take it from the previous trial's start).
-DRIFT_BASELINE_S: Final = 1.0
 # A latency register at or above 2^31 ns holds a negative one-way delay, wrapped.
 WRAPPED_NS: Final = 1 << 31
 
@@ -64,21 +61,29 @@ class ClockedTarget(TrialTarget, Protocol):
         ...
 
 
+class PortOwner(Protocol):
+    """A member of a group by what the roles need: its name and its ports."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def ports(self) -> frozenset[int]: ...
+
+
+class ProbeOwner(PortOwner, Protocol):
+    """A member by what the probes between members need: also its probe side."""
+
+    @property
+    def probes(self) -> ProbeSide: ...
+
+
 @dataclass(frozen=True, slots=True)
 class GroupMember:
     name: str
     target: ClockedTarget
     probes: ProbeSide
     ports: frozenset[int]
-
-
-@dataclass(frozen=True, slots=True)
-class GroupPath:
-    """Two members that exchange streams, and the probes between them."""
-
-    a: str
-    b: str
-    probes: ProbePath
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +95,7 @@ class StreamRoles:
 
     @classmethod
     def of(cls, streams: Sequence[StreamConfig],
-           members: Sequence[GroupMember]) -> StreamRoles:
+           members: Sequence[PortOwner]) -> StreamRoles:
         def owner(port: int) -> str:
             return next(m.name for m in members if port in m.ports)
 
@@ -159,22 +164,13 @@ class TesterGroup:
     clock: Callable[[], float] = field(default=time.monotonic)
     sleep: Callable[[float], None] = field(default=time.sleep)
     _armed: dict[str, ArmedTrial] = field(default_factory=dict, init=False)
-    _start: dict[tuple[str, str], OffsetEstimate] = field(default_factory=dict, init=False)
-    # Per path: the previous trial's start estimate, and how fast b's clock gains on a's
-    # (ns per ns) as measured from it to this trial's start: the stamps' correction
-    # follows that drift through the trial (_follow_drift).
-    _previous: dict[tuple[str, str], OffsetEstimate] = field(default_factory=dict, init=False)
-    _rate: dict[tuple[str, str], float] = field(default_factory=dict, init=False)
-    _unmeasured: list[str] = field(default_factory=list, init=False)
     _skew_s: float = field(default=0.0, init=False)
-    # Probe frames each tester received so far: its counters show them as stream
-    # frames, which are neither a trial's nor a DUT still draining (_merged).
-    _probe_frames: dict[str, int] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         self.roles = StreamRoles.of(self.streams, self.members)
         self.port_owners = {port: m.name for m in self.members for port in m.ports}
         self.by_name = {m.name: m for m in self.members}
+        self.clocks = GroupClocks(self.paths, self.asymmetry_ns, self.clock, self.sleep)
 
     # ---- what the loop asks of a target ------------------------------------
     @property
@@ -224,20 +220,13 @@ class TesterGroup:
                 ) -> tuple[CounterSnapshot, ProgramPortCounts]:
         parts = {m.name: snapshot for m, (snapshot, _) in zip(self.members, reads, strict=True)}
         merged = merged_snapshot(parts, self.roles, self.port_owners,
-                                 sum(self._probe_frames.values()))
+                                 sum(self.clocks.probe_frames.values()))
         return merged, _merged_ports([ports for _, ports in reads])
-
-    def _measure(self, path: GroupPath) -> OffsetEstimate:
-        def received(tester: str, frames: int) -> None:
-            self._probe_frames[tester] = self._probe_frames.get(tester, 0) + frames
-
-        return measure_offset(path.probes, self.asymmetry_ns, self.sleep, self.clock,
-                              received=received)
 
     # ---- a trial ---------------------------------------------------------------
     def arm(self, spec: TrialSpec) -> ArmedTrial:
         self._armed = {m.name: m.target.arm(spec) for m in self.members}
-        self._measure_start()
+        self.clocks.measure_start()
         self._correct_stamps()
         armed = list(self._armed.values())
         return ArmedTrial(tuple(s for a in armed for s in a.senders),
@@ -245,28 +234,6 @@ class TesterGroup:
                           slow_hint=armed[0].slow_hint,
                           schedule=merged_schedule([a.schedule for a in armed
                                                     if a.schedule is not None]))
-
-    def _measure_start(self) -> None:
-        self._start = {}
-        self._unmeasured = []
-        for path in self.paths:
-            pair = (path.a, path.b)
-            try:
-                if pair not in self._previous:
-                    # The run's first trial: a first estimate DRIFT_BASELINE_S before
-                    # this one gives the drift its stamps follow.
-                    self._previous[pair] = self._measure(path)
-                    self.sleep(DRIFT_BASELINE_S)
-                start = self._measure(path)
-            except ProbeUnanswered as unanswered:
-                self._unmeasured.append(str(unanswered))
-                continue
-            previous = self._previous[pair]
-            elapsed = start.at_ns - previous.at_ns
-            self._rate[pair] = ((start.offset_ns - previous.offset_ns) / elapsed
-                                if elapsed > 0 else 0.0)
-            self._start[pair] = start
-            self._previous[pair] = start
 
     def _correct_stamps(self) -> None:
         """Each stream between two testers is stamped on its receiver's clock: its
@@ -276,24 +243,11 @@ class TesterGroup:
             # The trial's streams only: each correction is a write (a request to an agent).
             for sender in armed.senders:
                 receiver = self.roles.receivers[sender.key]
-                offset = (self._offset_ns(member, receiver, now_ns)
+                offset = (self.clocks.offset_ns(member, receiver, now_ns)
                           if receiver != member else None)
                 if offset is not None:
                     self.by_name[member].target.set_tx_clock_correction(sender.key,
                                                                          round(offset))
-
-    def _predicted(self, pair: tuple[str, str], at_ns: float) -> float:
-        """b's clock minus a's at host time at_ns, from the start's estimate on."""
-        start = self._start[pair]
-        return start.offset_ns + self._rate.get(pair, 0.0) * (at_ns - start.at_ns)
-
-    def _offset_ns(self, sender: str, receiver: str, at_ns: float) -> float | None:
-        """The receiver's clock minus the sender's at host time at_ns."""
-        if (sender, receiver) in self._start:
-            return self._predicted((sender, receiver), at_ns)
-        if (receiver, sender) in self._start:
-            return -self._predicted((receiver, sender), at_ns)
-        return None
 
     def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
         self._correct_stamps()
@@ -364,11 +318,11 @@ class TesterGroup:
                before: CounterSnapshot, after: CounterSnapshot) -> Extras:
         parts = [(m.name, m.target.extras(self._armed[m.name], streams, before, after))
                  for m in self.members]
-        clocks = self._measure_end()
+        clocks = tuple(self._directions(r) for r in self.clocks.end_records(self._skew_s))
         unvouched = [f"tester {name}: {extras.unvouched}" for name, extras in parts
                      if extras.unvouched]
         unvouched += self._below_zero(streams)
-        unvouched += [f"one-way latency not measured: {why}" for why in self._unmeasured]
+        unvouched += [f"one-way latency not measured: {why}" for why in self.clocks.unmeasured]
         unvouched += [f"one-way latency of testers {c.a} and {c.b} not vouched for: {c.jump}"
                       for c in clocks if c.jump]
         return Extras(reference=None, unvouched="; ".join(unvouched),
@@ -386,24 +340,6 @@ class TesterGroup:
                 "clock stepped)" for s in streams
                 if s.stream_id in crossing and s.latency is not None
                 and s.latency.max_us * 1000 >= WRAPPED_NS]
-
-    def _measure_end(self) -> tuple[ClockRecord, ...]:
-        records = []
-        for path in self.paths:
-            pair = (path.a, path.b)
-            start = self._start.get(pair)
-            if start is None:
-                continue
-            try:
-                end = self._measure(path)
-            except ProbeUnanswered as unanswered:
-                self._unmeasured.append(str(unanswered))
-                records.append(self._directions(
-                    clock_record(path.a, path.b, start, None, None, self._skew_s)))
-                continue
-            records.append(self._directions(clock_record(
-                path.a, path.b, start, end, self._predicted(pair, end.at_ns), self._skew_s)))
-        return tuple(records)
 
     def _directions(self, record: ClockRecord) -> ClockRecord:
         armed = {s.key for a in self._armed.values() for s in a.senders}
@@ -427,21 +363,3 @@ def merged_schedule(schedules: Sequence[RateSchedule]) -> RateSchedule | None:
             raise ValueError("the testers' shaped streams step at different times; shape "
                              "the streams of one tester, or give them one shape")
     return replace(first, senders=tuple(s for schedule in schedules for s in schedule.senders))
-
-
-def clock_record(a: str, b: str, start: OffsetEstimate, end: OffsetEstimate | None,
-                 predicted_end_ns: float | None, skew_s: float) -> ClockRecord:
-    """What a trial's one-way figures between a and b rest on: stamps corrected from
-    the start's offset along the drift predicted, they are off by the estimates'
-    uncertainty and by how far the end's offset is from that prediction."""
-    if end is None or predicted_end_ns is None:
-        return ClockRecord(a, b, start.offset_ns / 1000, None, start.uncertainty_ns / 1000,
-                           None, start.exchanges, skew_s * 1000,
-                           jump="the probes after the trial did not come through: the "
-                           "offset may have changed unseen")
-    clocks = TrialClocks(start, end)
-    missed = abs(end.offset_ns - predicted_end_ns)
-    return ClockRecord(a, b, start.offset_ns / 1000, end.offset_ns / 1000,
-                       (clocks.uncertainty_ns + missed) / 1000,
-                       clocks.drift_ppm if clocks.elapsed_ns > 0 else None,
-                       start.exchanges + end.exchanges, skew_s * 1000, jump=clocks.jump())

@@ -13,6 +13,9 @@ What differs from a trial:
   and clears a stream's tx_stream when the stream starts again; the engine keeps the
   generated frames it cleared per port, so a port's bytes since the config was applied
   are the frames' own.
+- One of several testers (tester.group_flows): the session has its own ports only, and
+  the engine sends the flows whose TX port is one of them and checks those whose RX
+  port is; a flow's stamps may be corrected to its receiver's clock.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Final
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
+from p4tester.config.testers import SimulatedClock
 from p4tester.config.topology import Topology
 from p4tester.dataplane.constants import IP_VERSION_4, IP_VERSION_6
 from p4tester.dataplane.headers import epoch_flags
@@ -62,9 +66,11 @@ class EbpfFlowEngine:
     counters = EBPF_COUNTERS
 
     def __init__(self, topology: Topology, profile: Profile, *, push_pipeline: bool,
-                 session: EbpfSession | None = None) -> None:
+                 session: EbpfSession | None = None,
+                 simulated_clock: SimulatedClock | None = None) -> None:
         del push_pipeline  # every session loads the program afresh
         self.session = session or EbpfSession(topology, profile)
+        self._clock = simulated_clock  # a test's tester of several (config.testers)
         self._sender: TemplateSender | None = None
         self._check: EbpfTrials | None = None
         self._copies: dict[int, int] = {}  # per stream of the start: frames per template
@@ -83,6 +89,8 @@ class EbpfFlowEngine:
                               "give these flows size.fixed, increment or weight_pairs, or "
                               "run them on BMv2")
         self.session.open()
+        if self._clock is not None:
+            self.session.set_simulated_clock(self._clock)
         self._sender = TemplateSender(self.session.sender_interface)
 
     def close(self) -> None:
@@ -127,8 +135,9 @@ class EbpfFlowEngine:
         """Before the opening edge, as in a trial: clearing zeroes the flows' counters."""
         tester = self.session.tester
         self._stop_sender()
-        for flow in flows:
+        for flow in self._sent_here(flows):
             check_frame_fits(self.session, flow.stream, len(flow.template) + FCS_BYTES)
+        for flow in flows:
             if flow.burst_frames > 1 and flow.burst_gap_bytes != IFG_BYTES:
                 raise ConfigError(f"stream {flow.stream_id}: a burst gap of "
                                   f"{flow.burst_gap_bytes} bytes: the eBPF tester sends a "
@@ -140,13 +149,19 @@ class EbpfFlowEngine:
                                   "on BMv2, or send it steady")
         check_burst_spacing({f.stream_id: f.burst_frames for f in flows if f.burst_frames > 1},
                             {f.stream_id: float(f.rate_pps) for f in flows})
+        local = set(self.session.port_numbers)
         for flow in flows:
             sid = flow.stream_id
             tester.stop_stream(sid)
-            tester.expect_stream(sid, run=run_value, epoch_flags=epoch_flags(epoch),
-                                 rx_port=flow.stream.rx_port,
-                                 ip_version=IP_VERSION_6 if flow.stream.ipv6 else IP_VERSION_4)
-            self._expected_runs[sid] = run_value
+            if flow.stream.rx_port in local:
+                tester.expect_stream(sid, run=run_value, epoch_flags=epoch_flags(epoch),
+                                     rx_port=flow.stream.rx_port,
+                                     ip_version=IP_VERSION_6 if flow.stream.ipv6
+                                     else IP_VERSION_4)
+                self._expected_runs[sid] = run_value
+            if flow.stream.tx_port not in local:
+                tester.clear_stream(sid)
+                continue  # sent by another tester
             generated = tester.stream_counter("tx_stream", sid).packets
             port = flow.stream.tx_port
             self._cleared_tagged[port] = self._cleared_tagged.get(port, 0) + generated
@@ -155,12 +170,20 @@ class EbpfFlowEngine:
             # A varying flow: one frame per template, each its flow's (flow_templates).
             copies = (flow.burst_frames if flow.burst_frames > 1
                       else 1 if flow.stream.vary
-                      else copies_per_template(flow.rate_pps, len(flows), burst=False))
+                      else copies_per_template(flow.rate_pps, len(self._sent_here(flows)),
+                                                burst=False))
             self._copies[sid] = copies
+            # Stamped on this tester's clock (a receiving tester's group corrects it).
+            tester.set_tx_clock_correction(sid, 0)
             tester.set_replication(sid, self.session.pipeline.ifindex(
                 self.session.interface(port)), copies)
 
+    def _sent_here(self, flows: Sequence[FlowPlan]) -> list[FlowPlan]:
+        local = set(self.session.port_numbers)
+        return [flow for flow in flows if flow.stream.tx_port in local]
+
     def start(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
+        flows = self._sent_here(flows)
         for flow in flows:
             self.session.tester.start_stream(flow.stream_id, frames=flow.budget, initial_seq=0,
                                              run=run_value,
@@ -171,6 +194,9 @@ class EbpfFlowEngine:
         """The sender writes, for each flow, the templates `frames[its stream]` more
         frames need."""
         assert self._sender is not None, "open() first"
+        flows = self._sent_here(flows)
+        if not flows:
+            return  # one of several testers, sending none of these flows
         feeds = []
         for flow in flows:
             copies = self._copies[flow.stream_id]
@@ -199,6 +225,10 @@ class EbpfFlowEngine:
 
     def generated(self, stream_id: int) -> int:
         return self.session.tester.stream_counter("tx_stream", stream_id).packets
+
+    def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None:
+        """A flow this tester sends, stamped on its receiving tester's clock."""
+        self.session.tester.set_tx_clock_correction(stream_id, correction_ns)
 
     def stop_flow(self, stream_id: int) -> None:
         self.session.tester.stop_stream(stream_id)
@@ -229,3 +259,6 @@ class EbpfFlowEngine:
         return FlowLatency(minimum_ns=float(registers.latency_min),
                            maximum_ns=float(registers.latency_max),
                            average_ns=registers.latency_sum / registers.rx_samples)
+
+    def start_notes(self) -> tuple[str, ...]:
+        return ()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 
 from p4tester.config.errors import ConfigError
@@ -24,16 +25,26 @@ from p4tester.results.model import TrialResult
 from p4tester.targets.ebpf.local_tester import open_local_tester
 from p4tester.targets.remote_tester import RemoteTester
 from p4tester.tester.clock_probes import ProbePath
-from p4tester.tester.tester_group import GroupMember, GroupPath, TesterGroup
+from p4tester.tester.group_clocks import GroupPath
+from p4tester.tester.tester_group import GroupMember, ProbeOwner, TesterGroup
 from p4tester.tester.trial_loop import TrialLoop
 
 
-def probe_paths(topology: Topology, profile: Profile,
-                members: Sequence[GroupMember]) -> tuple[GroupPath, ...]:
-    """A path for every two testers a stream runs between, its probes copying the first
-    stream each way, under stream ids the profile does not use (from the top)."""
-    owner = {port: m.name for m in members for port in m.ports}
-    by_name = {m.name: m for m in members}
+@dataclass(frozen=True, slots=True)
+class ProbePair:
+    """Two testers that exchange streams, and the probes' streams each way (copies of
+    the first stream each way, under ids the profile does not use)."""
+
+    a: str
+    b: str
+    forward: StreamConfig
+    reverse: StreamConfig
+
+
+def probe_pairs(topology: Topology, profile: Profile) -> tuple[ProbePair, ...]:
+    """A pair for every two testers a stream runs between (refused, with the way out,
+    where no stream runs back or no ids are free), before anything is loaded."""
+    owner = {p.number: p.tester for p in topology.ports}
     free = iter(sorted(set(range(MAX_STREAMS)) - {s.id for s in profile.streams},
                        reverse=True))
     first: dict[tuple[str, str], StreamConfig] = {}
@@ -41,7 +52,7 @@ def probe_paths(topology: Topology, profile: Profile,
         pair = (owner[stream.tx_port], owner[stream.rx_port])
         if pair[0] != pair[1]:
             first.setdefault(pair, stream)
-    paths = []
+    pairs = []
     made: set[frozenset[str]] = set()
     for (a, b), forward in first.items():
         if frozenset((a, b)) in made:
@@ -53,18 +64,25 @@ def probe_paths(topology: Topology, profile: Profile,
                 f"{profile.source}: stream {forward.id} runs from tester {a} to {b}, and no "
                 f"stream runs back from {b} to {a}: the clocks' offset is measured with "
                 "probes both ways, copies of a stream each way. Add a stream from port "
-                f"{forward.rx_port} to port {forward.tx_port} (any rate; its addresses the "
-                "other way round)")
+                f"{forward.rx_port} to port {forward.tx_port} (in OTG, a flow; any rate; its "
+                "addresses the other way round)")
         try:
             ids = next(free), next(free)
         except StopIteration:
             raise ConfigError(f"{profile.source}: the probes between testers {a} and {b} "
                               f"need two stream ids the profile does not use (0.."
                               f"{MAX_STREAMS - 1}); drop two streams") from None
-        paths.append(GroupPath(a, b, ProbePath(
-            by_name[a].probes, by_name[b].probes,
-            dataclasses.replace(forward, id=ids[0]), dataclasses.replace(reverse, id=ids[1]))))
-    return tuple(paths)
+        pairs.append(ProbePair(a, b, dataclasses.replace(forward, id=ids[0]),
+                               dataclasses.replace(reverse, id=ids[1])))
+    return tuple(pairs)
+
+
+def probe_paths(pairs: Sequence[ProbePair],
+                members: Sequence[ProbeOwner]) -> tuple[GroupPath, ...]:
+    """The pairs' probes between the members' probe sides."""
+    by_name = {m.name: m for m in members}
+    return tuple(GroupPath(p.a, p.b, ProbePath(by_name[p.a].probes, by_name[p.b].probes,
+                                               p.forward, p.reverse)) for p in pairs)
 
 
 def check_group_profile(topology: Topology, profile: Profile) -> None:
@@ -85,7 +103,7 @@ class EbpfGroupRunner:
                  members: Sequence[GroupMember]) -> None:
         self.members = tuple(members)
         self.group = TesterGroup(self.members, profile.streams,
-                                 probe_paths(topology, profile, self.members),
+                                 probe_paths(probe_pairs(topology, profile), self.members),
                                  asymmetry_ns=topology.asymmetry_ns)
         self.loop = TrialLoop(self.group, dut_counters_for(topology))
 
@@ -113,7 +131,7 @@ def _remote_member(stack: ExitStack, topology: Topology, profile: Profile,
     token = read_token(Path(tester.reach.token_file)) if tester.reach.token_file else None
     remote = RemoteTester(tester.name, tester.reach.agent, token, profile,
                           tls_ca=tester.reach.tls_ca)
-    remote.open(_text(topology.source, "topology"), topology.source,
+    remote.open(topology_text(topology), topology.source,
                 _text(profile.source, "profile"), profile.source, run_value)
     stack.callback(_closed, remote)
     ports = frozenset(p.number for p in topology.ports if p.tester == tester.name)
@@ -124,6 +142,11 @@ def _closed(remote: RemoteTester) -> None:
     """At the run's end: an agent that stopped answering has nothing left to close."""
     with suppress(TesterUnanswered):
         remote.close()
+
+
+def topology_text(topology: Topology) -> str:
+    """The topology as it is on file, for a remote tester's agent to load."""
+    return _text(topology.source, "topology")
 
 
 def _text(source: str, what: str) -> str:
@@ -141,6 +164,7 @@ def open_ebpf_group_trials(topology: Topology, profile: Profile, *,
     agent), removed after."""
     del push_pipeline
     check_group_profile(topology, profile)
+    probe_pairs(topology, profile)  # refused before anything loads
     run_value = draw_run_value(())
     with ExitStack() as stack:
         members = [(_remote_member if tester.reach.agent else _local_member)(

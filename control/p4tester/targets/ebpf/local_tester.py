@@ -5,7 +5,6 @@ trial target and probe side. The controller's group opens one per local tester
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from p4tester.config.profile import Profile
@@ -33,9 +32,7 @@ def open_local_tester(topology: Topology, profile: Profile, tester: TesterSwitch
     session = EbpfSession(topology.tester(tester.name), profile)
     session.open()
     try:
-        clock = tester.clock
-        if clock.offset_ns or clock.drift_shift:
-            session.tester.set_clock(clock.offset_ns, clock.drift_shift, time.monotonic_ns())
+        session.set_simulated_clock(tester.clock)
         return LocalTester(session, EbpfTrials(session, run_value, whole=topology),
                            EbpfProbeSide(tester.name, session, run_value))
     except BaseException:

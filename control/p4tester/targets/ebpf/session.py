@@ -16,11 +16,13 @@ import itertools
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
+from p4tester.config.testers import SimulatedClock
 from p4tester.config.topology import Topology
 from p4tester.lab import netdev
 from p4tester.lab.ifaces import port_iface
@@ -161,6 +163,12 @@ class EbpfSession:
         for (stream_id, rx_port), (seq, figures) in slot_entries(self.receive).items():
             tester.receive_on(stream_id, rx_port, seq, figures)
         set_profile_bins(tester, self.profile.latency_bins_us)
+
+    def set_simulated_clock(self, clock: SimulatedClock) -> None:
+        """A test's tester of several on one host: its stamps off the host's clock by
+        the offset and drift the topology gives (config.testers)."""
+        if clock.offset_ns or clock.drift_shift:
+            self.tester.set_clock(clock.offset_ns, clock.drift_shift, time.monotonic_ns())
 
     def checker_cells(self, stream_id: int) -> tuple[int, ...]:
         """The checker cells a stream's figures are in: its id, and a several-port

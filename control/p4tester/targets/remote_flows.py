@@ -1,0 +1,84 @@
+"""OTG flows on one tester of several reached through its host's agent (otg.agent):
+the flow engine (tester.flow_engine) the controller's group (tester.group_flows) uses,
+each call a request to the agent. The agent maps the same OTG config onto the same
+streams as the controller, so a flow is named by its stream id and its plan crosses
+as plain values: rate, budget, template (hex) and burst."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from typing import Any
+
+from p4tester.experiments.errors import TesterUnanswered
+from p4tester.targets.ebpf.flows import EBPF_COUNTERS
+from p4tester.targets.remote_tester import RemoteTester
+from p4tester.tester.dut_source import DutCounterSource
+from p4tester.tester.flow_engine import CounterNames, FlowLatency, FlowPlan
+from p4tester.tester.snapshot import CounterSnapshot
+from p4tester.tester.trial_loop import TrialLoop
+
+
+def plan_values(flows: Sequence[FlowPlan]) -> list[list[Any]]:
+    """What an agent rebuilds each FlowPlan from, with its own stream of that id."""
+    return [[f.stream_id, f.rate_pps, f.budget, f.template.hex(), f.burst_frames,
+             f.burst_gap_bytes] for f in flows]
+
+
+class RemoteFlowEngine:
+    """Mutable: opened once per config, closed after."""
+
+    stamp_counts_ports = False  # agents run eBPF testers: frames written whole
+    counters: CounterNames = EBPF_COUNTERS
+
+    def __init__(self, remote: RemoteTester, topology_text: str, topology_source: str,
+                 otg_config: Mapping[str, Any], drain_s: float, probe_run_value: int) -> None:
+        self.remote = remote
+        self._open_with = (topology_text, topology_source, dict(otg_config), drain_s,
+                           probe_run_value)
+
+    def open(self) -> None:
+        self.remote.open_flows(*self._open_with)
+
+    def close(self) -> None:
+        with suppress(TesterUnanswered):  # an agent gone has nothing left to close
+            self.remote.close()
+
+    def snapshot(self) -> CounterSnapshot:
+        snapshot: CounterSnapshot = self.remote.call("flow_snapshot")
+        return snapshot
+
+    def run_values_in_use(self) -> frozenset[int]:
+        return frozenset(self.remote.call("flow_run_values_in_use"))
+
+    def self_check(self, run_value: int, dut: DutCounterSource | None) -> TrialLoop:
+        # The agent's trial reads serve the check (their run value is not used).
+        return TrialLoop(self.remote, dut)
+
+    def expect(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
+        self.remote.call("flow_expect", plan_values(flows), epoch, run_value)
+
+    def start(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
+        self.remote.call("flow_start", plan_values(flows), epoch, run_value)
+
+    def generated(self, stream_id: int) -> int:
+        return int(self.remote.call("flow_generated", stream_id))
+
+    def stop_flow(self, stream_id: int) -> None:
+        self.remote.call("flow_stop", stream_id)
+
+    def pause(self, stream_ids: Sequence[int]) -> None:
+        self.remote.call("flow_pause", list(stream_ids))
+
+    def resume(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
+        self.remote.call("flow_resume", plan_values(flows), epoch, run_value)
+
+    def latency(self, stream_id: int) -> FlowLatency | None:
+        latency: FlowLatency | None = self.remote.call("flow_latency", stream_id)
+        return latency
+
+    def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None:
+        self.remote.set_tx_clock_correction(stream_id, correction_ns)
+
+    def start_notes(self) -> tuple[str, ...]:
+        return ()

@@ -1,0 +1,148 @@
+"""The clocks of several testers (docs/several-testers.md): per pair that exchanges
+streams, the offset measured by probes both ways (tester.clock_probes) and how fast it
+drifts, so a stream's stamps can be put on its receiver's clock at any moment.
+
+A trial and an OTG start both measure at their start (measure_start) and correct their
+crossing streams' stamps from it (offset_ns), following the drift measured from the
+previous start (the first measures twice, DRIFT_BASELINE_S apart); a trial measures
+again after its closing edge (end_records), which tells a jump from a drift."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from p4tester.results.clocks import ClockRecord
+from p4tester.tester.clock_offset import OffsetEstimate, TrialClocks
+from p4tester.tester.clock_probes import ProbePath, ProbeUnanswered, measure_offset
+
+# The first start measures the offset twice this far apart: the drift its stamps
+# follow (later starts take it from the previous start).
+DRIFT_BASELINE_S: Final = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPath:
+    """Two members that exchange streams, and the probes between them."""
+
+    a: str
+    b: str
+    probes: ProbePath
+
+
+@dataclass
+class GroupClocks:
+    """Mutable: the estimates of the current start and of the one before it."""
+
+    paths: tuple[GroupPath, ...]
+    asymmetry_ns: float = 0.0
+    clock: Callable[[], float] = field(default=time.monotonic)
+    sleep: Callable[[float], None] = field(default=time.sleep)
+    _start: dict[tuple[str, str], OffsetEstimate] = field(default_factory=dict, init=False)
+    # Per path: the previous start's estimate, and how fast b's clock gains on a's (ns
+    # per ns) from it to this start's: the stamps' correction follows that drift.
+    _previous: dict[tuple[str, str], OffsetEstimate] = field(default_factory=dict, init=False)
+    _rate: dict[tuple[str, str], float] = field(default_factory=dict, init=False)
+    # Why a path's offset was not measured at this start or at its end.
+    unmeasured: list[str] = field(default_factory=list, init=False)
+    # Probe frames each tester received so far: its counters show them as stream frames.
+    probe_frames: dict[str, int] = field(default_factory=dict, init=False)
+
+    def _measure(self, path: GroupPath) -> OffsetEstimate:
+        def received(tester: str, frames: int) -> None:
+            self.probe_frames[tester] = self.probe_frames.get(tester, 0) + frames
+
+        return measure_offset(path.probes, self.asymmetry_ns, self.sleep, self.clock,
+                              received=received)
+
+    def measure_start(self) -> None:
+        self._start = {}
+        self.unmeasured = []
+        for path in self.paths:
+            pair = (path.a, path.b)
+            try:
+                if pair not in self._previous:
+                    self._previous[pair] = self._measure(path)
+                    self.sleep(DRIFT_BASELINE_S)
+                start = self._measure(path)
+            except ProbeUnanswered as unanswered:
+                self.unmeasured.append(str(unanswered))
+                continue
+            previous = self._previous[pair]
+            elapsed = start.at_ns - previous.at_ns
+            self._rate[pair] = ((start.offset_ns - previous.offset_ns) / elapsed
+                                if elapsed > 0 else 0.0)
+            self._start[pair] = start
+            self._previous[pair] = start
+
+    def start_estimate(self, a: str, b: str) -> OffsetEstimate | None:
+        return self._start.get((a, b))
+
+    def drift_ppm(self, a: str, b: str) -> float:
+        return self._rate.get((a, b), 0.0) * 1e6
+
+    def predicted(self, pair: tuple[str, str], at_ns: float) -> float:
+        """b's clock minus a's at host time at_ns, from the start's estimate on."""
+        start = self._start[pair]
+        return start.offset_ns + self._rate.get(pair, 0.0) * (at_ns - start.at_ns)
+
+    def offset_ns(self, sender: str, receiver: str, at_ns: float) -> float | None:
+        """The receiver's clock minus the sender's at host time at_ns (None: not
+        measured at this start)."""
+        if (sender, receiver) in self._start:
+            return self.predicted((sender, receiver), at_ns)
+        if (receiver, sender) in self._start:
+            return -self.predicted((receiver, sender), at_ns)
+        return None
+
+    def end_records(self, skew_s: float) -> tuple[ClockRecord, ...]:
+        """The probes again, after a trial: per path measured at its start, what its
+        one-way figures rest on."""
+        records = []
+        for path in self.paths:
+            pair = (path.a, path.b)
+            start = self._start.get(pair)
+            if start is None:
+                continue
+            try:
+                end = self._measure(path)
+            except ProbeUnanswered as unanswered:
+                self.unmeasured.append(str(unanswered))
+                records.append(clock_record(path.a, path.b, start, None, None, skew_s))
+                continue
+            records.append(clock_record(path.a, path.b, start, end,
+                                        self.predicted(pair, end.at_ns), skew_s))
+        return tuple(records)
+
+    def notes(self) -> list[str]:
+        """A line per pair measured at this start: its offset, uncertainty, drift."""
+        lines = []
+        for path in self.paths:
+            start = self._start.get((path.a, path.b))
+            if start is not None:
+                # As a trial's ClockRecord.describe says it.
+                lines.append(f"clock {path.b} - {path.a}: {start.offset_ns / 1000:+.1f} us "
+                             f"+- {start.uncertainty_ns / 1000:.1f} us (drift "
+                             f"{self.drift_ppm(path.a, path.b):.1f} ppm; {start.exchanges} "
+                             "probe rounds)")
+        return lines
+
+
+def clock_record(a: str, b: str, start: OffsetEstimate, end: OffsetEstimate | None,
+                 predicted_end_ns: float | None, skew_s: float) -> ClockRecord:
+    """What a trial's one-way figures between a and b rest on: stamps corrected from
+    the start's offset along the drift predicted, they are off by the estimates'
+    uncertainty and by how far the end's offset is from that prediction."""
+    if end is None or predicted_end_ns is None:
+        return ClockRecord(a, b, start.offset_ns / 1000, None, start.uncertainty_ns / 1000,
+                           None, start.exchanges, skew_s * 1000,
+                           jump="the probes after the trial did not come through: the "
+                           "offset may have changed unseen")
+    clocks = TrialClocks(start, end)
+    missed = abs(end.offset_ns - predicted_end_ns)
+    return ClockRecord(a, b, start.offset_ns / 1000, end.offset_ns / 1000,
+                       (clocks.uncertainty_ns + missed) / 1000,
+                       clocks.drift_ppm if clocks.elapsed_ns > 0 else None,
+                       start.exchanges + end.exchanges, skew_s * 1000, jump=clocks.jump())
