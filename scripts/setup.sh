@@ -20,8 +20,11 @@ source scripts/toolchain/versions.sh
 # chromium and its driver: the dashboard's browser test (control/tests/test_server_browser.py).
 # mininet (its Python package and mnexec), bridge-utils, iputils-ping: the Mininet labs, which
 # use Linux bridges: Open vSwitch, which mininet recommends, is held off ("openvswitch-switch-").
+# linuxptp: pmc reads PTP's state on a tester's host (tester/ptp_state.py); the several-testers
+# lab runs ptp4l on a link of its own (never adjusting the host's clock).
 debian_packages=(python3-venv python3-pip python3-thrift python3-six iproute2 tcpdump tcpreplay
-  ethtool procps git xz-utils chromium chromium-driver mininet bridge-utils iputils-ping net-tools)
+  ethtool procps git xz-utils chromium chromium-driver mininet bridge-utils iputils-ping net-tools
+  linuxptp)
 missing=()
 for pkg in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -127,7 +127,8 @@ def test_each_flow_between_testers_is_stamped_on_its_receivers_clock() -> None:
     assert west.corrections == {0: 1_500_000}  # east's clock minus west's
     assert east.corrections == {1: -1_500_000}
     assert group.start_notes() == (
-        "clock east - west: +1500.0 us +- 0.0 us (drift 0.0 ppm; 2 probe rounds)",)
+        "clock east - west: +1500.0 us +- 0.0 us (drift 0.0 ppm; 2 probe rounds)",
+        "west: no PTP (no ptp4l here); east: no PTP (no ptp4l here)")
     group.start(PLANS, 0, 9)
     group.stop_flow(0)
     group.stop_flow(1)

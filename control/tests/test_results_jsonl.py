@@ -150,11 +150,11 @@ def test_foreign_and_newer_lines_raise_with_line_number(tmp_path: Path) -> None:
     path = tmp_path / "newer.jsonl"
     started_log(path, 1)
     text = path.read_text().replace(
-        '"schema_version":12,"experiment":"throughput","trial_index"',
         '"schema_version":13,"experiment":"throughput","trial_index"',
+        '"schema_version":14,"experiment":"throughput","trial_index"',
     )
     path.write_text(text)
-    with pytest.raises(ResultLogError, match=r"newer\.jsonl:2: unknown schema version 13"):
+    with pytest.raises(ResultLogError, match=r"newer\.jsonl:2: unknown schema version 14"):
         ResultLog(path).load()
 
 

@@ -141,7 +141,7 @@ def test_non_finite_floats_are_strict_json_strings() -> None:
 def test_dict_shape() -> None:
     data = as_json(full_trial())
     assert next(iter(data)) == "schema_version"
-    assert data["schema_version"] == SCHEMA_VERSION == 12
+    assert data["schema_version"] == SCHEMA_VERSION == 13
     assert (data["rx_foreign"], data["rx_stale"], data["rx_mismatched"]) == (7, 4, 60)
     assert data["labels"] == [["buffer_pct", "40"], ["dut", "bmv2 \u00e9"]]
     assert data["streams"][1]["latency"] is None
@@ -470,10 +470,10 @@ def _mutated(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
 
 def test_unknown_version_is_rejected() -> None:
     with pytest.raises(SerializeError) as caught:
-        trial_from_dict(_mutated(("schema_version",), 13))
+        trial_from_dict(_mutated(("schema_version",), 14))
     assert str(caught.value) == (
-        "trial: unknown schema version 13; this p4tester reads versions 1, 2, 3, 4, 5, 6, 7, 8, "
-        "9, 10, 11, 12 (written by a newer p4tester: upgrade p4tester to read it)"
+        "trial: unknown schema version 14; this p4tester reads versions 1, 2, 3, 4, 5, 6, 7, 8, "
+        "9, 10, 11, 12, 13 (written by a newer p4tester: upgrade p4tester to read it)"
     )
     with pytest.raises(SerializeError, match=r"unknown schema version '1'"):
         trial_from_dict(_mutated(("schema_version",), "1"))
@@ -503,7 +503,7 @@ def test_errors_name_the_exact_place() -> None:
 
 def test_unknown_and_missing_keys_are_rejected() -> None:
     data = _mutated(("colour",), "blue")
-    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 12 has"):
+    with pytest.raises(SerializeError, match=r"^trial: unknown colour \(schema version 13 has"):
         trial_from_dict(data)
     data = _mutated(("streams", 0, "latency"), {"samples": 1})
     with pytest.raises(SerializeError, match=r"latency: missing min_us, max_us"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -20,7 +20,7 @@ from p4tester.config.topology import Topology, topology_from_dict
 from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM, RX_KIND_FOREIGN, RX_KIND_STREAM
 from p4tester.experiments.runner import TrialSpec
 from p4tester.p4rt import CounterValue
-from p4tester.results.clocks import ClockRecord
+from p4tester.results.clocks import ClockRecord, PtpState
 from p4tester.results.model import LatencyStats, StreamStats, TrialResult
 from p4tester.results.one_way import one_way_table, write_clocks_csv
 from p4tester.results.serialize import SCHEMA_VERSION, trial_from_dict, trial_to_dict
@@ -190,6 +190,7 @@ class World:
     delays: dict[tuple[str, str], int]
     jitter: int = 0
     lost: set[tuple[str, str]] = field(default_factory=set)
+    ptp: dict[str, PtpState] = field(default_factory=dict)  # each host's, if it runs PTP
 
 
 @dataclass
@@ -223,6 +224,9 @@ class FakeProbeSide:
 
     def end_probe(self, probe_id: int) -> None:
         self.ended.append(probe_id)
+
+    def ptp_state(self) -> PtpState:
+        return self.world.ptp.get(self.tester, PtpState(False, why="no ptp4l here"))
 
 
 def probe_pair(world: World) -> tuple[FakeProbeSide, FakeProbeSide]:
@@ -544,7 +548,10 @@ def test_a_members_reason_names_the_tester() -> None:
 
 # ---- records -----------------------------------------------------------------------
 
-RECORD = ClockRecord("west", "east", 1500.25, 1515.5, 1.25, 15.26, 4, 0.4, "", (0,), (1,))
+MASTER = PtpState(True, "MASTER", 0, False, "b2e1af.fffe.da0c1b")
+SLAVE = PtpState(True, "SLAVE", -35, True, "b2e1af.fffe.da0c1b")
+RECORD = ClockRecord("west", "east", 1500.25, 1515.5, 1.25, 15.26, 4, 0.4, "", (0,), (1,),
+                     MASTER, SLAVE)
 
 
 def trial_with_clocks() -> TrialResult:
@@ -555,15 +562,25 @@ def trial_with_clocks() -> TrialResult:
                        clocks=(RECORD,))
 
 
-def test_clocks_round_trip_in_schema_12() -> None:
+def test_clocks_round_trip_in_schema_13() -> None:
     trial = trial_with_clocks()
     data = trial_to_dict(trial)
-    assert SCHEMA_VERSION == 12
+    assert SCHEMA_VERSION == 13
     assert data["clocks"] == [{"a": "west", "b": "east", "offset_us": 1500.25,
                                "end_offset_us": 1515.5, "uncertainty_us": 1.25,
                                "drift_ppm": 15.26, "exchanges": 4, "start_skew_ms": 0.4,
-                               "jump": "", "a_to_b": [0], "b_to_a": [1]}]
+                               "jump": "", "a_to_b": [0], "b_to_a": [1],
+                               "a_ptp": {"answered": True, "port_state": "MASTER",
+                                         "master_offset_ns": 0, "gm_present": False,
+                                         "gm_identity": "b2e1af.fffe.da0c1b", "why": ""},
+                               "b_ptp": {"answered": True, "port_state": "SLAVE",
+                                         "master_offset_ns": -35, "gm_present": True,
+                                         "gm_identity": "b2e1af.fffe.da0c1b", "why": ""}}]
     assert trial_from_dict(data) == trial
+    # A schema 12 record's clocks: no PTP read.
+    twelve = {**data, "schema_version": 12, "clocks": [
+        {k: v for k, v in data["clocks"][0].items() if k not in ("a_ptp", "b_ptp")}]}
+    assert trial_from_dict(twelve).clocks == (replace(RECORD, a_ptp=None, b_ptp=None),)
     older = {**data, "schema_version": 11}
     del older["clocks"]
     assert trial_from_dict(older).clocks == ()
@@ -574,6 +591,8 @@ def test_the_one_way_table_and_clocks_csv(tmp_path: Path) -> None:
     assert one_way_table(trial) == "\n".join([
         "clock east - west: +1500.2 us +- 1.2 us (drift 15.3 ppm; 4 probe rounds; testers "
         "started within 0.4 ms)",
+        "  west: PTP MASTER, its own grandmaster (b2e1af.fffe.da0c1b); east: PTP SLAVE of "
+        "grandmaster b2e1af.fffe.da0c1b, -35 ns from it",
         "stream  from  to    rx frames  lost  min us  avg us  max us  p99 us  jitter us  +- us",
         "------  ----  ----  ---------  ----  ------  ------  ------  ------  ---------  -----",
         "     0  west  east        100     0    10.0    20.0    50.0    45.0        1.0    1.2",
@@ -582,9 +601,25 @@ def test_the_one_way_table_and_clocks_csv(tmp_path: Path) -> None:
     assert path is not None
     rows = list(csv.reader(path.open()))
     assert rows[1] == ["rfc2544-latency", "3", "west", "east", "1500.25", "1515.5", "1.25",
-                       "15.26", "4", "0.4", "0", "1", ""]
+                       "15.26", "4", "0.4", "0", "1", "", "PTP MASTER, its own grandmaster "
+                       "(b2e1af.fffe.da0c1b)", "PTP SLAVE of grandmaster b2e1af.fffe.da0c1b, "
+                       "-35 ns from it"]
     assert write_clocks_csv([TrialResult("x", 0, 0.1, 1.0, 1.0, 64)],
                             tmp_path / "none.csv") is None
+
+
+def test_each_trial_records_what_ptp_said_on_both_hosts() -> None:
+    """The group reads each tester's PTP state as the probes start: the trial's clock
+    record carries both, each side under its own tester."""
+    world = World({"west": 0, "east": 1_500_000}, {("west", "east"): 7_000,
+                                                   ("east", "west"): 7_000},
+                  ptp={"east": SLAVE})
+    tester_group, _ = group(world)
+    armed = tester_group.arm(SPEC)
+    extras = tester_group.extras(armed, (), snapshot({}), snapshot({}))
+    (record,) = extras.clocks
+    assert (record.a, record.b) == ("west", "east")
+    assert record.a_ptp == PtpState(False, why="no ptp4l here") and record.b_ptp == SLAVE
 
 
 # ---- front ends ----------------------------------------------------------------------

@@ -25,11 +25,13 @@ import yaml
 from p4tester.config.profile import load_profile
 from p4tester.config.topology import load_topology
 from p4tester.experiments.runner import TrialSpec
-from p4tester.lab import ifaces
+from p4tester.lab import ifaces, netdev
 from p4tester.results.clocks import ClockRecord
 from p4tester.results.model import TrialResult
+from p4tester.results.one_way import one_way_table
 from p4tester.search.trials import TESTER_LIMITED_ATTEMPTS
 from p4tester.targets.ebpf.group import open_ebpf_group_trials
+from p4tester.tester.ptp_state import read_ptp_state
 
 from .conftest import REPO, lab_up
 
@@ -328,6 +330,78 @@ def test_three_testers_measure_every_pairs_offset(three_lab: Path) -> None:
         assert 0 < stream.latency.min_us < 1000, stream
 
 
+# ---- PTP on the testers' hosts ------------------------------------------------------
+PTP_WAIT_S = 40.0  # ptp4l announces every 2 s and elects its master within 3 announces
+
+
+@contextmanager
+def ptp4l(name: str, interface: str, tmp_path: Path, *, master: bool
+          ) -> Iterator[str]:
+    """A ptp4l on `interface` (software timestamps) answering pmc at the path it yields.
+    free_running: it never adjusts the host's clock, whatever it measures."""
+    uds = str(tmp_path / f"ptp-{name}.sock")
+    config = tmp_path / f"ptp-{name}.conf"
+    config.write_text("[global]\n"
+                      f"uds_address {uds}\nfree_running 1\n"
+                      + ("priority1 1\n" if master else "slaveOnly 1\n"))
+    log = (tmp_path / f"ptp-{name}.log").open("w")
+    process = subprocess.Popen(["ptp4l", "-f", str(config), "-i", interface, "-S", "-2", "-m"],
+                               stdout=log, stderr=subprocess.STDOUT)
+    try:
+        time.sleep(0.5)
+        assert process.poll() is None, (tmp_path / f"ptp-{name}.log").read_text()
+        yield uds
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
+
+
+@pytest.fixture
+def ptp_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+            ) -> Iterator[Path]:
+    """The symmetric lab, each tester's host running ptp4l: west's the grandmaster, east
+    its (free-running) slave, over a link of their own (made after the lab's, which
+    clears the lab's stale links)."""
+    monkeypatch.chdir(REPO)
+    west_uds, east_uds = (str(tmp_path / f"ptp-{name}.sock") for name in ("west", "east"))
+    data = yaml.safe_load(_variant(tmp_path, "ptp", 0).read_text())
+    data["testers"]["west"]["ptp_uds"] = west_uds
+    data["testers"]["east"]["ptp_uds"] = east_uds
+    variant = tmp_path / "ptp.yaml"
+    variant.write_text(yaml.safe_dump(data))
+    with lab_up(variant, tmp_path / "lab") as topology:
+        netdev.add_veth("p4lptpw", "p4lptpe", 1500)
+        try:
+            with (ptp4l("west", "p4lptpw", tmp_path, master=True),
+                  ptp4l("east", "p4lptpe", tmp_path, master=False)):
+                deadline = time.monotonic() + PTP_WAIT_S
+                while not read_ptp_state(east_uds).gm_present:
+                    assert time.monotonic() < deadline, "east's ptp4l found no master"
+                    time.sleep(0.5)
+                yield topology
+        finally:
+            netdev.delete_link("p4lptpw")
+
+
+def test_each_trial_says_what_ptp_said_on_both_hosts(ptp_lab: Path, tmp_path: Path) -> None:
+    """Beside the offset the probes measured, the trial's clock record holds each
+    host's PTP state as its ptp4l answered: west the grandmaster, east following it
+    (free-running here, so never past UNCALIBRATED)."""
+    trial, delays = run_captured(ptp_lab, tmp_path)
+    (record,) = trial.clocks
+    west, east = (record.a_ptp, record.b_ptp) if record.a == "west" else (record.b_ptp,
+                                                                          record.a_ptp)
+    assert west is not None and east is not None
+    assert (west.answered, west.port_state, west.gm_present) == (True, "MASTER", False), west
+    assert (east.answered, east.port_state, east.gm_present) == (
+        True, "UNCALIBRATED", True), east
+    assert east.gm_identity == west.gm_identity and east.master_offset_ns is not None
+    assert record.ptp_line() in one_way_table(trial).splitlines()
+    assert abs(east_minus_west_us(record) - INJECTED_OFFSET_US) <= BOUND_US, record
+    assert_one_way_matches_captures(trial, delays, BOUND_US)
+
+
 AGENT_TOKEN = "agent-lab-token-0123456789"
 
 
@@ -536,7 +610,9 @@ def assert_otg_flows_match_captures(topology: Path, west: str, east: str,
         server.stop()
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["config_warnings"] == []
-    (clock,) = out["start_warnings"]
+    clock, ptp = out["start_warnings"]
+    assert ptp == ("west: no PTP (ptp4l does not answer at /var/run/ptp4l); "
+                   "east: no PTP (ptp4l does not answer at /var/run/ptp4l)"), ptp
     said = re.fullmatch(r"clock east - west: ([-+][\d.]+) us \+- ([\d.]+) us \(drift "
                         r"(-?[\d.]+) ppm; \d probe rounds\)", clock)
     assert said is not None, clock

@@ -175,6 +175,11 @@ TESTER: Final = Section(
             "(its `--tls-cert`) against this one or its CA (PEM); the agent's "
             "address must be a name or address the certificate holds.",
             "/etc/p4tester/agents-ca.pem", default="none (plain HTTP)"),
+        Key("ptp_uds", "path", "Where ptp4l on the tester's host answers management "
+            "requests (its `uds_address`): each trial reads its port state, grandmaster "
+            "and offset from master there and records them beside the offset the probes "
+            "measured. A host without ptp4l is recorded as such.", "/var/run/ptp4l",
+            default="/var/run/ptp4l"),
         Key("simulated_clock", "mapping", "target ebpf only, for tests: the tester's "
             "timestamps run this far ahead of the host's clock and gain on it, as a "
             "second host's clock would (see `testers.<name>.simulated_clock`).",

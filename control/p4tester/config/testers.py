@@ -76,22 +76,30 @@ class Reach:
 
 
 def split_tester(data: object, where: str
-                 ) -> tuple[dict[str, object], SimulatedClock, Reach]:
-    """A `testers.<name>` mapping: its switch settings, its simulated clock, and how
-    it is reached."""
+                 ) -> tuple[dict[str, object], SimulatedClock, Reach, str]:
+    """A `testers.<name>` mapping: its switch settings, its simulated clock, how it is
+    reached, and where its host's ptp4l answers (tester.ptp_state)."""
     if not isinstance(data, Mapping):
         raise ConfigError(f"{where}: expected a mapping of switch settings, e.g. "
                           "{target: ebpf}")
     require_keys(data, where, required=(), optional=(*SWITCH.names, *TESTER.names))
     settings = {str(k): v for k, v in data.items() if k not in TESTER.names}
     reach = _reach(data, settings, where)
+    ptp_uds = str(data.get("ptp_uds", DEFAULT_PTP_UDS))
+    if not ptp_uds.startswith("/"):
+        raise ConfigError(f"{where}: ptp_uds {ptp_uds!r} must be an absolute path: ptp4l's "
+                          f"uds_address on the tester's host, e.g. {DEFAULT_PTP_UDS}")
     if "simulated_clock" not in data:
-        return settings, SimulatedClock(), reach
+        return settings, SimulatedClock(), reach, ptp_uds
     if settings.get("target", "bmv2") != "ebpf":
         raise ConfigError(f"{where}: simulated_clock is for target ebpf (its program adds "
                           "it to the stamps); drop it")
     return (settings, _simulated_clock(data["simulated_clock"], f"{where}: simulated_clock"),
-            reach)
+            reach, ptp_uds)
+
+
+# Where ptp4l answers management requests (pmc) unless its uds_address says otherwise.
+DEFAULT_PTP_UDS: Final = "/var/run/ptp4l"
 
 
 def _reach(data: Mapping[str, object], settings: Mapping[str, object], where: str) -> Reach:

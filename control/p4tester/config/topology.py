@@ -54,6 +54,7 @@ from p4tester.config.keys import PORT, PORT_ADDRESSES, SWITCH, TOPOLOGY
 from p4tester.config.network import Endpoint, NetworkSpec, parse_endpoint
 from p4tester.config.network_file import network_from_dict
 from p4tester.config.testers import (
+    DEFAULT_PTP_UDS,
     Reach,
     SimulatedClock,
     check_group,
@@ -149,6 +150,7 @@ class TesterSwitch:
     switch: SwitchConfig
     clock: SimulatedClock = field(default_factory=SimulatedClock)
     reach: Reach = field(default_factory=Reach)
+    ptp_uds: str = DEFAULT_PTP_UDS  # where ptp4l on the tester's host answers pmc
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,8 +360,8 @@ def _testers(data: Mapping[str, Any], source: str) -> tuple[TesterSwitch, ...]:
     for key, value in given.items():
         where = f"{source}: testers: {key}"
         name = check_tester_name(key, where)
-        settings, clock, reach = split_tester(value, where)
-        testers.append(TesterSwitch(name, _switch(settings, where), clock, reach))
+        settings, clock, reach, ptp_uds = split_tester(value, where)
+        testers.append(TesterSwitch(name, _switch(settings, where), clock, reach, ptp_uds))
     return tuple(testers)
 
 

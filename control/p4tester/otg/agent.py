@@ -97,7 +97,7 @@ def open_ebpf_flows(topology: Topology, profile: Profile, name: str,
     engine = EbpfFlowEngine(own, profile, push_pipeline=False, session=session,
                             simulated_clock=member.clock)
     engine.open()
-    probes = EbpfProbeSide(name, session, run_value)
+    probes = EbpfProbeSide(name, session, run_value, member.ptp_uds)
 
     def close() -> None:
         probes.close()
@@ -227,6 +227,7 @@ _METHODS: Final[dict[str, Callable[..., Any]]] = {
         _probe(o, source, pid), frames, rate, correction),
     "probe_minimum": lambda o, pid: o.probes.probe_minimum(pid),
     "end_probe": lambda o, pid: o.probes.end_probe(pid),
+    "ptp_state": lambda o: o.probes.ptp_state(),
     "flow_snapshot": lambda o: _flows(o).snapshot(),
     "flow_run_values_in_use": lambda o: tuple(sorted(_flows(o).run_values_in_use())),
     "flow_expect": lambda o, plans, epoch, run: _flows(o).expect(_plans(o, plans), epoch, run),

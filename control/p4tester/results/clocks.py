@@ -1,10 +1,35 @@
 """The clocks of a trial across several testers (docs/several-testers.md): the offset
 between each pair that exchanged streams, as the probes measured it at the trial's
-start and end (tester.clock_probes), and what it leaves the one-way figures off by."""
+start and end (tester.clock_probes), and what it leaves the one-way figures off by;
+and what PTP said on each tester's host meanwhile (tester.ptp_state)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class PtpState:
+    """ptp4l's state on one host when it was read. answered False: `why` says what
+    was found instead (no ptp4l answering, no pmc)."""
+
+    answered: bool
+    port_state: str = ""  # PORT_DATA_SET portState: SLAVE, MASTER, UNCALIBRATED, ...
+    master_offset_ns: int | None = None  # TIME_STATUS_NP master_offset (a slave's)
+    gm_present: bool = False
+    gm_identity: str = ""
+    why: str = ""
+
+    def describe(self) -> str:
+        """One phrase for a report, e.g. "PTP SLAVE of grandmaster 001122.fffe.334455,
+        +35 ns from it"."""
+        if not self.answered:
+            return f"no PTP ({self.why})"
+        if not self.gm_present:
+            return f"PTP {self.port_state}, its own grandmaster ({self.gm_identity})"
+        offset = "" if self.master_offset_ns is None else \
+            f", {self.master_offset_ns:+d} ns from it"
+        return f"PTP {self.port_state} of grandmaster {self.gm_identity}{offset}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +47,9 @@ class ClockRecord:
     start_skew_ms: between the first and the last tester's start of the trial;
     jump: why the offset cannot be trusted over the trial ('' when it can): the
     trial's one-way figures are then not vouched for;
-    a_to_b, b_to_a: the streams between the two, each way."""
+    a_to_b, b_to_a: the streams between the two, each way;
+    a_ptp, b_ptp: PTP's state on each tester's host at the trial's start (None: not
+    read, as in records before schema 13)."""
 
     a: str
     b: str
@@ -35,6 +62,8 @@ class ClockRecord:
     jump: str = ""
     a_to_b: tuple[int, ...] = ()
     b_to_a: tuple[int, ...] = ()
+    a_ptp: PtpState | None = None
+    b_ptp: PtpState | None = None
 
     def direction(self, stream_id: int) -> tuple[str, str] | None:
         """(sending tester, receiving tester) of a stream between the two, else None."""
@@ -52,3 +81,10 @@ class ClockRecord:
                 f"+- {self.uncertainty_us:.1f} us ({drift}{self.exchanges} probe rounds; "
                 f"testers started within {self.start_skew_ms:.1f} ms)")
         return f"{line}: {self.jump}" if self.jump else line
+
+    def ptp_line(self) -> str:
+        """What PTP said on both hosts, e.g. "  west: PTP MASTER, its own grandmaster
+        (...); east: PTP SLAVE of grandmaster ..., +35 ns from it"; "" when not read."""
+        if self.a_ptp is None or self.b_ptp is None:
+            return ""
+        return f"  {self.a}: {self.a_ptp.describe()}; {self.b}: {self.b_ptp.describe()}"

@@ -12,7 +12,8 @@ from p4tester.results.tables import Column, fixed_text, render_table, write_csv
 
 CLOCKS_HEADER = ("experiment", "trial_index", "tester_a", "tester_b", "offset_us",
                  "end_offset_us", "uncertainty_us", "drift_ppm", "probe_rounds",
-                 "start_skew_ms", "a_to_b_streams", "b_to_a_streams", "jump")
+                 "start_skew_ms", "a_to_b_streams", "b_to_a_streams", "jump", "a_ptp",
+                 "b_ptp")
 
 
 def one_way_table(trial: TrialResult) -> str:
@@ -37,7 +38,8 @@ def one_way_table(trial: TrialResult) -> str:
                      fixed_text(latency.p99_us if latency else None, 1),
                      fixed_text(latency.jitter_us if latency else None, 1),
                      fixed_text(record.uncertainty_us, 1)])
-    lines = [record.describe() for record in trial.clocks]
+    lines = [line for record in trial.clocks
+             for line in (record.describe(), record.ptp_line()) if line]
     return "\n".join([*lines, render_table(columns, rows)]) if rows else "\n".join(lines)
 
 
@@ -45,6 +47,7 @@ def write_clocks_csv(trials: Iterable[TrialResult], path: Path | str) -> Path | 
     """clocks.csv, or None (nothing written) when no trial ran across testers."""
     rows = [[trial.experiment, trial.trial_index, c.a, c.b, c.offset_us, c.end_offset_us,
              c.uncertainty_us, c.drift_ppm, c.exchanges, c.start_skew_ms,
-             " ".join(map(str, c.a_to_b)), " ".join(map(str, c.b_to_a)), c.jump]
+             " ".join(map(str, c.a_to_b)), " ".join(map(str, c.b_to_a)), c.jump,
+             c.a_ptp.describe() if c.a_ptp else "", c.b_ptp.describe() if c.b_ptp else ""]
             for trial in trials for c in trial.clocks]
     return write_csv(path, CLOCKS_HEADER, rows) if rows else None

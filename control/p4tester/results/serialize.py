@@ -34,7 +34,9 @@ filled in as lower bounds, as a version 10 record of the trial would hold them.
 Version 11 added settle (how the trial waited for the DUT to drain before it started,
 results.settle; null when it did not); older records load with it None.
 Version 12 added clocks (the offsets between several testers' clocks in the trial,
-results.clocks; [] with one tester); older records load with none.
+results.clocks; [] with one tester); older records load with none. Version 13 added
+each clock's a_ptp and b_ptp (what PTP said on each tester's host, null when not
+read); version 12 clocks load with them None.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import math
 from typing import Final, TypeAlias
 
 from p4tester.results.checks import HostLoad, PortCheck, SelfCheck
-from p4tester.results.clocks import ClockRecord
+from p4tester.results.clocks import ClockRecord, PtpState
 from p4tester.results.latency import with_lower_bounds
 from p4tester.results.model import (
     Histogram,
@@ -57,9 +59,9 @@ from p4tester.results.model import (
 from p4tester.results.reference import ReferenceLatency
 from p4tester.results.settle import SettleRecord
 
-SCHEMA_VERSION: Final = 12
+SCHEMA_VERSION: Final = 13
 # Versions the loader reads; what a version lacks is None in the TrialResult.
-READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
+READABLE_VERSIONS: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
 _V1_KEYS: Final = (
     "schema_version",
     "experiment",
@@ -84,10 +86,13 @@ _V11_KEYS: Final = (*_V6_KEYS, "settle")
 _V12_KEYS: Final = (*_V11_KEYS, "clocks")
 _KEYS_OF_VERSION: Final = {1: _V1_KEYS, 2: _V2_KEYS, 3: _V3_KEYS, 4: _V3_KEYS, 5: _V5_KEYS,
                            6: _V6_KEYS, 7: _V6_KEYS, 8: _V6_KEYS, 9: _V6_KEYS, 10: _V6_KEYS,
-                           11: _V11_KEYS, 12: _V12_KEYS}
+                           11: _V11_KEYS, 12: _V12_KEYS, 13: _V12_KEYS}
 _SETTLE_KEYS: Final = ("waited_s", "frames", "quiet_s", "drained")
-_CLOCK_KEYS: Final = ("a", "b", "offset_us", "end_offset_us", "uncertainty_us", "drift_ppm",
-                      "exchanges", "start_skew_ms", "jump", "a_to_b", "b_to_a")
+_V12_CLOCK_KEYS: Final = ("a", "b", "offset_us", "end_offset_us", "uncertainty_us",
+                          "drift_ppm", "exchanges", "start_skew_ms", "jump", "a_to_b", "b_to_a")
+_CLOCK_KEYS: Final = (*_V12_CLOCK_KEYS, "a_ptp", "b_ptp")
+_PTP_KEYS: Final = ("answered", "port_state", "master_offset_ns", "gm_present", "gm_identity",
+                    "why")
 _STREAM_KEYS: Final = ("stream_id", "frame_size", "tx_frames", "rx_frames", "rx_bytes",
                        "gap_events", "lost_in_gaps", "reordered", "duplicates", "latency",
                        "queue_depth")
@@ -622,7 +627,7 @@ def trial_from_dict(data: object, where: str = "trial") -> TrialResult:
         reference=_reference_in(fields.get("reference"), fields.path("reference")),
         settle=_settle_in(fields.get("settle"), fields.path("settle")) if version >= 11
         else None,
-        clocks=tuple(_clock_in(value, f"{where}.clocks[{i}]")
+        clocks=tuple(_clock_in(value, f"{where}.clocks[{i}]", version)
                      for i, value in enumerate(fields.items("clocks"))) if version >= 12
         else (),
     )
@@ -634,11 +639,20 @@ def _clock_out(clock: ClockRecord) -> JsonObject:
             "uncertainty_us": _float_out(clock.uncertainty_us),
             "drift_ppm": _opt_float_out(clock.drift_ppm), "exchanges": clock.exchanges,
             "start_skew_ms": _float_out(clock.start_skew_ms), "jump": clock.jump,
-            "a_to_b": list(clock.a_to_b), "b_to_a": list(clock.b_to_a)}
+            "a_to_b": list(clock.a_to_b), "b_to_a": list(clock.b_to_a),
+            "a_ptp": _ptp_out(clock.a_ptp), "b_ptp": _ptp_out(clock.b_ptp)}
 
 
-def _clock_in(value: object, where: str) -> ClockRecord:
-    fields = _Fields(value, where, _CLOCK_KEYS)
+def _ptp_out(state: PtpState | None) -> JsonObject | None:
+    if state is None:
+        return None
+    return {"answered": state.answered, "port_state": state.port_state,
+            "master_offset_ns": state.master_offset_ns, "gm_present": state.gm_present,
+            "gm_identity": state.gm_identity, "why": state.why}
+
+
+def _clock_in(value: object, where: str, version: int) -> ClockRecord:
+    fields = _Fields(value, where, _CLOCK_KEYS if version >= 13 else _V12_CLOCK_KEYS)
     return ClockRecord(a=fields.text("a"), b=fields.text("b"),
                        offset_us=fields.number("offset_us"),
                        end_offset_us=fields.opt_number("end_offset_us"),
@@ -647,7 +661,21 @@ def _clock_in(value: object, where: str) -> ClockRecord:
                        exchanges=fields.integer("exchanges"),
                        start_skew_ms=fields.number("start_skew_ms"), jump=fields.text("jump"),
                        a_to_b=tuple(_int(v, f"{where}.a_to_b") for v in fields.items("a_to_b")),
-                       b_to_a=tuple(_int(v, f"{where}.b_to_a") for v in fields.items("b_to_a")))
+                       b_to_a=tuple(_int(v, f"{where}.b_to_a") for v in fields.items("b_to_a")),
+                       a_ptp=_ptp_in(fields.get("a_ptp"), f"{where}.a_ptp"),
+                       b_ptp=_ptp_in(fields.get("b_ptp"), f"{where}.b_ptp"))
+
+
+def _ptp_in(value: object, where: str) -> PtpState | None:
+    if value is None:
+        return None
+    fields = _Fields(value, where, _PTP_KEYS)
+    offset = fields.get("master_offset_ns")
+    return PtpState(answered=fields.flag("answered"), port_state=fields.text("port_state"),
+                    master_offset_ns=None if offset is None
+                    else _int(offset, fields.path("master_offset_ns")),
+                    gm_present=fields.flag("gm_present"),
+                    gm_identity=fields.text("gm_identity"), why=fields.text("why"))
 
 
 def _settle_out(settle: SettleRecord | None) -> JsonObject | None:

@@ -18,6 +18,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig
 from p4tester.experiments.errors import TesterUnanswered
 from p4tester.experiments.runner import TrialSpec
+from p4tester.results.clocks import PtpState
 from p4tester.results.model import StreamStats
 from p4tester.tester.agent_codec import decode, encode
 from p4tester.tester.port_counters import InterfaceCounters
@@ -204,6 +205,11 @@ class RemoteTester:
 
     def end_probe(self, probe_id: int) -> None:
         self.call("end_probe", probe_id)
+
+    def ptp_state(self) -> PtpState:
+        """PTP on the agent's host, as its topology's ptp_uds says where."""
+        state: PtpState = self.call("ptp_state")
+        return state
 
 
 def _errors(refused: urllib.error.HTTPError) -> str:

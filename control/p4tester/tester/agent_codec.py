@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from p4tester.experiments.runner import TrialSpec
 from p4tester.p4rt import CounterValue
+from p4tester.results.clocks import PtpState
 from p4tester.results.model import (
     Histogram,
     IntervalCounts,
@@ -37,7 +38,7 @@ TYPES: Final[Mapping[str, type]] = {cls.__name__: cls for cls in (
     TrialSpec, TrafficShape, CounterValue, CounterSnapshot, ProgramPortCounts,
     InterfaceCounters, Sender, SentReading, StreamSample, ArmedTrial, RateSchedule,
     ScheduledSender, ShapeStep, RxKinds, Extras, StreamStats, LatencyStats, Histogram,
-    IntervalCounts, RateStep, ReceiverStats, FlowLatency)}
+    IntervalCounts, RateStep, ReceiverStats, FlowLatency, PtpState)}
 ENUMS: Final[Mapping[str, type[enum.Enum]]] = {"ShapeKind": ShapeKind}
 
 

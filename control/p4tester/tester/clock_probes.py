@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 from p4tester.config.profile import StreamConfig
+from p4tester.results.clocks import PtpState
 from p4tester.tester.clock_offset import OffsetEstimate, ProbeExchange, estimate_offset
 
 # Added to a probe's TX stamps (mod 2^32): half the stamps' range, so a delay plus an
@@ -57,6 +58,10 @@ class ProbeSide(Protocol):
 
     def end_probe(self, probe_id: int) -> None:
         """Neither send nor count the probe any more."""
+        ...
+
+    def ptp_state(self) -> PtpState:
+        """What PTP says on the tester's host now (tester.ptp_state)."""
         ...
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
-from p4tester.results.clocks import ClockRecord
+from p4tester.results.clocks import ClockRecord, PtpState
 from p4tester.tester.clock_offset import OffsetEstimate, TrialClocks
 from p4tester.tester.clock_probes import ProbePath, ProbeUnanswered, measure_offset
 
@@ -49,6 +49,8 @@ class GroupClocks:
     unmeasured: list[str] = field(default_factory=list, init=False)
     # Probe frames each tester received so far: its counters show them as stream frames.
     probe_frames: dict[str, int] = field(default_factory=dict, init=False)
+    # What PTP said on each tester's host at this start.
+    ptp: dict[str, PtpState] = field(default_factory=dict, init=False)
 
     def _measure(self, path: GroupPath) -> OffsetEstimate:
         def received(tester: str, frames: int) -> None:
@@ -60,6 +62,11 @@ class GroupClocks:
     def measure_start(self) -> None:
         self._start = {}
         self.unmeasured = []
+        self.ptp = {}
+        for path in self.paths:
+            for side in (path.probes.a, path.probes.b):
+                if side.name not in self.ptp:
+                    self.ptp[side.name] = side.ptp_state()
         for path in self.paths:
             pair = (path.a, path.b)
             try:
@@ -110,11 +117,16 @@ class GroupClocks:
                 end = self._measure(path)
             except ProbeUnanswered as unanswered:
                 self.unmeasured.append(str(unanswered))
-                records.append(clock_record(path.a, path.b, start, None, None, skew_s))
+                records.append(self._with_ptp(clock_record(path.a, path.b, start, None,
+                                                           None, skew_s)))
                 continue
-            records.append(clock_record(path.a, path.b, start, end,
-                                        self.predicted(pair, end.at_ns), skew_s))
+            records.append(self._with_ptp(clock_record(path.a, path.b, start, end,
+                                                       self.predicted(pair, end.at_ns),
+                                                       skew_s)))
         return tuple(records)
+
+    def _with_ptp(self, record: ClockRecord) -> ClockRecord:
+        return replace(record, a_ptp=self.ptp.get(record.a), b_ptp=self.ptp.get(record.b))
 
     def notes(self) -> list[str]:
         """A line per pair measured at this start: its offset, uncertainty, drift."""
@@ -127,6 +139,9 @@ class GroupClocks:
                              f"+- {start.uncertainty_ns / 1000:.1f} us (drift "
                              f"{self.drift_ppm(path.a, path.b):.1f} ppm; {start.exchanges} "
                              "probe rounds)")
+                if path.a in self.ptp and path.b in self.ptp:
+                    lines.append(f"{path.a}: {self.ptp[path.a].describe()}; "
+                                 f"{path.b}: {self.ptp[path.b].describe()}")
         return lines
 
 

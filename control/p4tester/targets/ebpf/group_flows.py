@@ -32,7 +32,7 @@ def _local(topology: Topology, profile: Profile, tester: TesterSwitch,
     del otg_config  # this process mapped it
     own = topology.tester(tester.name)
     session = EbpfSession(own, profile)
-    probes = EbpfProbeSide(tester.name, session, probe_run_value)
+    probes = EbpfProbeSide(tester.name, session, probe_run_value, tester.ptp_uds)
     engine = EbpfFlowEngine(own, profile, push_pipeline=False, session=session,
                             simulated_clock=tester.clock)
     return FlowMember(tester.name, engine, probes, frozenset(session.port_numbers),

@@ -34,7 +34,7 @@ def open_local_tester(topology: Topology, profile: Profile, tester: TesterSwitch
     try:
         session.set_simulated_clock(tester.clock)
         return LocalTester(session, EbpfTrials(session, run_value, whole=topology),
-                           EbpfProbeSide(tester.name, session, run_value))
+                           EbpfProbeSide(tester.name, session, run_value, tester.ptp_uds))
     except BaseException:
         session.close()
         raise

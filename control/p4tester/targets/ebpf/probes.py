@@ -7,11 +7,14 @@ from __future__ import annotations
 from typing import Final
 
 from p4tester.config.profile import StreamConfig
+from p4tester.config.testers import DEFAULT_PTP_UDS
 from p4tester.dataplane.constants import IP_VERSION_4, IP_VERSION_6
 from p4tester.dataplane.headers import epoch_flags
+from p4tester.results.clocks import PtpState
 from p4tester.targets.ebpf.sender import TemplateSender
 from p4tester.targets.ebpf.session import EbpfSession
 from p4tester.targets.ebpf.trials import stream_frame, tagged
+from p4tester.tester.ptp_state import read_ptp_state
 
 # The epoch probes carry: the checker's expectation is the probe's own, so any will do.
 PROBE_EPOCH: Final = 0
@@ -23,10 +26,12 @@ class EbpfProbeSide:
     """Probes sent and received by one eBPF tester of several. Mutable: it opens its
     sender socket on the first probe and closes it with close()."""
 
-    def __init__(self, name: str, session: EbpfSession, run_value: int) -> None:
+    def __init__(self, name: str, session: EbpfSession, run_value: int,
+                 ptp_uds: str = DEFAULT_PTP_UDS) -> None:
         self._name = name
         self.session = session
         self.run_value = run_value
+        self.ptp_uds = ptp_uds  # where this host's ptp4l answers
         self._sender: TemplateSender | None = None
 
     @property
@@ -64,6 +69,9 @@ class EbpfProbeSide:
         tester.stop_stream(probe_id)
         tester.forget_stream(probe_id)
         tester.set_tx_clock_correction(probe_id, 0)
+
+    def ptp_state(self) -> PtpState:
+        return read_ptp_state(self.ptp_uds)
 
     def close(self) -> None:
         if self._sender is not None:
