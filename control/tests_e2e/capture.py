@@ -33,9 +33,10 @@ class CaptureStats:
 
 
 @contextmanager
-def capture_sent(iface: str, path: Path) -> Iterator[CaptureStats]:
-    """tcpdump of the frames `iface` sends (not those it receives), for the block."""
-    with _capture(iface, "out", path) as stats:
+def capture_sent(iface: str, path: Path, netns: str = "") -> Iterator[CaptureStats]:
+    """tcpdump of the frames `iface` sends (not those it receives), for the block; in
+    network namespace `netns` when given."""
+    with _capture(iface, "out", path, netns=netns) as stats:
         yield stats
 
 
@@ -45,20 +46,24 @@ TESTER_UDP_FILTER = ("udp", "dst", "port", str(TESTER_UDP_PORT))
 
 @contextmanager
 def capture_received(iface: str, path: Path,
-                     filter_expr: tuple[str, ...] = TESTER_UDP_FILTER) -> Iterator[CaptureStats]:
+                     filter_expr: tuple[str, ...] = TESTER_UDP_FILTER,
+                     netns: str = "") -> Iterator[CaptureStats]:
     """tcpdump of the frames `iface` receives: what reached a tester port from the
     wire, before the tester's switch read it."""
-    with _capture(iface, "in", path, filter_expr) as stats:
+    with _capture(iface, "in", path, filter_expr, netns) as stats:
         yield stats
 
 
 @contextmanager
 def _capture(iface: str, direction: str, path: Path,
-             filter_expr: tuple[str, ...] = TESTER_UDP_FILTER) -> Iterator[CaptureStats]:
+             filter_expr: tuple[str, ...] = TESTER_UDP_FILTER,
+             netns: str = "") -> Iterator[CaptureStats]:
     # A 64 MiB buffer holds every frame of a lab trial even while tcpdump itself waits
     # for a busy CPU: the capture must not lose what the tester is accused of losing.
+    # `ip netns exec` execs tcpdump itself, so the signal below reaches it.
     process = subprocess.Popen(
-        ["tcpdump", "-i", iface, "-Q", direction, "-U", "--immediate-mode", "-B", "65536",
+        [*(["ip", "netns", "exec", netns] if netns else []), "tcpdump", "-i", iface,
+         "-Q", direction, "-U", "--immediate-mode", "-B", "65536",
          "-w", str(path), *filter_expr],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     stats = CaptureStats()

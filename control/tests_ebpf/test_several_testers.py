@@ -13,8 +13,9 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
 from typing import Any
@@ -118,7 +119,8 @@ def east_minus_west_end_us(record: ClockRecord) -> float:
     return record.end_offset_us if record.a == "west" else -record.end_offset_us
 
 
-def run_captured(topology: Path, tmp_path: Path, load: float = LOAD
+def run_captured(topology: Path, tmp_path: Path, load: float = LOAD,
+                 netns: Mapping[int, str] | None = None
                  ) -> tuple[TrialResult, dict[int, list[float]]]:
     """One vouched latency trial each way (repeated, bounded, while the tester cannot
     vouch for one), and each stream's per-frame delays from the captures of its TX
@@ -129,10 +131,7 @@ def run_captured(topology: Path, tmp_path: Path, load: float = LOAD
         for attempt in range(TESTER_LIMITED_ATTEMPTS):
             pcaps = {name: tmp_path / f"{name}{attempt}.pcap"
                      for name in ("tx1", "rx2", "tx2", "rx1")}
-            with (capture_sent(ifaces.tester_iface(1), pcaps["tx1"]) as tx1,
-                  capture_received(ifaces.tester_iface(2), pcaps["rx2"]) as rx2,
-                  capture_sent(ifaces.tester_iface(2), pcaps["tx2"]) as tx2,
-                  capture_received(ifaces.tester_iface(1), pcaps["rx1"]) as rx1):
+            with captures(pcaps, netns) as (tx1, rx2, tx2, rx1):
                 trial = runner.run_trial(TrialSpec("several-testers", attempt, 64, load,
                                                    TRIAL_S))
             if trial.valid:
@@ -147,6 +146,21 @@ def run_captured(topology: Path, tmp_path: Path, load: float = LOAD
             stream_times(pcaps[sent], stream, epoch),
             stream_times(pcaps[received], stream, epoch)).values())
     return trial, delays
+
+
+@contextmanager
+def captures(pcaps: Mapping[str, Path], netns: Mapping[int, str] | None = None
+             ) -> Iterator[tuple[Any, Any, Any, Any]]:
+    """What each tester port sends and receives (tx1, rx2, tx2, rx1), each captured in
+    its port's namespace when it has one."""
+    where = netns or {}
+    with (capture_sent(ifaces.tester_iface(1), pcaps["tx1"], where.get(1, "")) as tx1,
+          capture_received(ifaces.tester_iface(2), pcaps["rx2"],
+                           netns=where.get(2, "")) as rx2,
+          capture_sent(ifaces.tester_iface(2), pcaps["tx2"], where.get(2, "")) as tx2,
+          capture_received(ifaces.tester_iface(1), pcaps["rx1"],
+                           netns=where.get(1, "")) as rx1):
+        yield tx1, rx2, tx2, rx1
 
 
 def trial_records(run: Path) -> list[dict[str, Any]]:
@@ -406,22 +420,24 @@ AGENT_TOKEN = "agent-lab-token-0123456789"
 
 
 @contextmanager
-def agent_process(port: int, token_file: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """`p4tester otg` on loopback as one tester's agent, until the block ends."""
+def agent_process(host: str, port: int, token_file: Path,
+                  netns: str = "") -> Iterator[subprocess.Popen[bytes]]:
+    """`p4tester otg` as one tester's agent at host:port (in network namespace `netns`
+    when given), until the block ends."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "p4tester", "otg", "-t", str(TOPOLOGY), "--bind",
-         f"127.0.0.1:{port}", "--token-file", str(token_file)],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [*(["ip", "netns", "exec", netns] if netns else []), sys.executable, "-m",
+         "p4tester", "otg", "-t", str(TOPOLOGY), "--bind", f"{host}:{port}", "--token-file",
+         str(token_file)], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                if probe.connect_ex((host, port)) == 0:
                     break
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
             time.sleep(0.1)
         else:
-            raise AssertionError(f"the agent on port {port} did not listen within 30 s")
+            raise AssertionError(f"the agent at {host}:{port} did not listen within 30 s")
         yield process
     finally:
         if process.poll() is None:
@@ -436,49 +452,91 @@ def free_port() -> int:
         return port
 
 
+def ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=30)
+
+
+@contextmanager
+def tester_namespace(name: str, port: int, index: int) -> Iterator[str]:
+    """Tester port `port`'s interface moved into a network namespace of its own,
+    p4l-<name>, joined to this one by a management link (10.250.<index>.1 here, .2
+    there): another host, as far as its agent can tell. Yields the agent's address
+    there. The interface comes back before the namespace goes, for the lab's down."""
+    namespace, interface = f"p4l-{name}", ifaces.tester_iface(port)
+    here, there = f"p4lm{index}a", f"p4lm{index}b"
+    ip("netns", "add", namespace)
+    try:
+        ip("link", "set", interface, "netns", namespace)
+        netdev.add_veth(here, there, 1500)
+        ip("link", "set", there, "netns", namespace)
+        ip("addr", "add", f"10.250.{index}.1/30", "dev", here)
+        ip("link", "set", here, "up")
+        for args in (("addr", "add", f"10.250.{index}.2/30", "dev", there),
+                     ("link", "set", there, "up"), ("link", "set", interface, "up"),
+                     ("link", "set", "lo", "up")):
+            ip("-n", namespace, *args)
+        yield f"10.250.{index}.2"
+    finally:
+        with suppress(subprocess.CalledProcessError):
+            ip("-n", namespace, "link", "set", interface, "netns", "1")
+            ip("link", "set", interface, "up")
+        ip("netns", "del", namespace)  # and the management link with it
+
+
+@dataclass(frozen=True)
+class AgentsLab:
+    topology: Path
+    agents: dict[str, subprocess.Popen[bytes]]
+    addresses: dict[str, str]  # each agent's host:port
+    netns: dict[int, str]  # each tester port's network namespace
+
+
 @pytest.fixture
 def agents_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-               ) -> Iterator[tuple[Path, dict[str, subprocess.Popen[bytes]], dict[str, str]]]:
-    """The two testers of the symmetric lab, each driven through an agent process of
-    its own (east's clock 1.5 ms ahead, no drift)."""
+               ) -> Iterator[AgentsLab]:
+    """The two testers of the symmetric lab (east's clock 1.5 ms ahead, no drift), each
+    in a network namespace of its own with its agent process there, reached from the
+    controller's over a management link with the agents' token."""
     monkeypatch.chdir(REPO)
     token_file = tmp_path / "agent.token"
     token_file.write_text(AGENT_TOKEN + "\n")
     ports = {"west": free_port(), "east": free_port()}
+    hosts = {"west": "10.250.1.2", "east": "10.250.2.2"}
+    addresses = {name: f"{hosts[name]}:{port}" for name, port in ports.items()}
     data = yaml.safe_load(TOPOLOGY.read_text())
     data["testers"]["east"]["simulated_clock"]["drift_ppm"] = 0
-    for name, port in ports.items():
-        data["testers"][name].update(agent=f"127.0.0.1:{port}", token_file=str(token_file))
+    for name, address in addresses.items():
+        data["testers"][name].update(agent=address, token_file=str(token_file))
     variant = tmp_path / "agents.yaml"
     variant.write_text(yaml.safe_dump(data))
     with (lab_up(variant, tmp_path / "lab") as topology,
-          agent_process(ports["west"], token_file) as west,
-          agent_process(ports["east"], token_file) as east):
-        yield (topology, {"west": west, "east": east},
-               {name: f"127.0.0.1:{port}" for name, port in ports.items()})
+          tester_namespace("west", 1, 1) as west_host,
+          tester_namespace("east", 2, 2) as east_host):
+        assert (west_host, east_host) == (hosts["west"], hosts["east"])
+        with (agent_process(west_host, ports["west"], token_file, "p4l-west") as west,
+              agent_process(east_host, ports["east"], token_file, "p4l-east") as east):
+            yield AgentsLab(topology, {"west": west, "east": east}, addresses,
+                            {1: "p4l-west", 2: "p4l-east"})
 
 
-def test_testers_behind_agents_measure_as_testers_here(
-        agents_lab: tuple[Path, dict[str, subprocess.Popen[bytes]], dict[str, str]],
-        tmp_path: Path) -> None:
+def test_testers_behind_agents_measure_as_testers_here(agents_lab: AgentsLab,
+                                                       tmp_path: Path) -> None:
     """Each tester in its own agent process: the offset and the one-way delays are the
     injected offset's and the captures' within 20 us, as with the testers in the
     controller's process."""
-    topology, _, _ = agents_lab
-    trial, delays = run_captured(topology, tmp_path)
+    trial, delays = run_captured(agents_lab.topology, tmp_path, netns=agents_lab.netns)
     (record,) = trial.clocks
     assert abs(east_minus_west_us(record) - INJECTED_OFFSET_US) <= BOUND_US, record
     assert record.jump == "" and record.uncertainty_us <= BOUND_US, record
     assert_one_way_matches_captures(trial, delays, BOUND_US)
 
 
-def test_an_agent_stopped_mid_run_ends_it_with_its_reason(
-        agents_lab: tuple[Path, dict[str, subprocess.Popen[bytes]], dict[str, str]],
-        tmp_path: Path) -> None:
+def test_an_agent_stopped_mid_run_ends_it_with_its_reason(agents_lab: AgentsLab,
+                                                           tmp_path: Path) -> None:
     """East's agent stops while a throughput search runs: the run ends with exit code
     3, saying which tester's agent stopped answering, no traceback, and the trials it
     finished are in trials.jsonl."""
-    topology, agents, addresses = agents_lab
+    topology, agents, addresses = agents_lab.topology, agents_lab.agents, agents_lab.addresses
     out = tmp_path / "throughput"
     run = subprocess.Popen(
         [sys.executable, "-m", "p4tester", "throughput", "-t", str(topology), "-p",
@@ -549,15 +607,14 @@ OTG_SCRIPT = textwrap.dedent("""
 
 
 def test_a_snappi_config_with_ports_on_two_agents_counts_as_the_captures(
-        agents_lab: tuple[Path, dict[str, subprocess.Popen[bytes]], dict[str, str]],
-        tmp_path: Path) -> None:
+        agents_lab: AgentsLab, tmp_path: Path) -> None:
     """snappi, against the controller's OTG server, names each port by its agent
     ("host:port;N", as ixia-c names a remote tester's): a flow each way between the
     two agents' testers. Each flow's counts are the captures' on both ends, its
     latency the captures' one-way delays within 20 us, and the start says the clocks'
     offset, the injected one within 20 us."""
-    topology, _, addresses = agents_lab
-    assert_otg_flows_match_captures(topology, addresses["west"], addresses["east"], tmp_path)
+    assert_otg_flows_match_captures(agents_lab.topology, agents_lab.addresses["west"],
+                                    agents_lab.addresses["east"], tmp_path, agents_lab.netns)
 
 
 # East gains 61 us a second: stamps left uncorrected over the flows' 2 s would be 61 us
@@ -587,18 +644,15 @@ def drift_of_lab(topology: Path) -> float:
     return float(data["testers"]["east"]["simulated_clock"]["drift_ppm"])
 
 
-def assert_otg_flows_match_captures(topology: Path, west: str, east: str,
-                                    tmp_path: Path) -> None:
+def assert_otg_flows_match_captures(topology: Path, west: str, east: str, tmp_path: Path,
+                                    netns: Mapping[int, str] | None = None) -> None:
     server = ServerProcess([sys.executable, "-m", "p4tester", "otg", "-t", str(topology)],
                            REPO, tmp_path / "controller-otg.log")
     pcaps = {name: tmp_path / f"{name}.pcap" for name in ("tx1", "rx2", "tx2", "rx1")}
     client_s: float | None = None
     try:
         server.wait_listening()
-        with (capture_sent(ifaces.tester_iface(1), pcaps["tx1"]) as tx1,
-              capture_received(ifaces.tester_iface(2), pcaps["rx2"]) as rx2,
-              capture_sent(ifaces.tester_iface(2), pcaps["tx2"]) as tx2,
-              capture_received(ifaces.tester_iface(1), pcaps["rx1"]) as rx1):
+        with captures(pcaps, netns) as (tx1, rx2, tx2, rx1):
             began = time.monotonic()
             done = subprocess.run(
                 [str(client_python()), "-c", OTG_SCRIPT, server.url, west, east,
