@@ -27,7 +27,7 @@ from p4tester.tester.clock_probes import ProbePath
 from p4tester.tester.dut_source import DutCounterSource
 from p4tester.tester.flow_engine import CounterNames, FlowLatency, FlowPlan
 from p4tester.tester.group_clocks import GroupPath
-from p4tester.tester.group_flows import FlowMember, GroupFlowEngine
+from p4tester.tester.group_flows import CORRECT_S, FlowMember, GroupFlowEngine
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.trial_loop import TrialLoop
 
@@ -136,6 +136,32 @@ def test_each_flow_between_testers_is_stamped_on_its_receivers_clock() -> None:
     assert east.calls[-2:] == ["start [0, 1]", "stop 1"]
 
 
+def test_after_the_flows_a_clock_that_jumped_leaves_the_start_unvouched() -> None:
+    """The probes run again once the flows stopped (as after a trial): east's clock
+    stepped 5 ms meanwhile, so the flows' one-way latency is not vouched for."""
+    world = symmetric(1_500_000)
+    group, _, _, clock = engine(world)
+    group.expect(PLANS, 0, 9)
+    clock.sleep(2.0)
+    assert group.closing_verdict() is None  # nothing moved
+    group.expect(PLANS, 1, 9)
+    clock.sleep(2.0)
+    world.offsets["east"] += 5_000_000
+    assert group.closing_verdict() == (
+        "one-way latency of testers west and east not vouched for: the clock offset moved "
+        "5000.0 us in 2.000 s, more than 200 ppm of drift and the probes' spread allow "
+        "(400.0 us): a clock was stepped")
+
+
+def test_a_delay_below_zero_leaves_the_start_unvouched() -> None:
+    group, _, east, _ = engine(symmetric(0))
+    group.expect(PLANS, 0, 9)
+    east.latency = lambda sid: FlowLatency(1000.0, float(1 << 31), 2000.0)  # type: ignore
+    assert group.closing_verdict() == (
+        "stream 0: a one-way delay below zero (the clocks' offset is off by more than the "
+        "path's delay: asymmetry beyond asymmetry_us, or a clock stepped)")
+
+
 def test_the_correction_follows_the_drift_from_one_start_to_the_next() -> None:
     """East gains 20 ppm: the first start measures twice a second apart; later
     corrections move along the drift measured."""
@@ -149,13 +175,16 @@ def test_the_correction_follows_the_drift_from_one_start_to_the_next() -> None:
 
     group.clocks.sleep = drifting
     group.expect(PLANS, 0, 9)
-    assert west.corrections == {0: 1_520_000}
+    # Predicted halfway to the next correction: 20 ppm of half of CORRECT_S more.
+    half = round(20e-6 * CORRECT_S / 2 * 1e9)
+    assert half == 250
+    assert west.corrections == {0: 1_520_000 + half}
     assert group.start_notes()[0].startswith("clock east - west: +1520.0 us +- 0.0 us "
                                              "(drift 20.0 ppm;")
     clock.sleep(0.5)
     world.offsets["east"] += 10_000
     group._correct()  # as the thread does every CORRECT_S while the flows run
-    assert west.corrections == {0: 1_530_000}
+    assert west.corrections == {0: 1_530_000 + half}
 
 
 def test_a_flow_is_counted_by_its_sender_and_its_receiver() -> None:

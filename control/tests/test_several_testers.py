@@ -472,11 +472,13 @@ def test_the_correction_follows_the_drift_each_poll() -> None:
     west = FakeMember({1})
     tester_group, clock = group(world, west=west)
     first, armed = arm_drifting(world, clock, tester_group)
-    assert west.corrections == {0: first}
+    # Each correction is predicted halfway to the next poll: 20 ppm of 0.05 s more.
+    half_poll = 1_000
+    assert west.corrections == {0: first + half_poll}
     clock.sleep(0.5)
     world.offsets["east"] += 10_000  # 20 ppm of 0.5 s
     tester_group.read_sent(armed.senders)
-    assert west.corrections == {0: first + 10_000}
+    assert west.corrections == {0: first + 10_000 + half_poll}
 
 
 def arm_drifting(world: World, clock: Clock,

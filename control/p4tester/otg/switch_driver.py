@@ -218,7 +218,7 @@ class SwitchDriver:
         runs until the stop."""
         try:
             self._follow_flows(engine, run)
-            self._check(run)
+            self._check(engine, run)
         except Exception as exc:  # answered to the next metrics request, never lost
             run.error = f"flows stopped on an error: {exc}"
             try:
@@ -289,18 +289,20 @@ class SwitchDriver:
                              for sid in flow.stream_ids])
                         run.final[flow.name] = _Final(snapshot, latency, time.time())
 
-    def _check(self, run: _Run) -> None:
-        """The start's self-check, once all its flows stopped (module docstring)."""
+    def _check(self, engine: FlowEngine, run: _Run) -> None:
+        """The start's self-check, once all its flows stopped (module docstring), and
+        what the engine itself says of the start after it (clocks across testers)."""
         try:
             with self._lock:
                 after, check, dut_check = run.checks.settled(run.edge)
                 stale = run.checks.target.rx_kinds(run.edge.snapshot, after.snapshot).stale
+                closing = engine.closing_verdict()
         except Exception as exc:  # counters unreadable: nothing vouches for the start
             run.unvouched = f"{TESTER_LIMITED}: the self-check could not read counters: {exc}"
             return
         run.unvouched = verdict(check, dut_check) or (
             not_drained(run.settle, stale, run.checks.target.dut_between)
-            if run.settle is not None else None)
+            if run.settle is not None else None) or closing
 
     def pause(self) -> None:
         """The flows still sending stop where they are; counters and sequence numbers

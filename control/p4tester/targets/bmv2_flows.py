@@ -134,5 +134,8 @@ class Bmv2FlowEngine:
             maximum_ns=registers.latency_max * NS_PER_BMV2_TICK,
             average_ns=registers.latency_sum / registers.rx_samples * NS_PER_BMV2_TICK)
 
+    def closing_verdict(self) -> str | None:
+        return None
+
     def start_notes(self) -> tuple[str, ...]:
         return ()

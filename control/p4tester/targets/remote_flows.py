@@ -80,5 +80,8 @@ class RemoteFlowEngine:
     def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None:
         self.remote.set_tx_clock_correction(stream_id, correction_ns)
 
+    def closing_verdict(self) -> str | None:
+        return None
+
     def start_notes(self) -> tuple[str, ...]:
         return ()

@@ -104,6 +104,10 @@ class FlowEngine(Protocol):
     def latency(self, stream_id: int) -> FlowLatency | None:
         """The flow's latency since its start; None before a frame was received."""
 
+    def closing_verdict(self) -> str | None:
+        """After a start's flows stopped: why its figures cannot be vouched for beyond
+        the self-check (across testers: a clock that jumped), None when they can."""
+
     def start_notes(self) -> tuple[str, ...]:
         """What the last start rests on that the client should know (the clocks'
         offsets across testers); () for one tester."""

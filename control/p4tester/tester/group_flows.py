@@ -28,6 +28,7 @@ from p4tester.tester.flow_engine import CounterNames, FlowEngine, FlowLatency, F
 from p4tester.tester.group_clocks import GroupClocks, GroupPath
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.tester_group import (
+    WRAPPED_NS,
     ClockedTarget,
     GroupMember,
     StreamRoles,
@@ -36,8 +37,10 @@ from p4tester.tester.tester_group import (
 )
 from p4tester.tester.trial_loop import TrialLoop
 
-# How often a flow's stamp correction follows the clocks' drift (as a trial's poll).
-CORRECT_S: Final = 0.1
+# How often a flow's stamp correction follows the clocks' drift; each is predicted for
+# halfway to the next, so a flow's stamps are off by at most half of CORRECT_S's drift
+# either way (61 ppm: 0.8 us), less than a path's delay on one host.
+CORRECT_S: Final = 0.025
 
 
 class MemberFlowEngine(FlowEngine, Protocol):
@@ -146,7 +149,7 @@ class GroupFlowEngine:
 
     def _correct(self) -> None:
         """Each flow between two testers stamped on its receiver's clock, now."""
-        now_ns = self.clocks.clock() * 1e9
+        now_ns = (self.clocks.clock() + CORRECT_S / 2) * 1e9
         for stream_id in self._crossing:
             sender = self.roles.senders[stream_id]
             offset = self.clocks.offset_ns(sender, self.roles.receivers[stream_id], now_ns)
@@ -182,7 +185,7 @@ class GroupFlowEngine:
     def _stop_corrections(self) -> None:
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout=CORRECT_S * 10)
+            self._thread.join(timeout=1.0)
             self._thread = None
 
     def generated(self, stream_id: int) -> int:
@@ -214,6 +217,25 @@ class GroupFlowEngine:
     def latency(self, stream_id: int) -> FlowLatency | None:
         with self._lock:
             return self._receiver(stream_id).latency(stream_id)
+
+    def closing_verdict(self) -> str | None:
+        """The probes again once the flows stopped, as after a trial: a clock that
+        jumped, probes that did not come through or a delay below zero leaves the
+        start's one-way latency unvouched, saying why."""
+        if not self._crossing:
+            return None
+        with self._lock:
+            records = self.clocks.end_records(0.0)
+            wrapped = [sid for sid in self._crossing
+                       if (latency := self._receiver(sid).latency(sid)) is not None
+                       and latency.maximum_ns >= WRAPPED_NS]
+        problems = [f"one-way latency of testers {r.a} and {r.b} not vouched for: {r.jump}"
+                    for r in records if r.jump]
+        problems += [f"one-way latency not measured: {why}" for why in self.clocks.unmeasured]
+        problems += [f"stream {sid}: a one-way delay below zero (the clocks' offset is off "
+                     "by more than the path's delay: asymmetry beyond asymmetry_us, or a "
+                     "clock stepped)" for sid in wrapped]
+        return "; ".join(problems) or None
 
     def start_notes(self) -> tuple[str, ...]:
         """The offsets the start's one-way latencies rest on, one line per pair."""

@@ -237,8 +237,10 @@ class TesterGroup:
 
     def _correct_stamps(self) -> None:
         """Each stream between two testers is stamped on its receiver's clock: its
-        offset from the sender's now, as the start's estimate and the drift predict."""
-        now_ns = self.clock() * 1e9
+        offset from the sender's, as the start's estimate and the drift predict it
+        halfway to the next correction (the next poll), so the stamps are off by at
+        most half a poll's drift, either way."""
+        now_ns = (self.clock() + self.poll_s / 2) * 1e9
         for member, armed in self._armed.items():
             # The trial's streams only: each correction is a write (a request to an agent).
             for sender in armed.senders:

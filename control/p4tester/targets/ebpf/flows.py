@@ -260,5 +260,8 @@ class EbpfFlowEngine:
                            maximum_ns=float(registers.latency_max),
                            average_ns=registers.latency_sum / registers.rx_samples)
 
+    def closing_verdict(self) -> str | None:
+        return None
+
     def start_notes(self) -> tuple[str, ...]:
         return ()
