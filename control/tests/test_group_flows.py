@@ -281,6 +281,22 @@ def test_an_agent_maps_the_controllers_otg_config_to_the_same_streams() -> None:
     assert decode(agent.call("flow_generated", [0])) == 0
 
 
+def test_an_otg_config_that_does_not_map_here_is_refused_saying_why() -> None:
+    agent, opened, _ = agent_for_flows()
+    text = yaml.safe_dump({"name": "two", "testers": TESTERS, "ports": PORTS,
+                           "dut": {"kind": "bridge", "egress": 2}})
+    config = {**OTG_CONFIG, "ports": [{"name": "p1", "location": "1"},
+                                      {"name": "p2", "location": "9"}]}
+    with pytest.raises(AgentError) as refused:
+        agent.open({"topology": text, "otg_config": config, "tester": "east",
+                    "run_value": 5})
+    assert (str(refused.value), refused.value.status) == (
+        "the OTG config sent does not map onto this agent's topology: ports[1].location "
+        "'9': give a tester port number as in the topology 'two' (\"1\", \"2\"); "
+        "flows[0].tx_rx.port.rx_names[0]: no port named 'p2'", 400)
+    assert opened == []
+
+
 def test_an_agent_opened_for_trials_refuses_flow_calls() -> None:
     def trials(_t: Topology, profile: Profile, _n: str, _r: int) -> _Opened:
         return _Opened(TRIAL_READS, object(), profile, lambda: None)

@@ -37,6 +37,7 @@ from p4tester.tester.agent_codec import decode, encode
 from p4tester.tester.flow_engine import FlowPlan
 from p4tester.tester.trial_loop import ArmedTrial
 
+from .errors import OtgError
 from .mapping import map_config
 from .switch_driver import DRAIN_S, flows_profile
 
@@ -97,14 +98,18 @@ def open_ebpf_flows(topology: Topology, profile: Profile, name: str,
     engine = EbpfFlowEngine(own, profile, push_pipeline=False, session=session,
                             simulated_clock=member.clock)
     engine.open()
-    probes = EbpfProbeSide(name, session, run_value, member.ptp_uds)
+    try:
+        probes = EbpfProbeSide(name, session, run_value, member.ptp_uds)
+        checks = engine.self_check(run_value, None).target
+    except BaseException:
+        engine.close()
+        raise
 
     def close() -> None:
         probes.close()
         engine.close()
 
-    return _Opened(engine.self_check(run_value, None).target, probes, profile, close,
-                   flows=engine)
+    return _Opened(checks, probes, profile, close, flows=engine)
 
 
 class TesterAgent:
@@ -145,7 +150,12 @@ class TesterAgent:
             except (TypeError, ValueError):
                 raise AgentError(f"drain_s {document.get('drain_s')!r}: expected seconds") \
                     from None
-            profile = flows_profile(map_config(document["otg_config"], topology), drain_s)
+            try:
+                config = map_config(document["otg_config"], topology)
+            except OtgError as unmapped:
+                raise AgentError("the OTG config sent does not map onto this agent's "
+                                 f"topology: {'; '.join(unmapped.errors)}") from None
+            profile = flows_profile(config, drain_s)
             opener = self._flows_opener
         self._opened = opener(topology, profile, str(document["tester"]),
                               int(document["run_value"]))
