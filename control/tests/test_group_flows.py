@@ -17,6 +17,7 @@ from test_several_testers import PORTS, TESTERS, Clock, World, probe_pair, strea
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
+from p4tester.experiments.errors import TesterUnanswered
 from p4tester.otg.agent import AgentError, TesterAgent, _Opened
 from p4tester.otg.errors import OtgError
 from p4tester.otg.mapping import map_config
@@ -151,6 +152,20 @@ def test_after_the_flows_a_clock_that_jumped_leaves_the_start_unvouched() -> Non
         "one-way latency of testers west and east not vouched for: the clock offset moved "
         "5000.0 us in 2.000 s, more than 200 ppm of drift and the probes' spread allow "
         "(400.0 us): a clock was stepped")
+
+
+def test_stamps_that_stopped_following_the_drift_leave_the_start_unvouched() -> None:
+    group, west, _, _ = engine(symmetric(0))
+    group.expect(PLANS, 0, 9)
+
+    def unanswered(stream_id: int, correction_ns: int) -> None:
+        raise TesterUnanswered("tester west's agent at 192.0.2.10:8443 did not answer")
+
+    west.set_tx_clock_correction = unanswered  # type: ignore[method-assign]
+    group._follow_drift_once()
+    assert group.closing_verdict() == (
+        "the stamps stopped following the clocks' drift: tester west's agent at "
+        "192.0.2.10:8443 did not answer")
 
 
 def test_a_delay_below_zero_leaves_the_start_unvouched() -> None:

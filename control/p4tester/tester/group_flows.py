@@ -174,13 +174,18 @@ class GroupFlowEngine:
         self._thread.start()
 
     def _follow_drift(self) -> None:
-        while not self._stop.wait(CORRECT_S):
-            try:
-                with self._lock:
-                    self._correct()
-            except Exception as failed:  # the driver's next read meets it too
-                self.correction_error = str(failed)
-                return
+        while not self._stop.wait(CORRECT_S) and self._follow_drift_once():
+            pass
+
+    def _follow_drift_once(self) -> bool:
+        """One correction; False when it failed (the start's verdict says so)."""
+        try:
+            with self._lock:
+                self._correct()
+        except Exception as failed:  # an agent gone: the driver's next read meets it too
+            self.correction_error = str(failed)
+            return False
+        return True
 
     def _stop_corrections(self) -> None:
         self._stop.set()
@@ -232,6 +237,9 @@ class GroupFlowEngine:
         problems = [f"one-way latency of testers {r.a} and {r.b} not vouched for: {r.jump}"
                     for r in records if r.jump]
         problems += [f"one-way latency not measured: {why}" for why in self.clocks.unmeasured]
+        if self.correction_error is not None:
+            problems.append("the stamps stopped following the clocks' drift: "
+                            f"{self.correction_error}")
         problems += [f"stream {sid}: a one-way delay below zero (the clocks' offset is off "
                      "by more than the path's delay: asymmetry beyond asymmetry_us, or a "
                      "clock stepped)" for sid in wrapped]
