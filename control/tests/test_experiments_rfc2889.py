@@ -4,7 +4,7 @@ known exactly: the experiment must find them, port by port."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
@@ -15,6 +15,8 @@ from p4tester.experiments.rfc2889 import (
     LEARNING_EXPERIMENT,
     Rfc2889Config,
     Rfc2889Test,
+    offered_window_s,
+    port_forwarding,
     run_rfc2889,
 )
 from p4tester.experiments.rfc2889_patterns import (
@@ -248,3 +250,20 @@ def test_the_congestion_report_gives_each_verdict() -> None:
         "   64    14880.5    33.34%     4960.0    33.34%  yes                    no           "
         "  0",
     ]
+
+
+def test_a_forwarding_rate_counts_over_the_window_the_frames_were_offered_in() -> None:
+    """A sender slowed by a busy host offers a 4-s trial's 60 000 frames over 4.02 s:
+    the DUT forwarded through all of it, so its rate counts over 4.02 s, not 4; a rate
+    sampled above the intended never shortens the window."""
+    stream = StreamStats(0, 64, 60_000, 59_500, 59_500 * 64, 1, 500, 0, 0)
+    lagged = TrialResult("rfc2889-forwarding", 0, 1.0, 15_000.0, 4.0, 64, streams=(stream,),
+                         offered_pps_measured=60_000 / 4.02)
+    assert offered_window_s(lagged) == pytest.approx(4.02)
+    assert offered_window_s(replace(lagged, offered_pps_measured=15_100.0)) == 4.0
+    assert offered_window_s(replace(lagged, offered_pps_measured=None)) == 4.0
+    config = _config(Rfc2889Test.FULLY_MESHED, fully_meshed([1, 2, 3, 4]))
+    # Stream 0 of the mesh carries flow 1 -> 2, the only flow into port 2 sent here.
+    port = port_forwarding(config, lagged, 2)
+    assert port.duration_s == pytest.approx(4.02)
+    assert port.forwarding_rate_pps == pytest.approx(59_500 / 4.02)

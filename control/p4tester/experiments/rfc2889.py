@@ -129,14 +129,28 @@ class PortForwarding:
     sent: int
     received: int
     lost: int
+    # The window the forwarding rate counts over: the trial's duration, or longer where
+    # the generator took longer to offer its frames (offered_window_s).
     duration_s: float
-    # RFC 2285 forwarding rate: frames/s the port received over the trial.
+    # RFC 2285 forwarding rate: frames/s the port received over that window.
     forwarding_rate_pps: float
     forwarded_share: float  # the forwarding rate as a share of the port's line rate
 
     @property
     def loss_ratio(self) -> float:
         return loss_ratio_of(self.lost, self.sent)
+
+
+def offered_window_s(trial: TrialResult) -> float:
+    """How long the trial's frames took to be offered: its frames sent over the rate the
+    generator proved it offered them at, where that took longer than the trial's
+    duration (a sender slowed by a busy host stretches the window, and the DUT forwards
+    through all of it: over the nominal duration its rate would read too high). Never
+    shorter than the duration: a rate sampled high would overstate the forwarding."""
+    sent = sum(s.tx_frames for s in trial.streams)
+    if not trial.offered_pps_measured or sent == 0:
+        return trial.duration_s
+    return max(trial.duration_s, sent / trial.offered_pps_measured)
 
 
 def port_forwarding(config: Rfc2889Config, trial: TrialResult,
@@ -149,7 +163,8 @@ def port_forwarding(config: Rfc2889Config, trial: TrialResult,
     intended = sum(flow.share * trial.offered_fraction * config.line_pps(flow.tx_port, size)
                    for flow, _ in flows)
     received = sum(s.rx_frames for s in stats)
-    forwarding_rate = received / trial.duration_s
+    window_s = offered_window_s(trial)
+    forwarding_rate = received / window_s
     return PortForwarding(
         port=rx_port,
         intended_pps=intended,
@@ -157,7 +172,7 @@ def port_forwarding(config: Rfc2889Config, trial: TrialResult,
         sent=sum(s.tx_frames for s in stats),
         received=received,
         lost=sum(s.lost for s in stats),
-        duration_s=trial.duration_s,
+        duration_s=window_s,
         forwarding_rate_pps=forwarding_rate,
         forwarded_share=forwarding_rate / config.line_pps(rx_port, size),
     )
