@@ -10,7 +10,7 @@ again after its closing edge (end_records), which tells a jump from a drift."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -84,9 +84,6 @@ class GroupClocks:
             self._start[pair] = start
             self._previous[pair] = start
 
-    def start_estimate(self, a: str, b: str) -> OffsetEstimate | None:
-        return self._start.get((a, b))
-
     def drift_ppm(self, a: str, b: str) -> float:
         return self._rate.get((a, b), 0.0) * 1e6
 
@@ -125,11 +122,19 @@ class GroupClocks:
                                                        skew_s)))
         return tuple(records)
 
+    def reasons(self, records: Sequence[ClockRecord]) -> list[str]:
+        """Why one-way figures resting on this start's clocks (and `records`, its end)
+        are not vouched for: paths not measured, clocks that jumped."""
+        return ([f"one-way latency not measured: {why}" for why in self.unmeasured]
+                + [f"one-way latency of testers {r.a} and {r.b} not vouched for: {r.jump}"
+                   for r in records if r.jump])
+
     def _with_ptp(self, record: ClockRecord) -> ClockRecord:
         return replace(record, a_ptp=self.ptp.get(record.a), b_ptp=self.ptp.get(record.b))
 
     def notes(self) -> list[str]:
-        """A line per pair measured at this start: its offset, uncertainty, drift."""
+        """A line per pair measured at this start: its offset, uncertainty, drift, then
+        what PTP said on both hosts."""
         lines = []
         for path in self.paths:
             start = self._start.get((path.a, path.b))

@@ -33,6 +33,7 @@ from p4tester.tester.tester_group import (
     GroupMember,
     StreamRoles,
     TesterGroup,
+    below_zero,
     merged_snapshot,
 )
 from p4tester.tester.trial_loop import TrialLoop
@@ -234,15 +235,11 @@ class GroupFlowEngine:
             wrapped = [sid for sid in self._crossing
                        if (latency := self._receiver(sid).latency(sid)) is not None
                        and latency.maximum_ns >= WRAPPED_NS]
-        problems = [f"one-way latency of testers {r.a} and {r.b} not vouched for: {r.jump}"
-                    for r in records if r.jump]
-        problems += [f"one-way latency not measured: {why}" for why in self.clocks.unmeasured]
+        problems = self.clocks.reasons(records)
         if self.correction_error is not None:
             problems.append("the stamps stopped following the clocks' drift: "
                             f"{self.correction_error}")
-        problems += [f"stream {sid}: a one-way delay below zero (the clocks' offset is off "
-                     "by more than the path's delay: asymmetry beyond asymmetry_us, or a "
-                     "clock stepped)" for sid in wrapped]
+        problems += [below_zero(sid) for sid in wrapped]
         return "; ".join(problems) or None
 
     def start_notes(self) -> tuple[str, ...]:

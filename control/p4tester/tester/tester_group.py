@@ -324,9 +324,7 @@ class TesterGroup:
         unvouched = [f"tester {name}: {extras.unvouched}" for name, extras in parts
                      if extras.unvouched]
         unvouched += self._below_zero(streams)
-        unvouched += [f"one-way latency not measured: {why}" for why in self.clocks.unmeasured]
-        unvouched += [f"one-way latency of testers {c.a} and {c.b} not vouched for: {c.jump}"
-                      for c in clocks if c.jump]
+        unvouched += self.clocks.reasons(clocks)
         return Extras(reference=None, unvouched="; ".join(unvouched),
                       sender_bursts={k: v for _, extras in parts
                                      for k, v in extras.sender_bursts.items()},
@@ -337,9 +335,7 @@ class TesterGroup:
         estimate is off by more than the path's delay, the figures are not delays."""
         crossing = {s.id for s in self.streams
                     if self.roles.senders[s.id] != self.roles.receivers[s.id]}
-        return [f"stream {s.stream_id}: a one-way delay below zero (the clocks' offset is "
-                "off by more than the path's delay: asymmetry beyond asymmetry_us, or a "
-                "clock stepped)" for s in streams
+        return [below_zero(s.stream_id) for s in streams
                 if s.stream_id in crossing and s.latency is not None
                 and s.latency.max_us * 1000 >= WRAPPED_NS]
 
@@ -352,6 +348,13 @@ class TesterGroup:
                          and self.roles.receivers[s.id] == receiver)
 
         return replace(record, a_to_b=way(record.a, record.b), b_to_a=way(record.b, record.a))
+
+
+def below_zero(stream_id: int) -> str:
+    """Why a stream between two testers whose latency register wrapped (at or above
+    WRAPPED_NS) has no one-way figures."""
+    return (f"stream {stream_id}: a one-way delay below zero (the clocks' offset is off by "
+            "more than the path's delay: asymmetry beyond asymmetry_us, or a clock stepped)")
 
 
 def merged_schedule(schedules: Sequence[RateSchedule]) -> RateSchedule | None:
