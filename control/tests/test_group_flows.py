@@ -125,16 +125,19 @@ def test_each_flow_between_testers_is_stamped_on_its_receivers_clock() -> None:
     group.expect(PLANS, 0, 9)
     # Each tester was told every flow (it does its own part of each), then the probes.
     assert west.calls == east.calls == ["expect [0, 1]"]
-    assert west.corrections == {0: 1_500_000}  # east's clock minus west's
-    assert east.corrections == {1: -1_500_000}
+    # East's clock minus west's, less the guard (uncertainty 0 and the 1-us slack).
+    assert west.corrections == {0: 1_500_000 - 1_000}
+    assert east.corrections == {1: -1_500_000 - 1_000}
     assert group.start_notes() == (
         "clock east - west: +1500.0 us +- 0.0 us (drift 0.0 ppm; 2 probe rounds)",
         "west: no PTP (no ptp4l here); east: no PTP (no ptp4l here)")
     group.start(PLANS, 0, 9)
+    # The receiver's figures (1000, 3000, 2000 ns) less the guard.
+    assert group.latency(0) == FlowLatency(0.0, 2000.0, 1000.0)
     group.stop_flow(0)
     group.stop_flow(1)
     assert west.calls[-2:] == ["start [0, 1]", "stop 0"]
-    assert east.calls[-2:] == ["start [0, 1]", "stop 1"]
+    assert east.calls[-3:] == ["start [0, 1]", "latency 0", "stop 1"]
 
 
 def test_after_the_flows_a_clock_that_jumped_leaves_the_start_unvouched() -> None:
@@ -173,8 +176,8 @@ def test_a_delay_below_zero_leaves_the_start_unvouched() -> None:
     group.expect(PLANS, 0, 9)
     east.latency = lambda sid: FlowLatency(1000.0, float(1 << 31), 2000.0)  # type: ignore
     assert group.closing_verdict() == (
-        "stream 0: a one-way delay below zero (the clocks' offset is off by more than the "
-        "path's delay: asymmetry beyond asymmetry_us, or a clock stepped)")
+        "stream 0: a one-way delay below zero beyond the offset's stated uncertainty "
+        "(asymmetry beyond asymmetry_us, or a clock stepped)")
 
 
 def test_the_correction_follows_the_drift_from_one_start_to_the_next() -> None:
@@ -193,13 +196,13 @@ def test_the_correction_follows_the_drift_from_one_start_to_the_next() -> None:
     # Predicted halfway to the next correction: 20 ppm of half of CORRECT_S more.
     half = round(20e-6 * CORRECT_S / 2 * 1e9)
     assert half == 250
-    assert west.corrections == {0: 1_520_000 + half}
+    assert west.corrections == {0: 1_520_000 + half - 1_000}  # less the guard
     assert group.start_notes()[0].startswith("clock east - west: +1520.0 us +- 0.0 us "
                                              "(drift 20.0 ppm;")
     clock.sleep(0.5)
     world.offsets["east"] += 10_000
     group._correct()  # as the thread does every CORRECT_S while the flows run
-    assert west.corrections == {0: 1_530_000 + half}
+    assert west.corrections == {0: 1_530_000 + half - 1_000}
 
 
 def test_a_flow_is_counted_by_its_sender_and_its_receiver() -> None:

@@ -17,6 +17,7 @@ from p4tester.results.latency import (
     log_bin_edges,
     merge_latency,
     percentile,
+    shifted_latency,
     widened_log_bins,
     with_lower_bounds,
 )
@@ -239,3 +240,22 @@ def test_the_readme_states_how_log_bins_widen() -> None:
     top = widened_log_bins(log_bin_edges(1_000_000), 1_500_000)
     assert top is not None and top[-1] == 5_000_000
     assert "held frames 1.5 s under the default 1-s top: 5 s" in readme
+
+
+def test_a_shifted_latency_moves_every_figure_but_the_counts_and_jitter() -> None:
+    """Stamps put 300 us late on purpose (a crossing stream's guard) give figures
+    300 us high; shifted back, a one-way delay may read below zero, within the
+    offset's uncertainty, and every percentile still has its answer."""
+    histogram = Histogram((0, 200, 400, 800), (0, 60, 30), outside=10)
+    measured = latency_stats(100, 290.0, 900.0, 100 * 350.0, 99 * 4.0, histogram)
+    assert (measured.p50_us, measured.p99_us) == (366.6666666666667, 800.0)
+    shifted = shifted_latency(measured, 300)
+    assert shifted.histogram == Histogram((-300, -100, 100, 500), (0, 60, 30), outside=10)
+    assert widened_log_bins(log_bin_edges(800, 3), 5000.0) == log_bin_edges(10_000, 3)
+    assert (shifted.min_us, shifted.avg_us, shifted.max_us) == (-10.0, 50.0, 600.0)
+    assert (shifted.p50_us, shifted.p99_us, shifted.p999_us) == (66.66666666666669, 500.0,
+                                                                 500.0)
+    assert shifted.jitter_us == 4.0 and shifted.samples == 100
+    assert shifted.lower_bounds == ("p99_us", "p999_us") == measured.lower_bounds
+    # A shifted histogram is not the data plane's: it never widens them.
+    assert widened_log_bins(shifted.histogram.edges, 5000.0) is None

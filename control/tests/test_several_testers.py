@@ -366,6 +366,7 @@ class FakeMember:
         self.ports = ports
         self.corrections: dict[int, int] = {}
         self.unvouched = unvouched
+        self.latency_min_us, self.latency_avg_us = 10.0, 20.0
         self.latency_max_us = latency_max_us
         self.streams: tuple[StreamConfig, ...] = ()
 
@@ -414,7 +415,8 @@ class FakeMember:
     def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
                      after: CounterSnapshot) -> tuple[StreamStats, ...]:
         return tuple(StreamStats(s.id, 64, 100, 100, 6400, 0, 0, 0, 0,
-                                 latency=LatencyStats(100, 10.0, self.latency_max_us, 20.0,
+                                 latency=LatencyStats(100, self.latency_min_us,
+                                                      self.latency_max_us, self.latency_avg_us,
                                                       1.0))
                      for s in self.streams if s.rx_port in self.ports)
 
@@ -434,8 +436,8 @@ class Clock:
         self.now += seconds
 
 
-def group(world: World, *, west: FakeMember | None = None,
-          east: FakeMember | None = None) -> tuple[TesterGroup, Clock]:
+def group(world: World, *, west: FakeMember | None = None, east: FakeMember | None = None,
+          asymmetry_ns: float = 0.0) -> tuple[TesterGroup, Clock]:
     streams = (stream(0, 1, 2), stream(1, 2, 1))
     a, b = probe_pair(world)
     west = west or FakeMember({1})
@@ -446,7 +448,7 @@ def group(world: World, *, west: FakeMember | None = None,
                GroupMember("east", east, b, frozenset({2})))
     clock = Clock()
     path = GroupPath("west", "east", ProbePath(a, b, stream(63, 1, 2), stream(62, 2, 1)))
-    return TesterGroup(members, streams, (path,), asymmetry_ns=0.0, clock=clock,
+    return TesterGroup(members, streams, (path,), asymmetry_ns=asymmetry_ns, clock=clock,
                        sleep=clock.sleep), clock
 
 
@@ -460,8 +462,10 @@ def test_a_stream_between_testers_is_stamped_on_its_receivers_clock() -> None:
     tester_group, _ = group(world, west=west, east=east)
     armed = tester_group.arm(SPEC)
     assert [s.key for s in armed.senders] == [0, 1] and armed.offered_pps == 200.0
-    assert west.corrections == {0: 1_500_000}  # east's clock minus west's
-    assert east.corrections == {1: -1_500_000}
+    # East's clock minus west's, less the guard: an exact estimate's uncertainty (0)
+    # and the 1-us slack for drift (GUARD_SLACK_NS).
+    assert west.corrections == {0: 1_500_000 - 1_000}
+    assert east.corrections == {1: -1_500_000 - 1_000}
 
 
 def test_the_correction_follows_the_drift_each_poll() -> None:
@@ -474,11 +478,11 @@ def test_the_correction_follows_the_drift_each_poll() -> None:
     first, armed = arm_drifting(world, clock, tester_group)
     # Each correction is predicted halfway to the next poll: 20 ppm of 0.05 s more.
     half_poll = 1_000
-    assert west.corrections == {0: first + half_poll}
+    assert west.corrections == {0: first + half_poll - 1_000}  # less the guard
     clock.sleep(0.5)
     world.offsets["east"] += 10_000  # 20 ppm of 0.5 s
     tester_group.read_sent(armed.senders)
-    assert west.corrections == {0: first + 10_000 + half_poll}
+    assert west.corrections == {0: first + 10_000 + half_poll - 1_000}
 
 
 def arm_drifting(world: World, clock: Clock,
@@ -502,8 +506,9 @@ def test_the_received_half_of_a_sample_is_the_receivers() -> None:
     tester_group, _ = group(world)
     armed = tester_group.arm(SPEC)
     readings = tester_group.read_sent(armed.senders)
-    assert readings[0].sample == StreamSample(1000, 100, 98, 98 * 20)
-    assert readings[1].sample == StreamSample(1000, 100, 98, 98 * 20)
+    # The receiver's sum (98 frames of 20 us each), less each frame's 1-us guard.
+    assert readings[0].sample == StreamSample(1000, 100, 98, 98 * 19)
+    assert readings[1].sample == StreamSample(1000, 100, 98, 98 * 19)
 
 
 def test_a_trial_keeps_its_clocks_and_a_delay_below_zero_is_not_vouched_for() -> None:
@@ -521,8 +526,40 @@ def test_a_trial_keeps_its_clocks_and_a_delay_below_zero_is_not_vouched_for() ->
     assert record.a_to_b == (0,) and record.b_to_a == (1,) and record.jump == ""
     assert record.uncertainty_us == 0.0
     assert extras.unvouched == (
-        "stream 0: a one-way delay below zero (the clocks' offset is off by more than the "
-        "path's delay: asymmetry beyond asymmetry_us, or a clock stepped)")
+        "stream 0: a one-way delay below zero beyond the offset's stated uncertainty "
+        "(asymmetry beyond asymmetry_us, or a clock stepped)")
+
+
+def test_an_offset_off_within_its_uncertainty_never_wraps_a_delay() -> None:
+    """The probes crossed a path 1 us one way and 129 us the other (the BMv2 DUT's
+    slow direction), so the offset's estimate is 64 us off, within the 100 us that
+    asymmetry_us 200 states. The trial's frames east to west then took 1 us: on the
+    estimate alone they would read -63 us, a wrapped register. The stamps' guard (the
+    stated 100 us and the 1-us slack) keeps the register at +38 us, and the figures
+    take the guard back out: -63 us, within the stated uncertainty of the true 1 us."""
+    world = World({"west": 0, "east": 1_500_000}, {("west", "east"): 1_000,
+                                                   ("east", "west"): 129_000})
+    west = FakeMember({1})
+    tester_group, _ = group(world, west=west, asymmetry_ns=200_000)
+    armed = tester_group.arm(SPEC)
+    estimate = 1_500_000 + (1_000 - 129_000) // 2
+    assert east_correction(tester_group) == -estimate - 101_000
+    register_ns = (1_000 - 1_500_000 - east_correction(tester_group)) % (1 << 32)
+    assert register_ns == 38_000
+    west.latency_min_us = west.latency_avg_us = west.latency_max_us = register_ns / 1000
+    streams = tester_group.stream_stats(armed, SPEC, snapshot({}), snapshot({}))
+    latency = next(s.latency for s in streams if s.stream_id == 1)
+    assert latency is not None
+    assert (latency.min_us, latency.avg_us, latency.max_us) == (-63.0, -63.0, -63.0)
+    extras = tester_group.extras(armed, streams, snapshot({}), snapshot({}))
+    assert extras.unvouched == ""
+    assert extras.clocks[0].uncertainty_us == 100.0
+
+
+def east_correction(tester_group: TesterGroup) -> int:
+    east = tester_group.by_name["east"].target
+    assert isinstance(east, FakeMember)
+    return east.corrections[1]
 
 
 def test_a_clock_stepped_during_the_trial_leaves_it_unvouched() -> None:

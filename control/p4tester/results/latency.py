@@ -34,6 +34,7 @@ __all__ = [
     "log_bin_edges",
     "merge_latency",
     "percentile",
+    "shifted_latency",
     "widened_log_bins",
     "with_lower_bounds",
 ]
@@ -123,6 +124,23 @@ def with_lower_bounds(stats: LatencyStats) -> LatencyStats:
     p50, p99, p999 = (old if old is not None else new
                       for old, new in zip(recorded, computed, strict=True))
     return replace(stats, p50_us=p50, p99_us=p99, p999_us=p999)
+
+
+def shifted_latency(stats: LatencyStats, by_us: int) -> LatencyStats:
+    """`stats` with every latency `by_us` lower: min, avg, max, the percentiles and the
+    histogram's edges (its counts and the jitter, differences of latencies, stay). For
+    stamps that were put `by_us` late on purpose (tester.tester_group's guard)."""
+    histogram = stats.histogram
+    if histogram is not None:
+        histogram = replace(histogram, edges=tuple(edge - by_us for edge in histogram.edges))
+
+    def lower(value: float | None) -> float | None:
+        return None if value is None else value - by_us
+
+    return replace(stats, min_us=stats.min_us - by_us, max_us=stats.max_us - by_us,
+                   avg_us=stats.avg_us - by_us, p50_us=lower(stats.p50_us),
+                   p99_us=lower(stats.p99_us), p999_us=lower(stats.p999_us),
+                   histogram=histogram)
 
 
 def merge_latency(stats: Sequence[LatencyStats]) -> LatencyStats | None:
@@ -216,9 +234,12 @@ def widened_log_bins(edges: Sequence[int], max_us: float) -> tuple[int, ...] | N
     """Log bins like `edges` (same count and low edge) whose top holds twice `max_us`,
     at the next round number (1, 2, 5 x 10^k us); None when `edges` already hold
     `max_us`, or are not log bins (a profile's own bins are kept as it asked: their
-    percentiles beyond the top are still answered, as lower bounds)."""
+    percentiles beyond the top are still answered, as lower bounds) or not the data
+    plane's (shifted below zero)."""
     low, high, bins = edges[0], edges[-1], len(edges) - 1
-    if max_us < high or tuple(edges) != log_bin_edges(high, bins, low):
+    # Edges below zero are shifted figures' (a crossing stream's, shifted_latency), not
+    # the data plane's bins.
+    if low < 0 or max_us < high or tuple(edges) != log_bin_edges(high, bins, low):
         return None
     decade = 1
     while True:

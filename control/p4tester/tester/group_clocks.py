@@ -9,6 +9,7 @@ again after its closing edge (end_records), which tells a jump from a drift."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,6 +22,11 @@ from p4tester.tester.clock_probes import ProbePath, ProbeUnanswered, measure_off
 # The first start measures the offset twice this far apart: the drift its stamps
 # follow (later starts take it from the previous start).
 DRIFT_BASELINE_S: Final = 1.0
+# Beyond the start's stated uncertainty, what the guard (GroupClocks.guard_ns) also
+# allows for: the drift a correction predicted halfway to the next one may miss by
+# (half of 0.1 s at 20 ppm).
+GUARD_SLACK_NS: Final = 1_000
+NS_PER_US: Final = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +106,18 @@ class GroupClocks:
         if (receiver, sender) in self._start:
             return -self.predicted((receiver, sender), at_ns)
         return None
+
+    def guard_ns(self, sender: str, receiver: str) -> int:
+        """How much later than the offset a stream from sender to receiver is stamped:
+        the start's stated uncertainty and GUARD_SLACK_NS, in whole microseconds (the
+        histogram's unit). A one-way delay reads that much high in the data plane, so
+        an offset estimate off by up to its uncertainty can never make it negative (a
+        latency register would wrap); the figures take it back out
+        (results.latency.shifted_latency). 0 when the pair was not measured."""
+        start = self._start.get((sender, receiver)) or self._start.get((receiver, sender))
+        if start is None:
+            return 0
+        return math.ceil((start.uncertainty_ns + GUARD_SLACK_NS) / NS_PER_US) * NS_PER_US
 
     def end_records(self, skew_s: float) -> tuple[ClockRecord, ...]:
         """The probes again, after a trial: per path measured at its start, what its

@@ -77,6 +77,8 @@ class GroupFlowEngine:
         self.counters: CounterNames = self.members[0].engine.counters
         self._lock = threading.Lock()  # the corrections' thread and the driver's calls
         self._crossing: tuple[int, ...] = ()  # flows of the start between two testers
+        # Per crossing flow: how late it is stamped on purpose (GroupClocks.guard_ns).
+        self._guards_ns: dict[int, int] = {}
         self._sending: set[int] = set()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -146,16 +148,21 @@ class GroupFlowEngine:
             if self.clocks.unmeasured:
                 raise ConfigError("the flows' one-way latency cannot be measured: "
                                   + "; ".join(self.clocks.unmeasured))
+            self._guards_ns = {sid: self.clocks.guard_ns(self.roles.senders[sid],
+                                                         self.roles.receivers[sid])
+                               for sid in self._crossing}
             self._correct()
 
     def _correct(self) -> None:
-        """Each flow between two testers stamped on its receiver's clock, now."""
+        """Each flow between two testers stamped on its receiver's clock, now, less its
+        guard (taken back out of its latency)."""
         now_ns = (self.clocks.clock() + CORRECT_S / 2) * 1e9
         for stream_id in self._crossing:
             sender = self.roles.senders[stream_id]
             offset = self.clocks.offset_ns(sender, self.roles.receivers[stream_id], now_ns)
             if offset is not None:
-                self.by_name[sender].engine.set_tx_clock_correction(stream_id, round(offset))
+                self.by_name[sender].engine.set_tx_clock_correction(
+                    stream_id, round(offset) - self._guards_ns.get(stream_id, 0))
 
     def start(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
         with self._lock:
@@ -222,7 +229,12 @@ class GroupFlowEngine:
 
     def latency(self, stream_id: int) -> FlowLatency | None:
         with self._lock:
-            return self._receiver(stream_id).latency(stream_id)
+            measured = self._receiver(stream_id).latency(stream_id)
+        guard = self._guards_ns.get(stream_id, 0) if stream_id in self._crossing else 0
+        if measured is None or not guard:
+            return measured
+        return FlowLatency(measured.minimum_ns - guard, measured.maximum_ns - guard,
+                           measured.average_ns - guard)
 
     def closing_verdict(self) -> str | None:
         """The probes again once the flows stopped, as after a trial: a clock that
@@ -234,7 +246,7 @@ class GroupFlowEngine:
             records = self.clocks.end_records(0.0)
             wrapped = [sid for sid in self._crossing
                        if (latency := self._receiver(sid).latency(sid)) is not None
-                       and latency.maximum_ns >= WRAPPED_NS]
+                       and latency.maximum_ns >= WRAPPED_NS]  # as measured: guard and all
         problems = self.clocks.reasons(records)
         if self.correction_error is not None:
             problems.append("the stamps stopped following the clocks' drift: "

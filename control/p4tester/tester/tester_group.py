@@ -30,9 +30,10 @@ from p4tester.experiments.errors import TesterUnanswered
 from p4tester.experiments.runner import TrialSpec
 from p4tester.p4rt import CounterValue
 from p4tester.results.clocks import ClockRecord
-from p4tester.results.model import StreamStats
+from p4tester.results.latency import shifted_latency
+from p4tester.results.model import LatencyStats, StreamStats
 from p4tester.tester.clock_probes import ProbeSide
-from p4tester.tester.group_clocks import GroupClocks, GroupPath
+from p4tester.tester.group_clocks import NS_PER_US, GroupClocks, GroupPath
 from p4tester.tester.port_counters import InterfaceCounters
 from p4tester.tester.rate_schedule import RateSchedule
 from p4tester.tester.selfcheck import ProgramPortCounts
@@ -165,6 +166,8 @@ class TesterGroup:
     sleep: Callable[[float], None] = field(default=time.sleep)
     _armed: dict[str, ArmedTrial] = field(default_factory=dict, init=False)
     _skew_s: float = field(default=0.0, init=False)
+    # Per stream between two testers: its guard this trial, us (GroupClocks.guard_ns).
+    _guards_us: dict[int, int] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         self.roles = StreamRoles.of(self.streams, self.members)
@@ -227,6 +230,10 @@ class TesterGroup:
     def arm(self, spec: TrialSpec) -> ArmedTrial:
         self._armed = {m.name: m.target.arm(spec) for m in self.members}
         self.clocks.measure_start()
+        self._guards_us = {
+            s.id: self.clocks.guard_ns(self.roles.senders[s.id],
+                                       self.roles.receivers[s.id]) // NS_PER_US
+            for s in self.streams if self.roles.senders[s.id] != self.roles.receivers[s.id]}
         self._correct_stamps()
         armed = list(self._armed.values())
         return ArmedTrial(tuple(s for a in armed for s in a.senders),
@@ -239,7 +246,8 @@ class TesterGroup:
         """Each stream between two testers is stamped on its receiver's clock: its
         offset from the sender's, as the start's estimate and the drift predict it
         halfway to the next correction (the next poll), so the stamps are off by at
-        most half a poll's drift, either way."""
+        most half a poll's drift, either way. Less the stream's guard (the trial's
+        constant, GroupClocks.guard_ns), taken back out of its figures."""
         now_ns = (self.clock() + self.poll_s / 2) * 1e9
         for member, armed in self._armed.items():
             # The trial's streams only: each correction is a write (a request to an agent).
@@ -248,8 +256,9 @@ class TesterGroup:
                 offset = (self.clocks.offset_ns(member, receiver, now_ns)
                           if receiver != member else None)
                 if offset is not None:
-                    self.by_name[member].target.set_tx_clock_correction(sender.key,
-                                                                         round(offset))
+                    guard_ns = self._guards_us.get(sender.key, 0) * NS_PER_US
+                    self.by_name[member].target.set_tx_clock_correction(
+                        sender.key, round(offset) - guard_ns)
 
     def start(self, trial: ArmedTrial, spec: TrialSpec) -> None:
         self._correct_stamps()
@@ -286,8 +295,9 @@ class TesterGroup:
             for key, (frames, latency_sum) in member.target.read_received(theirs).items():
                 reading = readings[key]
                 if reading.sample is not None:
+                    guard = self._guards_us.get(key, 0) * frames
                     readings[key] = replace(reading, sample=replace(
-                        reading.sample, rx_samples=frames, latency_sum=latency_sum))
+                        reading.sample, rx_samples=frames, latency_sum=latency_sum - guard))
         return readings
 
     def stop(self, trial: ArmedTrial) -> None:
@@ -312,9 +322,22 @@ class TesterGroup:
 
     def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
                      after: CounterSnapshot) -> tuple[StreamStats, ...]:
-        figures = {stats.stream_id: stats for m in self.members
+        figures = {stats.stream_id: self._unguarded(stats) for m in self.members
                    for stats in m.target.stream_stats(self._armed[m.name], spec, before, after)}
         return tuple(figures[s.id] for s in self.streams if s.id in figures)
+
+    def _unguarded(self, stats: StreamStats) -> StreamStats:
+        """A crossing stream's figures with its guard taken back out (one-way delays)."""
+        guard = self._guards_us.get(stats.stream_id, 0)
+        if not guard:
+            return stats
+
+        def shifted(latency: LatencyStats | None) -> LatencyStats | None:
+            return None if latency is None else shifted_latency(latency, guard)
+
+        return replace(stats, latency=shifted(stats.latency),
+                       receivers=tuple(replace(r, latency=shifted(r.latency))
+                                       for r in stats.receivers))
 
     def extras(self, trial: ArmedTrial, streams: tuple[StreamStats, ...],
                before: CounterSnapshot, after: CounterSnapshot) -> Extras:
@@ -331,13 +354,13 @@ class TesterGroup:
                       clocks=clocks)
 
     def _below_zero(self, streams: Sequence[StreamStats]) -> list[str]:
-        """A one-way delay below zero (the latency register wrapped): the offset's
-        estimate is off by more than the path's delay, the figures are not delays."""
-        crossing = {s.id for s in self.streams
-                    if self.roles.senders[s.id] != self.roles.receivers[s.id]}
+        """A one-way delay below zero even with its guard (the latency register
+        wrapped): the offset's estimate is off by more than its stated uncertainty,
+        the figures are not delays."""
         return [below_zero(s.stream_id) for s in streams
-                if s.stream_id in crossing and s.latency is not None
-                and s.latency.max_us * 1000 >= WRAPPED_NS]
+                if s.stream_id in self._guards_us and s.latency is not None
+                and (s.latency.max_us + self._guards_us[s.stream_id]) * NS_PER_US
+                >= WRAPPED_NS]
 
     def _directions(self, record: ClockRecord) -> ClockRecord:
         armed = {s.key for a in self._armed.values() for s in a.senders}
@@ -352,9 +375,9 @@ class TesterGroup:
 
 def below_zero(stream_id: int) -> str:
     """Why a stream between two testers whose latency register wrapped (at or above
-    WRAPPED_NS) has no one-way figures."""
-    return (f"stream {stream_id}: a one-way delay below zero (the clocks' offset is off by "
-            "more than the path's delay: asymmetry beyond asymmetry_us, or a clock stepped)")
+    WRAPPED_NS, its guard included) has no one-way figures."""
+    return (f"stream {stream_id}: a one-way delay below zero beyond the offset's stated "
+            "uncertainty (asymmetry beyond asymmetry_us, or a clock stepped)")
 
 
 def merged_schedule(schedules: Sequence[RateSchedule]) -> RateSchedule | None:

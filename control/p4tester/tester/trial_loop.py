@@ -333,10 +333,15 @@ class TrialLoop:
                   and s.latency.histogram is not None and s.latency.beyond_histogram]
         if not beyond:
             return
-        edges = beyond[0].histogram.edges if beyond[0].histogram else ()
-        widened = widened_log_bins(edges, max(latency.max_us for latency in beyond))
-        if widened is not None:
-            self.target.widen_latency_bins(widened)
+        highest = max(latency.max_us for latency in beyond)
+        # The first histogram that widens: a crossing stream's, shifted by its guard
+        # (tester.tester_group), does not.
+        for latency in beyond:
+            widened = widened_log_bins(latency.histogram.edges if latency.histogram else (),
+                                       highest)
+            if widened is not None:
+                self.target.widen_latency_bins(widened)
+                return
 
     def _run_armed(self, spec: TrialSpec, trial: ArmedTrial, started: float,
                    cpu_before: CpuTimes | None, before: Edge,
