@@ -126,6 +126,16 @@ def test_an_overdriven_self_check_round_trips_and_older_files_load_without_it() 
     assert round_trip(full_trial()).self_check.overdriven is False
 
 
+def test_a_port_feeding_a_duts_input_round_trips_and_older_files_load_without_it() -> None:
+    fed = dataclasses.replace(full_trial(), self_check=SelfCheck(
+        (PortCheck(1, "p4lt1", 0, 213_797, 0, 9417, 0, 223_214, feeds_dut=True),)))
+    assert as_json(fed)["self_check"]["ports"][0]["feeds_dut"] is True
+    assert as_json(fed)["self_check"]["tx_dropped"] == 0
+    assert round_trip(fed) == fed
+    assert "feeds_dut" not in as_json(full_trial())["self_check"]["ports"][0]
+    assert round_trip(full_trial()).self_check.ports[0].feeds_dut is False
+
+
 def as_json(trial: TrialResult) -> Any:
     """The dict as a JSON reader sees it (Any: tests index into it freely)."""
     return json.loads(json.dumps(trial_to_dict(trial)))

@@ -208,8 +208,9 @@ def test_throughput_table_marks_tester_limited_bounds() -> None:
     assert lines[2].split().count("50.00*") == 2  # NDR and PDR
     assert lines[3] == (
         "* tester-limited: the search went no higher than the tester itself carries on this "
-        "host (its calibrated capacity, or a load it could not carry); the DUT's limit is at "
-        "least this, maybe higher")
+        "host (its calibrated capacity, or a load it could not carry) or than a lab DUT on "
+        "this host held its configured behaviour; the DUT's limit is at least this, maybe "
+        "higher")
 
 
 def test_throughput_table_says_a_bound_is_below_the_load_asked() -> None:

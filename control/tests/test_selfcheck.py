@@ -177,6 +177,31 @@ def test_frames_still_in_the_testers_send_path_are_named() -> None:
                                   ProgramPortCounts(rx={2: 2232}, tx={1: 2232})) == ""
 
 
+def test_frames_a_kernel_duts_own_input_refused_are_the_duts() -> None:
+    """The bridge-fast lab at 111 591 frames/s (issue 41): the bridge's CPU, busy with
+    its throttling token bucket, let its receive queue overflow; p4lt1 could not hand
+    9417 of the 223 214 frames the program sent to the DUT's p4ld1 (a veth counts them
+    in tx_dropped, and p4ld1 in its rx_dropped). With the DUT's receive on CPUs of its
+    own, those are the DUT's input refusing them (the DUT check counts them), not the
+    tester's loss, nor frames still on their way; on a shared CPU they stay the
+    tester's."""
+    start = InterfaceBracket({1: ifc(), 2: ifc()}, {1: ifc(), 2: ifc()})
+    end = InterfaceBracket({1: ifc(tx=213_797, tx_dropped=9417), 2: ifc(rx=213_797)},
+                           {1: ifc(tx=213_797, tx_dropped=9417), 2: ifc(rx=213_797)})
+    before = ProgramPortCounts(rx={}, tx={})
+    after = ProgramPortCounts(rx={2: 213_797}, tx={1: 223_214})
+    fed = build_self_check(NAMES, start, end, before, after, frozenset({1}))
+    assert fed.port(1) == PortCheck(1, "p4lt1", 0, 213_797, 0, 9417, 0, 223_214,
+                                    feeds_dut=True)
+    assert (fed.ok, fed.tx_dropped, fed.rx_dropped) == (True, 0, 0)
+    shared = build_self_check(NAMES, start, end, before, after)
+    assert (shared.ok, shared.tx_dropped) == (False, 9417)
+    assert shared.describe() == (
+        "port 1: 9417 of 223214 frames the program sent were not sent by p4lt1")
+    # Refused, not on their way: never "had not left".
+    assert describe_still_sending(NAMES, start, end, before, after) == ""
+
+
 def test_a_switch_still_taking_in_frames_while_read_is_named() -> None:
     """A CI run on a busy host: p4lt2 had delivered all 2232 frames of a loopback trial
     before the closing edge, and the starved switch took in 861 of them while the

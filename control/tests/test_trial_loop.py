@@ -394,6 +394,9 @@ class QueueDut:
     def steady_rate_pps(self) -> float | None:
         return self.rate_pps
 
+    def fed_ports(self) -> frozenset[int]:
+        return frozenset()
+
 
 def _with_dut(dropped: int, rate_pps: float | None) -> TrialResult:
     target = FakeTarget()

@@ -27,6 +27,7 @@ from p4tester.lab import netdev
 from p4tester.lab.bmv2_dut import DUT_P4INFO, dut_settings, forwarding
 from p4tester.lab.dut_impairments import parse_port_impairments
 from p4tester.lab.ifaces import dut_iface
+from p4tester.lab.receive_steering import steered
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
 from p4tester.tester.port_counters import InterfaceCounters, KernelInterfaceCounters
@@ -47,6 +48,9 @@ class Bmv2DutCounters:
         self._grpc = settings.get("grpc", "127.0.0.1:9560")
         self._schema = P4InfoSchema.from_text_file(DUT_P4INFO)
         self._steady_rate_pps = _steady_rate(settings, forward, where)
+
+    def fed_ports(self) -> frozenset[int]:
+        return frozenset()  # its input shares the CPU of the tester's own receive
 
     def steady_rate_pps(self) -> float | None:
         return self._steady_rate_pps
@@ -86,15 +90,23 @@ class LinuxDutCounters:
     handled every frame the interface counted, and handed it tx_packets + tx_dropped
     frames; so a PortCheck built from these shows exactly the interface's own drops."""
 
-    __slots__ = ("_ports",)
+    __slots__ = ("_fed", "_ports")
 
     def __init__(self, topology: Topology) -> None:
+        # The tester ports cabled into the DUT, where the lab steers the DUT's receive
+        # apart from the tester's (lab.receive_steering).
+        self._fed = (frozenset(p.number for p in topology.ports if p.peer.startswith("dut:"))
+                     if steered(topology.switch.target, topology.dut.kind, topology.lab)
+                     else frozenset())
         if topology.dut.kind == "bridge":
             self._ports = topology.cabled_dut_ports  # the bridge's ports
             return
         settings = dict(topology.dut.settings)
         self._ports = tuple(sorted({int(settings.get("ingress", "1")),
                                     int(settings.get("egress", "2"))}))
+
+    def fed_ports(self) -> frozenset[int]:
+        return self._fed
 
     def interfaces(self) -> Mapping[int, str]:
         return {port: dut_iface(port) for port in self._ports}

@@ -22,7 +22,7 @@ from p4tester.lab.ifaces import TESTER_PREFIX, dut_iface, host_iface, tester_ifa
 from p4tester.lab.kinds import dut_kind, lab_kind
 from p4tester.lab.placement import pin, plan_placement
 from p4tester.lab.processes import start_switch, stop_process
-from p4tester.lab.receive_steering import KERNEL_DUTS, steer_receive_off_the_sender
+from p4tester.lab.receive_steering import steer_receive, steered
 from p4tester.lab.state import LabState
 
 DEFAULT_RUNDIR = Path("run/lab")
@@ -49,10 +49,11 @@ def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False,
         if topology.switch.target == "ebpf":
             # No switch process: the trial runner loads the tester program onto the
             # tester ports for its run (targets.ebpf.session). A kernel DUT's forwarding
-            # and the checker run off its sender's CPU (lab.receive_steering); a BMv2
+            # runs off its sender's CPU, the checker on it (lab.receive_steering); a BMv2
             # DUT is a process of its own, which that receive work would crowd instead.
-            if topology.dut.kind in KERNEL_DUTS:
-                steer_receive_off_the_sender(_received_on(topology, state))
+            if steered(topology.switch.target, topology.dut.kind, topology.lab):
+                steer_receive([tester_iface(p.number) for p in topology.ports],
+                              _dut_received_on(topology, state))
             return state
         grpc_port = int(topology.switch.grpc.rsplit(":", 1)[1])
         ports = [(p.number, tester_iface(p.number)) for p in topology.ports]
@@ -67,10 +68,9 @@ def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False,
     return state
 
 
-def _received_on(topology: Topology, state: LabState) -> list[tuple[str, str | None]]:
-    """(interface, netns) of every tester port and of the DUT's side of each cable."""
-    ifaces: list[tuple[str, str | None]] = [(tester_iface(p.number), None)
-                                            for p in topology.ports]
+def _dut_received_on(topology: Topology, state: LabState) -> list[tuple[str, str | None]]:
+    """(interface, netns) of the DUT's side of each cable."""
+    ifaces: list[tuple[str, str | None]] = []
     # One listing per namespace, not one per port.
     links = {ns: netdev.run(["ip", "-o", "link", "show"], netns=ns) for ns in state.netns}
     for port in topology.cabled_dut_ports:

@@ -45,6 +45,10 @@ class PortCheck:
     interface_tx_dropped: int  # frames the interface could not send (kernel tx_dropped)
     program_rx: int  # frames the switch program received from the port
     program_tx: int  # frames the switch program sent out of the port
+    # A veth into a lab DUT's own input queue (DutCounterSource.fed_ports): the frames
+    # it could not hand over (interface_tx_dropped) were the DUT's input refusing them,
+    # in the DUT check's counts, not the tester's.
+    feeds_dut: bool = False
 
     @property
     def rx_dropped(self) -> int:
@@ -57,8 +61,10 @@ class PortCheck:
     def tx_dropped(self) -> int:
         """Frames the program sent out of the port that the interface did not send
         (a veth counts a frame it could not hand to its peer in tx_dropped, not in
-        tx_packets, so the difference already holds it)."""
-        return max(self.program_tx - self.interface_tx, 0)
+        tx_packets, so the difference already holds it), less those a DUT's own input
+        refused (feeds_dut)."""
+        refused = self.interface_tx_dropped if self.feeds_dut else 0
+        return max(self.program_tx - self.interface_tx - refused, 0)
 
     @property
     def ok(self) -> bool:

@@ -238,6 +238,8 @@ def _self_check_out(check: SelfCheck | None) -> JsonObject | None:
             "interface_tx_dropped": p.interface_tx_dropped,
             "program_rx": p.program_rx,
             "program_tx": p.program_tx,
+            # Only where it holds: files without it load as before (False).
+            **({"feeds_dut": True} if p.feeds_dut else {}),
         }
         for p in check.ports
     ]
@@ -532,7 +534,10 @@ def _self_check_in(value: object, where: str) -> SelfCheck | None:
     fields = _Fields(value, where, keys)
     ports = []
     for i, item in enumerate(fields.items("ports")):
-        port = _Fields(item, f"{where}.ports[{i}]", _PORT_CHECK_KEYS)
+        # feeds_dut: written since the DUT's input drops were told apart (older: False).
+        port_keys = (*_PORT_CHECK_KEYS,
+                     *(("feeds_dut",) if isinstance(item, dict) and "feeds_dut" in item else ()))
+        port = _Fields(item, f"{where}.ports[{i}]", port_keys)
         ports.append(PortCheck(
             port=port.integer("port"),
             interface=port.text("interface"),
@@ -542,6 +547,7 @@ def _self_check_in(value: object, where: str) -> SelfCheck | None:
             interface_tx_dropped=port.integer("interface_tx_dropped"),
             program_rx=port.integer("program_rx"),
             program_tx=port.integer("program_tx"),
+            feeds_dut=port.flag("feeds_dut") if "feeds_dut" in port_keys else False,
         ))
     unvouched = fields.text("unvouched") if "unvouched" in keys else ""
     overdriven = fields.flag("overdriven") if "overdriven" in keys else False

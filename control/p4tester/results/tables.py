@@ -540,8 +540,9 @@ def _rate_text(rate: ResolvedRate | None) -> list[str]:
 TESTER_LIMIT_MARK: Final = "*"
 TESTER_LIMIT_NOTE: Final = (
     f"{TESTER_LIMIT_MARK} tester-limited: the search went no higher than the tester itself "
-    "carries on this host (its calibrated capacity, or a load it could not carry); the "
-    "DUT's limit is at least this, maybe higher"
+    "carries on this host (its calibrated capacity, or a load it could not carry) or than a "
+    "lab DUT on this host held its configured behaviour; the DUT's limit is at least this, "
+    "maybe higher"
 )
 
 

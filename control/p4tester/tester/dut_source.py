@@ -30,6 +30,14 @@ class DutCounterSource(Protocol):
 
     def read_program(self) -> ProgramPortCounts | None: ...
 
+    def fed_ports(self) -> frozenset[int]:
+        """The tester ports whose frames go straight into this DUT's own input queue (a
+        veth into a kernel DUT that receives on CPUs apart from the tester's,
+        lab.receive_steering): a frame such a port could not hand over was refused by
+        the DUT's input, which the DUT's interfaces count (its rx_dropped), not lost by
+        the tester. Empty where the queue is shared with the tester's own receive."""
+        ...
+
     def steady_rate_pps(self) -> float | None:
         """The rate below which the DUT's queues never overflow while it holds its
         configured behaviour (tester.dut_queue); None for a DUT that drops by design

@@ -89,8 +89,10 @@ def build_self_check(
     interfaces_after: Interfaces,
     program_before: ProgramPortCounts,
     program_after: ProgramPortCounts,
+    feeding_dut: frozenset[int] = frozenset(),
 ) -> SelfCheck:
-    """One PortCheck per port of `interfaces` (port -> interface name), in port order."""
+    """One PortCheck per port of `interfaces` (port -> interface name), in port order;
+    `feeding_dut`: the ports whose refused frames are a DUT's input's (PortCheck)."""
     start, end = _bracket(interfaces_before), _bracket(interfaces_after)
     checks = []
     for port in sorted(interfaces):
@@ -108,6 +110,7 @@ def build_self_check(
                                      program_after.rx.get(port, 0)),
             program_tx=counter_delta(program_before.tx.get(port, 0),
                                      program_after.tx.get(port, 0)),
+            feeds_dut=port in feeding_dut,
         ))
     return SelfCheck(tuple(checks))
 
@@ -161,8 +164,12 @@ def describe_still_sending(interfaces: Mapping[int, str], interfaces_before: Int
     reads (an answer to a DUT's chatter) can show here, hence the runner's re-reads."""
     found = []
     for port in sorted(interfaces):
-        sent = counter_delta(interfaces_before.before_program[port].tx_packets,
-                             interfaces_after.before_program[port].tx_packets)
+        # A frame the interface could not hand to its peer (a veth's tx_dropped) is
+        # not on its way either: the self-check counts it where it belongs.
+        sent = (counter_delta(interfaces_before.before_program[port].tx_packets,
+                              interfaces_after.before_program[port].tx_packets)
+                + counter_delta(interfaces_before.before_program[port].tx_dropped,
+                                interfaces_after.before_program[port].tx_dropped))
         made = counter_delta(program_before.tx.get(port, 0), program_after.tx.get(port, 0))
         if made > sent:
             found.append(f"port {port}: {made - sent} of the {made} frames the program sent "

@@ -434,7 +434,7 @@ class TrialLoop:
             after = self._closing_edge()
             if before.ports is not None and after.ports is not None:
                 check = build_self_check(names, before.ports, after.ports, before.program,
-                                         after.program)
+                                         after.program, self._fed_ports())
                 sending = describe_still_sending(names, before.ports, after.ports,
                                                  before.program, after.program)
                 taking_in = describe_still_taking_in(names, after.ports, after.program)
@@ -455,6 +455,9 @@ class TrialLoop:
             check = replace(check or SelfCheck(()),
                             unvouched=_joined(before.backlog, check.unvouched if check else ""))
         return after, check, dut_check
+
+    def _fed_ports(self) -> frozenset[int]:
+        return frozenset() if self.dut is None else self.dut.fed_ports()
 
     def _dut_check(self, before: Edge, after: Edge) -> SelfCheck | None:
         dut = self.dut
