@@ -52,7 +52,7 @@ from p4tester.targets.ebpf.trials import TEMPLATE_PPS
 from p4tester.targets.tofino.names import MAX_STREAMS as TOFINO_MAX_STREAMS
 from p4tester.tester.clock_offset import KEPT_SHARE, MAX_DRIFT_PPM
 from p4tester.tester.clock_probes import PROBE_BIAS, PROBE_FRAMES, PROBE_PPS, PROBE_ROUNDS
-from p4tester.tester.group_clocks import DRIFT_BASELINE_S
+from p4tester.tester.group_clocks import DRIFT_BASELINE_S, GUARD_SLACK_NS
 from p4tester.tester.group_flows import CORRECT_S
 from p4tester.tester.settle import SETTLE_READ_S
 from p4tester.tester.trial_loop import IDLE_MAX_S, IDLE_READ_S
@@ -178,6 +178,8 @@ FACTS = [
          lambda: (g(EBPF_POLL_S),)),
     Fact("docs/several-testers.md", r"their stamps follow the drift every ([\d.]+) s",
          lambda: (g(CORRECT_S),)),
+    Fact("docs/several-testers.md", r"stated\s+uncertainty and (\d+) µs more",
+         lambda: (g(GUARD_SLACK_NS / 1000),)),
     Fact("docs/several-testers.md", r"sends (\d+) frames each way at (\d+) frames/s",
          lambda: tuple(str(_lab_constant("control/tests_ebpf/test_several_testers.py", name))
                        for name in ("OTG_FLOW_FRAMES", "OTG_FLOW_PPS"))),

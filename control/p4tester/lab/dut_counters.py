@@ -27,7 +27,7 @@ from p4tester.lab import netdev
 from p4tester.lab.bmv2_dut import DUT_P4INFO, dut_settings, forwarding
 from p4tester.lab.dut_impairments import parse_port_impairments
 from p4tester.lab.ifaces import dut_iface
-from p4tester.lab.receive_steering import steered
+from p4tester.lab.receive_steering import tester_apart
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.tester.dut_source import DUT_TIMEOUT_S, DutCounterSource
 from p4tester.tester.port_counters import InterfaceCounters, KernelInterfaceCounters
@@ -95,9 +95,10 @@ class LinuxDutCounters:
     def __init__(self, topology: Topology) -> None:
         # The tester ports cabled into the DUT, where the lab steers the DUT's receive
         # apart from the tester's (lab.receive_steering).
+        apart = tester_apart(topology.switch.target, topology.dut.kind, topology.lab,
+                             len(topology.testers))
         self._fed = (frozenset(p.number for p in topology.ports if p.peer.startswith("dut:"))
-                     if steered(topology.switch.target, topology.dut.kind, topology.lab)
-                     else frozenset())
+                     if apart else frozenset())
         if topology.dut.kind == "bridge":
             self._ports = topology.cabled_dut_ports  # the bridge's ports
             return

@@ -22,7 +22,7 @@ from p4tester.lab.ifaces import TESTER_PREFIX, dut_iface, host_iface, tester_ifa
 from p4tester.lab.kinds import dut_kind, lab_kind
 from p4tester.lab.placement import pin, plan_placement
 from p4tester.lab.processes import start_switch, stop_process
-from p4tester.lab.receive_steering import steer_receive, steered
+from p4tester.lab.receive_steering import steer_receive, steered, tester_apart
 from p4tester.lab.state import LabState
 
 DEFAULT_RUNDIR = Path("run/lab")
@@ -53,7 +53,9 @@ def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False,
             # DUT is a process of its own, which that receive work would crowd instead.
             if steered(topology.switch.target, topology.dut.kind, topology.lab):
                 steer_receive([tester_iface(p.number) for p in topology.ports],
-                              _dut_received_on(topology, state))
+                              _dut_received_on(topology, state),
+                              tester_apart(topology.switch.target, topology.dut.kind,
+                                           topology.lab, len(topology.testers)))
             return state
         grpc_port = int(topology.switch.grpc.rsplit(":", 1)[1])
         ports = [(p.number, tester_iface(p.number)) for p in topology.ports]
