@@ -1,6 +1,6 @@
 """Receive steering for the eBPF labs: the kernel's receive work for the DUT's ports
-runs off the CPU the eBPF sender is pinned to, and the tester's own receive work (its
-checker) on that CPU, apart from the DUT's.
+runs off the CPU the eBPF sender is pinned to; in a lab of one tester, the tester's own
+receive work (its checker) runs on that CPU, apart from the DUT's.
 
 The sender's every send() carries its frames' whole way through the kernel on its own
 CPU: a veth hands a frame to its peer's backlog on the CPU that sent it, so the
@@ -15,7 +15,7 @@ The tester's own ports receive on the sender's CPU, not beside the DUT: a CPU's
 receive queue (its backlog, net.core.netdev_max_backlog frames) is shared by every port
 steered to it. On the bridge-fast lab (a token bucket of 104 167 frames/s, issue 41)
 the bucket, once it throttles, costs this VM's CPU about 17 us a frame (1.79 s of
-softirq time in a 2-s trial, against 0.02 s just below its rate). With the checker on
+softirq time over a 2-s trial and its drain, against 0.02 s just below its rate). With the checker on
 that CPU too, the shared queue overflowed both ways at 105 758 frames/s: 435 frames
 into the DUT and 672 back into the tester, the tester's loss in a trial the bucket
 dropped nothing of. With the checker on the sender's CPU: none at 105 774 frames/s,
