@@ -15,12 +15,12 @@ The tester's own ports receive on the sender's CPU, not beside the DUT: a CPU's
 receive queue (its backlog, net.core.netdev_max_backlog frames) is shared by every port
 steered to it. On the bridge-fast lab (a token bucket of 104 167 frames/s, issue 41)
 the bucket, once it throttles, costs this VM's CPU about 17 us a frame (1.79 s of
-softirq time over a 2-s trial and its drain, against 0.02 s just below its rate). With the checker on
-that CPU too, the shared queue overflowed both ways at 105 758 frames/s: 435 frames
-into the DUT and 672 back into the tester, the tester's loss in a trial the bucket
-dropped nothing of. With the checker on the sender's CPU: none at 105 774 frames/s,
-and at 111 591 all 9 578 drops were at the DUT's input, on the DUT's CPU, in its own
-counters (lab.dut_counters: fed_ports).
+softirq time over a 2-s trial and its drain, against 0.02 s just below its rate).
+With the checker on that CPU too, the shared queue overflowed both ways at 105 758
+frames/s: 435 frames into the DUT and 672 back into the tester, the tester's loss in
+a trial the bucket dropped nothing of. With the checker on the sender's CPU: none at
+105 774 frames/s, and at 111 591 all 9 578 drops were at the DUT's input, on the
+DUT's CPU, in its own counters (lab.dut_counters: fed_ports).
 
 Not in a lab of several testers: their senders share one CPU, and with their checkers
 there too the clock probes between them met each other's sending (their offsets spread
