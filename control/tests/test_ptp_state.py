@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from test_several_testers import TESTERS, topology
 
 from p4tester.config.errors import ConfigError
 from p4tester.results.clocks import PtpState
-from p4tester.tester.ptp_state import parse_pmc, read_ptp_state
+from p4tester.tester.ptp_state import parse_pmc, phc2sys_runs, read_ptp_state
 
 # A free-running slave's answers (ptp4l -S with free_running 1), as pmc printed them
 # (its RESPONSE lines end in a space).
@@ -31,15 +32,48 @@ sending: GET PORT_DATA_SET
 \t\tportState               UNCALIBRATED
 \t\tlogMinDelayReqInterval  0
 \t\tpeerMeanPathDelay       0
+\tc6e5bb.fffe.c90c5c-1 seq 2 RESPONSE MANAGEMENT PORT_PROPERTIES_NP\x20
+\t\tportIdentity            c6e5bb.fffe.c90c5c-1
+\t\tportState               UNCALIBRATED
+\t\ttimestamping            SOFTWARE
+\t\tinterface               p4lptpe
 """
-NO_ANSWER = "sending: GET TIME_STATUS_NP\nsending: GET PORT_DATA_SET\n"
+NO_ANSWER = ("sending: GET TIME_STATUS_NP\nsending: GET PORT_DATA_SET\n"
+             "sending: GET PORT_PROPERTIES_NP\n")
 
 
 def test_a_slaves_state_its_grandmaster_and_offset() -> None:
-    state = parse_pmc(SLAVE_OUTPUT, "/var/run/ptp4l")
-    assert state == PtpState(True, "UNCALIBRATED", -903, True, "b2e1af.fffe.da0c1b")
+    state = parse_pmc(SLAVE_OUTPUT, "/var/run/ptp4l", phc2sys=False)
+    assert state == PtpState(True, "UNCALIBRATED", -903, True, "b2e1af.fffe.da0c1b",
+                             timestamping="SOFTWARE", phc2sys=False)
     assert state.describe() == ("PTP UNCALIBRATED of grandmaster b2e1af.fffe.da0c1b, -903 ns "
-                                "from it")
+                                "from it; software timestamps (ptp4l's clock is the system "
+                                "clock)")
+
+
+@pytest.mark.parametrize(("phc2sys", "said"), [
+    (True, "; hardware timestamps, phc2sys runs"),
+    (False, "; hardware timestamps and no phc2sys: PTP disciplines the NIC's clock, not the "
+            "system clock the tester stamps with"),
+])
+def test_hardware_timestamps_reach_the_testers_clock_only_through_phc2sys(
+        phc2sys: bool, said: str) -> None:
+    state = parse_pmc(SLAVE_OUTPUT.replace("SOFTWARE", "HARDWARE"), "/var/run/ptp4l", phc2sys)
+    assert state.describe() == ("PTP UNCALIBRATED of grandmaster b2e1af.fffe.da0c1b, -903 ns "
+                                f"from it{said}")
+
+
+def test_phc2sys_is_looked_for_among_the_hosts_processes(tmp_path: Path) -> None:
+    for pid, name in ((1, "systemd"), (812, "ptp4l")):
+        (tmp_path / str(pid)).mkdir()
+        (tmp_path / str(pid) / "comm").write_text(f"{name}\n")
+    (tmp_path / "self").mkdir()
+    assert phc2sys_runs(tmp_path) is False
+    (tmp_path / "813").mkdir()
+    (tmp_path / "813" / "comm").write_text("phc2sys\n")
+    assert phc2sys_runs(tmp_path) is True
+    state = read_ptp_state("/run/ptp-east", fake_run(SLAVE_OUTPUT), proc=tmp_path)
+    assert (state.timestamping, state.phc2sys) == ("SOFTWARE", True)
 
 
 def test_a_grandmaster_says_so() -> None:
@@ -47,13 +81,14 @@ def test_a_grandmaster_says_so() -> None:
                                   "gmPresent                  false").replace(
         "UNCALIBRATED", "MASTER").replace("b2e1af.fffe.da0c1b", "c6e5bb.fffe.c90c5c")
     assert parse_pmc(master, "/run/a").describe() == (
-        "PTP MASTER, its own grandmaster (c6e5bb.fffe.c90c5c)")
+        "PTP MASTER, its own grandmaster (c6e5bb.fffe.c90c5c); software timestamps "
+        "(ptp4l's clock is the system clock)")
 
 
 def fake_run(stdout: str = "", raises: Exception | None = None) -> Any:
     def run(command: list[str], **_: object) -> subprocess.CompletedProcess[str]:
         assert command == ["pmc", "-u", "-b", "0", "-s", "/run/ptp-east", "GET TIME_STATUS_NP",
-                           "GET PORT_DATA_SET"]
+                           "GET PORT_DATA_SET", "GET PORT_PROPERTIES_NP"]
         if raises is not None:
             raise raises
         return subprocess.CompletedProcess(command, 0, stdout, "")

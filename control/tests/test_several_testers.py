@@ -611,11 +611,21 @@ def test_clocks_round_trip_in_schema_13() -> None:
                                "jump": "", "a_to_b": [0], "b_to_a": [1],
                                "a_ptp": {"answered": True, "port_state": "MASTER",
                                          "master_offset_ns": 0, "gm_present": False,
-                                         "gm_identity": "b2e1af.fffe.da0c1b", "why": ""},
+                                         "gm_identity": "b2e1af.fffe.da0c1b", "why": "",
+                                         "timestamping": "", "phc2sys": None},
                                "b_ptp": {"answered": True, "port_state": "SLAVE",
                                          "master_offset_ns": -35, "gm_present": True,
-                                         "gm_identity": "b2e1af.fffe.da0c1b", "why": ""}}]
+                                         "gm_identity": "b2e1af.fffe.da0c1b", "why": "",
+                                         "timestamping": "", "phc2sys": None}}]
     assert trial_from_dict(data) == trial
+    # A record's PTP state read before timestamping and phc2sys were: not read.
+    earlier = {**data, "clocks": [{**data["clocks"][0], "b_ptp": {
+        k: v for k, v in data["clocks"][0]["b_ptp"].items()
+        if k not in ("timestamping", "phc2sys")}}]}
+    assert trial_from_dict(earlier) == trial
+    hardware = replace(trial, clocks=(replace(RECORD, b_ptp=replace(
+        SLAVE, timestamping="HARDWARE", phc2sys=False)),))
+    assert trial_from_dict(trial_to_dict(hardware)) == hardware
     # A schema 12 record's clocks: no PTP read.
     twelve = {**data, "schema_version": 12, "clocks": [
         {k: v for k, v in data["clocks"][0].items() if k not in ("a_ptp", "b_ptp")}]}

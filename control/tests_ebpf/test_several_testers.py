@@ -417,6 +417,9 @@ def test_each_trial_says_what_ptp_said_on_both_hosts(ptp_lab: Path, tmp_path: Pa
     assert (east.answered, east.port_state, east.gm_present) == (
         True, "UNCALIBRATED", True), east
     assert east.gm_identity == west.gm_identity and east.master_offset_ns is not None
+    # ptp4l -S: software timestamps, its clock the system clock; phc2sys looked for.
+    assert west.timestamping == east.timestamping == "SOFTWARE", (west, east)
+    assert west.phc2sys is not None and east.phc2sys is not None
     assert record.ptp_line() in one_way_table(trial).splitlines()
     assert abs(east_minus_west_us(record) - INJECTED_OFFSET_US) <= BOUND_US, record
     assert_one_way_matches_captures(trial, delays, BOUND_US)

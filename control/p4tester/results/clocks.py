@@ -19,17 +19,37 @@ class PtpState:
     gm_present: bool = False
     gm_identity: str = ""
     why: str = ""
+    # PORT_PROPERTIES_NP timestamping: SOFTWARE (ptp4l's clock is the system clock),
+    # HARDWARE and the like (the NIC's clock); '' when not read.
+    timestamping: str = ""
+    # Whether phc2sys ran on the host (None: not looked for): with hardware
+    # timestamping, what carries the NIC's clock to the system clock the tester stamps
+    # with.
+    phc2sys: bool | None = None
 
     def describe(self) -> str:
         """One phrase for a report, e.g. "PTP SLAVE of grandmaster 001122.fffe.334455,
-        +35 ns from it"."""
+        +35 ns from it; hardware timestamps, phc2sys runs"."""
         if not self.answered:
             return f"no PTP ({self.why})"
         if not self.gm_present:
-            return f"PTP {self.port_state}, its own grandmaster ({self.gm_identity})"
+            return (f"PTP {self.port_state}, its own grandmaster ({self.gm_identity})"
+                    f"{self._system_clock()}")
         offset = "" if self.master_offset_ns is None else \
             f", {self.master_offset_ns:+d} ns from it"
-        return f"PTP {self.port_state} of grandmaster {self.gm_identity}{offset}"
+        return (f"PTP {self.port_state} of grandmaster {self.gm_identity}{offset}"
+                f"{self._system_clock()}")
+
+    def _system_clock(self) -> str:
+        """Whether PTP reaches the system clock, which the tester stamps with."""
+        if not self.timestamping:
+            return ""
+        if self.timestamping == "SOFTWARE":
+            return "; software timestamps (ptp4l's clock is the system clock)"
+        if self.phc2sys:
+            return "; hardware timestamps, phc2sys runs"
+        return ("; hardware timestamps and no phc2sys: PTP disciplines the NIC's clock, "
+                "not the system clock the tester stamps with")
 
 
 @dataclass(frozen=True, slots=True)

@@ -654,7 +654,8 @@ def _ptp_out(state: PtpState | None) -> JsonObject | None:
         return None
     return {"answered": state.answered, "port_state": state.port_state,
             "master_offset_ns": state.master_offset_ns, "gm_present": state.gm_present,
-            "gm_identity": state.gm_identity, "why": state.why}
+            "gm_identity": state.gm_identity, "why": state.why,
+            "timestamping": state.timestamping, "phc2sys": state.phc2sys}
 
 
 def _clock_in(value: object, where: str, version: int) -> ClockRecord:
@@ -675,13 +676,19 @@ def _clock_in(value: object, where: str, version: int) -> ClockRecord:
 def _ptp_in(value: object, where: str) -> PtpState | None:
     if value is None:
         return None
-    fields = _Fields(value, where, _PTP_KEYS)
+    # timestamping and phc2sys: written since they were read (older records: unread).
+    later = tuple(key for key in ("timestamping", "phc2sys")
+                  if isinstance(value, dict) and key in value)
+    fields = _Fields(value, where, (*_PTP_KEYS, *later))
     offset = fields.get("master_offset_ns")
+    phc2sys = fields.get("phc2sys") if "phc2sys" in later else None
     return PtpState(answered=fields.flag("answered"), port_state=fields.text("port_state"),
                     master_offset_ns=None if offset is None
                     else _int(offset, fields.path("master_offset_ns")),
                     gm_present=fields.flag("gm_present"),
-                    gm_identity=fields.text("gm_identity"), why=fields.text("why"))
+                    gm_identity=fields.text("gm_identity"), why=fields.text("why"),
+                    timestamping=fields.text("timestamping") if "timestamping" in later else "",
+                    phc2sys=None if phc2sys is None else fields.flag("phc2sys"))
 
 
 def _settle_out(settle: SettleRecord | None) -> JsonObject | None:
