@@ -17,6 +17,7 @@ from p4tester.results.latency import (
     log_bin_edges,
     merge_latency,
     percentile,
+    round_up_125,
     shifted_latency,
     widened_log_bins,
     with_lower_bounds,
@@ -259,3 +260,10 @@ def test_a_shifted_latency_moves_every_figure_but_the_counts_and_jitter() -> Non
     assert shifted.lower_bounds == ("p99_us", "p999_us") == measured.lower_bounds
     # A shifted histogram is not the data plane's: it never widens them.
     assert widened_log_bins(shifted.histogram.edges, 5000.0) is None
+
+
+@pytest.mark.parametrize(("value", "rounded"), [
+    (0.0, 1), (1.0, 1), (1.5, 2), (3.0, 5), (101.0, 200), (262.2, 500), (327.1, 500),
+    (501.0, 1000)])
+def test_round_up_to_1_2_5(value: float, rounded: int) -> None:
+    assert round_up_125(value) == rounded

@@ -535,17 +535,18 @@ def test_an_offset_off_within_its_uncertainty_never_wraps_a_delay() -> None:
     slow direction), so the offset's estimate is 64 us off, within the 100 us that
     asymmetry_us 200 states. The trial's frames east to west then took 1 us: on the
     estimate alone they would read -63 us, a wrapped register. The stamps' guard (the
-    stated 100 us and the 1-us slack) keeps the register at +38 us, and the figures
-    take the guard back out: -63 us, within the stated uncertainty of the true 1 us."""
+    stated 100 us and the 1-us slack, rounded up to 200 us) keeps the register at
+    +137 us, and the figures take the guard back out: -63 us, within the stated
+    uncertainty of the true 1 us."""
     world = World({"west": 0, "east": 1_500_000}, {("west", "east"): 1_000,
                                                    ("east", "west"): 129_000})
     west = FakeMember({1})
     tester_group, _ = group(world, west=west, asymmetry_ns=200_000)
     armed = tester_group.arm(SPEC)
     estimate = 1_500_000 + (1_000 - 129_000) // 2
-    assert east_correction(tester_group) == -estimate - 101_000
+    assert east_correction(tester_group) == -estimate - 200_000
     register_ns = (1_000 - 1_500_000 - east_correction(tester_group)) % (1 << 32)
-    assert register_ns == 38_000
+    assert register_ns == 137_000
     west.latency_min_us = west.latency_avg_us = west.latency_max_us = register_ns / 1000
     streams = tester_group.stream_stats(armed, SPEC, snapshot({}), snapshot({}))
     latency = next(s.latency for s in streams if s.stream_id == 1)

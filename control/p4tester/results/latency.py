@@ -34,6 +34,7 @@ __all__ = [
     "log_bin_edges",
     "merge_latency",
     "percentile",
+    "round_up_125",
     "shifted_latency",
     "widened_log_bins",
     "with_lower_bounds",
@@ -225,9 +226,19 @@ def log_bin_edges(high: int, bins: int = MAX_HIST_BINS, low: int = 0) -> tuple[i
     return tuple(edges)
 
 
-# The tops a widened histogram takes (results.latency.widened_log_bins): round numbers
-# of us, 1-2-5 in each decade.
+# Round numbers of us, 1-2-5 in each decade: the tops a widened histogram takes
+# (widened_log_bins), the guards of streams between testers (tester.group_clocks).
 _ROUND_STEPS: Final = (1, 2, 5)
+
+
+def round_up_125(value: float) -> int:
+    """The least of 1, 2, 5 x 10^k (k >= 0) at or above `value`."""
+    decade = 1
+    while True:
+        for step in _ROUND_STEPS:
+            if step * decade >= value:
+                return step * decade
+        decade *= 10
 
 
 def widened_log_bins(edges: Sequence[int], max_us: float) -> tuple[int, ...] | None:
@@ -241,10 +252,4 @@ def widened_log_bins(edges: Sequence[int], max_us: float) -> tuple[int, ...] | N
     # the data plane's bins.
     if low < 0 or max_us < high or tuple(edges) != log_bin_edges(high, bins, low):
         return None
-    decade = 1
-    while True:
-        for step in _ROUND_STEPS:
-            top = step * decade
-            if top >= 2 * max_us and top > high:
-                return log_bin_edges(top, bins, low)
-        decade *= 10
+    return log_bin_edges(round_up_125(max(2 * max_us, high + 1)), bins, low)

@@ -9,13 +9,13 @@ again after its closing edge (end_records), which tells a jump from a drift."""
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
 from p4tester.results.clocks import ClockRecord, PtpState
+from p4tester.results.latency import round_up_125
 from p4tester.tester.clock_offset import OffsetEstimate, TrialClocks
 from p4tester.tester.clock_probes import ProbePath, ProbeUnanswered, measure_offset
 
@@ -108,16 +108,19 @@ class GroupClocks:
         return None
 
     def guard_ns(self, sender: str, receiver: str) -> int:
-        """How much later than the offset a stream from sender to receiver is stamped:
-        the start's stated uncertainty and GUARD_SLACK_NS, in whole microseconds (the
-        histogram's unit). A one-way delay reads that much high in the data plane, so
-        an offset estimate off by up to its uncertainty can never make it negative (a
-        latency register would wrap); the figures take it back out
-        (results.latency.shifted_latency). 0 when the pair was not measured."""
-        start = self._start.get((sender, receiver)) or self._start.get((receiver, sender))
-        if start is None:
+        """How much later than the offset a stream from sender to receiver is stamped
+        this start: the largest stated uncertainty of the pairs measured and
+        GUARD_SLACK_NS, rounded up to 1, 2 or 5 x 10^k us (the histogram's unit). A
+        one-way delay reads that much high in the data plane, so an offset estimate off
+        by up to its uncertainty can never make it negative (a latency register would
+        wrap); the figures take it back out (results.latency.shifted_latency). One
+        guard for every pair, and round, so that the crossing streams' histograms keep
+        the same edges within a trial and mostly from trial to trial, and add up. 0 when
+        the pair was not measured."""
+        if (sender, receiver) not in self._start and (receiver, sender) not in self._start:
             return 0
-        return math.ceil((start.uncertainty_ns + GUARD_SLACK_NS) / NS_PER_US) * NS_PER_US
+        worst = max(start.uncertainty_ns for start in self._start.values())
+        return round_up_125((worst + GUARD_SLACK_NS) / NS_PER_US) * NS_PER_US
 
     def end_records(self, skew_s: float) -> tuple[ClockRecord, ...]:
         """The probes again, after a trial: per path measured at its start, what its
