@@ -126,9 +126,10 @@ def test_loss_is_what_the_dut_dropped_and_the_capture_holds_the_rest(
 # over 60-B frames (104 167 frames/s), 70 % of line rate.
 BRIDGE_FAST = REPO / "topologies" / "ebpf-linux-bridge-fast.yaml"
 BRIDGE_FAST_LIMIT_PPS = 50e6 / (60 * 8)
-# The bucket's 20 000-B burst and the queues before it hold a few thousand frames: a
-# 4-s trial shows a load 1 % above the limit (as the run's buffering note advises).
-BRIDGE_FAST_TRIAL_S = 4.0
+# The bucket's 20 000-B burst and the queues before it hold about 4500 frames: a 4-s
+# trial hides a load 1.1 % above the limit (busy CI #14: 105 303 frames/s offered, none
+# lost), an 8-s one half that, as the run's buffering note advises.
+BRIDGE_FAST_TRIAL_S = 8.0
 
 
 def test_a_bucket_at_70_percent_of_line_rate_is_found_within_1_percent(
