@@ -27,7 +27,6 @@ from p4tester.results.serialize import SCHEMA_VERSION, trial_from_dict, trial_to
 from p4tester.runs.describe import describe
 from p4tester.runs.flow_engines import flow_engine
 from p4tester.streams.shapes import ShapeKind, TrafficShape
-from p4tester.targets.ebpf.group import probe_pairs, probe_paths
 from p4tester.targets.ebpf.tester import clock_setting_cell, simulated_stamp
 from p4tester.tester.clock_probes import (
     PROBE_BIAS,
@@ -38,6 +37,7 @@ from p4tester.tester.clock_probes import (
     measure_offset,
     signed_delay,
 )
+from p4tester.tester.group_plan import probe_pairs, probe_paths
 from p4tester.tester.port_counters import InterfaceCounters
 from p4tester.tester.rate_schedule import RateSchedule, build_schedule
 from p4tester.tester.selfcheck import ProgramPortCounts
@@ -101,16 +101,24 @@ def test_a_topology_of_two_testers() -> None:
      "two.yaml: ports: port 2: tester 'north' is not under testers (they are: west, east)"),
     ({"ports": {1: PORTS[1], 2: {**PORTS[2], "tester": "west"}}},
      "two.yaml: testers: east has no port; give a port tester: east, or drop it"),
+    ({"testers": {"west": {"target": "tofino"}, "east": {"target": "ebpf"}}},
+     "two.yaml: testers: west: target tofino does not run with other testers yet (targets "
+     "that do: ebpf, bmv2); give it one switch of its own"),
     ({"testers": {"west": {"target": "bmv2"}, "east": {"target": "ebpf"}}},
-     "two.yaml: testers: west: target bmv2 does not run with other testers yet (targets "
-     "that do: ebpf); give it one switch of its own"),
+     "two.yaml: testers: west (bmv2) stamps in microseconds, east (ebpf) in nanoseconds: a "
+     "stream's latency is its receiver's clock less its sender's stamp; give every tester "
+     "of a topology one target"),
     ({"testers": {"West": {"target": "ebpf"}, "east": {"target": "ebpf"}}},
      "two.yaml: testers: West: tester name 'West': use lower-case letters, digits, '-' and "
      "'_', e.g. west"),
-    ({"testers": {"west": {"target": "bmv2", "simulated_clock": {"offset_us": 1}},
+    ({"testers": {"west": {"target": "tofino", "simulated_clock": {"offset_us": 1}},
                   "east": {"target": "ebpf"}}},
-     "two.yaml: testers: west: simulated_clock is for target ebpf (its program adds it to "
-     "the stamps); drop it"),
+     "two.yaml: testers: west: simulated_clock is for targets ebpf, bmv2 (their programs "
+     "add it to the stamps); drop it"),
+    ({"testers": {"west": {"target": "bmv2", "simulated_clock": {"offset_us": 1.5}},
+                  "east": {"target": "bmv2", "grpc": "127.0.0.1:9560"}}},
+     "two.yaml: testers: west: simulated_clock: offset_us 1.5 is not whole: BMv2 stamps in "
+     "microseconds; give a whole number"),
     ({"testers": {"west": {"target": "ebpf"},
                   "east": {"target": "ebpf", "simulated_clock": {"drift_ppm": 20}}}},
      "two.yaml: testers: east: simulated_clock: drift_ppm 20 is not one the program makes: "

@@ -294,6 +294,12 @@ struct local_metadata_t {
      * IPv4 header changed (its checksum is recomputed). */
     bit<16>     vary_l4_delta;
     bool        vary_ipv4_header;
+    /* BMv2: the tester's clock setting (v1model/tester_clock.p4), read in ingress for
+     * egress's stamps, and a TX frame's clock correction (its stream's, from
+     * gen_streams): its stamp on the receiving tester's clock. */
+    timestamp_t clock_offset;
+    bit<8>      clock_drift_shift;
+    timestamp_t tx_clock_correction;
 }
 
 #endif

@@ -12,7 +12,7 @@ parser TesterIngressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadat
 
     state start {
         meta.local = {{false, 0, false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0}, false, 0,
-                      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false};
+                      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0, 0, 0};
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
         transition select(ig_intr_md.ingress_port[6:0]) {
@@ -61,7 +61,7 @@ parser TesterEgressParser(packet_in pkt, out tna_headers_t hdr, out tna_metadata
 
     state start {
         meta.local = {{false, 0, false}, CTRL_OP_NONE, 0, 0, RX_KIND_FOREIGN, false, {false, 0, 0, 0}, false, 0,
-                      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false};
+                      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false, 0, 0, 0};
 #if __TARGET_TOFINO__ == 2
         meta.vary = {false, false, 0};
 #endif

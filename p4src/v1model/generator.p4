@@ -17,6 +17,7 @@
 #include "../common/headers.p4"
 #include "../common/stream_template.p4"
 #include "field_steps.p4"
+#include "tester_clock.p4"
 
 control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
                          inout standard_metadata_t smeta) {
@@ -31,7 +32,8 @@ control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
     bool running = false;
 
     action run(bit<32> packet_budget, bit<8> trial_run, bit<8> trial_epoch,
-               bit<8> frames_per_pass, bit<16> emit_threshold) {
+               bit<8> frames_per_pass, bit<16> emit_threshold, bit<32> tx_clock_correction) {
+        meta.tx_clock_correction = tx_clock_correction;
         budget = packet_budget;
         run_value = trial_run;
         epoch = trial_epoch;
@@ -45,12 +47,14 @@ control GeneratorIngress(inout headers_t hdr, inout local_metadata_t meta,
     }
 
     /* Controller writes: stream -> run(budget, run value, epoch, frames per pass,
-     * emit threshold) to start (the run byte and the TESTER_FLAG_EPOCH_MASK bits of
+     * emit threshold, TX clock correction) to start (the run byte and the TESTER_FLAG_EPOCH_MASK bits of
      * this trial's template; frames per pass 1..MAX_FRAMES_PER_PASS, as many TX
      * replicas as the stream's multicast group has; emit threshold 0: every pass
      * makes its frames, else a pass makes them only when a 16-bit random draw is below
      * it: Poisson arrivals by thinning a loop that runs 65536 / threshold times faster
-     * than the frames); modify to stopped() (or delete) to stop: the stream's seeds
+     * than the frames; the correction, us added to the TX stamps modulo 2^32: 0, or
+     * the offset of the receiving tester's clock when another tester checks the
+     * stream); modify to stopped() (or delete) to stop: the stream's seeds
      * die at their next pass. */
     table gen_streams {
         key = { hdr.tester.stream_id : exact @name("stream"); }
@@ -223,7 +227,8 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
         tx_next_seq.read(seq, (bit<32>) hdr.tester.stream_id);
         tx_next_seq.write((bit<32>) hdr.tester.stream_id, seq + 1);
         hdr.tester.seq = seq;
-        hdr.tester.tx_ts = (timestamp_t) smeta.egress_global_timestamp;
+        hdr.tester.tx_ts = tester_stamp(smeta.egress_global_timestamp, meta.clock_offset,
+                                        meta.clock_drift_shift) + meta.tx_clock_correction;
         tx_stream.count((bit<32>) hdr.tester.stream_id);
         meta.stamped_tx = true;
     }
@@ -253,7 +258,8 @@ control GeneratorEgress(inout headers_t hdr, inout local_metadata_t meta,
         } else if (smeta.egress_port >= PACER_PORT_BASE && smeta.egress_port <= PACER_PORT_LAST) {
             recirculate_preserving_field_list(RECIRC_FIELDS_NONE);
         } else if (smeta.egress_port == REFERENCE_LOOP_PORT && meta.loop_stage == LOOP_STAGE_OUT) {
-            meta.loop_rx_ts = (timestamp_t) smeta.egress_global_timestamp;
+            meta.loop_rx_ts = tester_stamp(smeta.egress_global_timestamp, meta.clock_offset,
+                                           meta.clock_drift_shift);
             meta.loop_stage = LOOP_STAGE_BACK;
             recirculate_preserving_field_list(RECIRC_FIELDS_REFERENCE);
         } else if (smeta.egress_rid >= REPLICA_TX

@@ -16,6 +16,7 @@
 #include "checker.p4"
 #include "foreign.p4"
 #include "capture.p4"
+#include "tester_clock.p4"
 
 control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
                       inout standard_metadata_t smeta) {
@@ -39,6 +40,7 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
     ForeignTraffic() foreign;
     NeighborResponder() neighbors;
     FrameCapture() capture;
+    TesterClockSetting() clock_setting;
 
     apply {
         /* The path is decided once, into flags: each control has one call site
@@ -46,7 +48,9 @@ control TesterIngress(inout headers_t hdr, inout local_metadata_t meta,
          * as few conditions as possible on its way to the checker. */
         bool check_frame = false;
         bool run_generator = true;
-        timestamp_t rx_ts = (timestamp_t) smeta.ingress_global_timestamp;
+        clock_setting.apply(meta);
+        timestamp_t rx_ts = tester_stamp(smeta.ingress_global_timestamp, meta.clock_offset,
+                                         meta.clock_drift_shift);
         /* The checker's cells for this frame (common/rx_port_slots.p4); a CLEAR or READ
          * names its cell as its stream. */
         bit<32> seq_slot = 0;

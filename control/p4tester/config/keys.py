@@ -180,8 +180,8 @@ TESTER: Final = Section(
             "and offset from master there and records them beside the offset the probes "
             "measured. A host without ptp4l is recorded as such.", "/var/run/ptp4l",
             default="/var/run/ptp4l"),
-        Key("simulated_clock", "mapping", "target ebpf only, for tests: the tester's "
-            "timestamps run this far ahead of the host's clock and gain on it, as a "
+        Key("simulated_clock", "mapping", "targets ebpf and bmv2 (whole us), for tests: the "
+            "tester's timestamps run this far ahead of the host's clock and gain on it, as a "
             "second host's clock would (see `testers.<name>.simulated_clock`).",
             "{offset_us: 1500, drift_ppm: 15.2587890625}", default="none"),
     ))

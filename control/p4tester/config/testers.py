@@ -31,9 +31,14 @@ from p4tester.config.yaml_io import require_keys
 MAX_DRIFT_SHIFT: Final = 31
 # A written drift matches 10^6 / 2^k to this share (15.26 for 15.2587890625).
 DRIFT_MATCH: Final = 0.005
-# The targets whose testers run together, for now: the eBPF tester's trials arm sending
-# and receiving apart (targets.ebpf.trials), the others' arm both on one switch.
-GROUP_TARGETS: Final = ("ebpf",)
+# The targets whose testers run together (their trials arm sending and receiving apart:
+# targets.ebpf.trials, targets.bmv2_trials), and the unit each one's stamps count: a
+# stream's latency is its receiver's clock less its sender's stamp, so the testers of
+# one group stamp in one unit.
+GROUP_TARGETS: Final = ("ebpf", "bmv2")
+STAMP_UNITS: Final = {"ebpf": "nanoseconds", "bmv2": "microseconds"}
+# The targets whose program adds a simulated clock to its stamps.
+SIMULATED_CLOCK_TARGETS: Final = ("ebpf", "bmv2")
 NAME_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
 
 
@@ -91,11 +96,16 @@ def split_tester(data: object, where: str
                           f"uds_address on the tester's host, e.g. {DEFAULT_PTP_UDS}")
     if "simulated_clock" not in data:
         return settings, SimulatedClock(), reach, ptp_uds
-    if settings.get("target", "bmv2") != "ebpf":
-        raise ConfigError(f"{where}: simulated_clock is for target ebpf (its program adds "
-                          "it to the stamps); drop it")
-    return (settings, _simulated_clock(data["simulated_clock"], f"{where}: simulated_clock"),
-            reach, ptp_uds)
+    target = str(settings.get("target", "bmv2"))
+    if target not in SIMULATED_CLOCK_TARGETS:
+        raise ConfigError(f"{where}: simulated_clock is for targets "
+                          f"{', '.join(SIMULATED_CLOCK_TARGETS)} (their programs add it to the "
+                          "stamps); drop it")
+    clock = _simulated_clock(data["simulated_clock"], f"{where}: simulated_clock")
+    if target == "bmv2" and clock.offset_ns % 1000:
+        raise ConfigError(f"{where}: simulated_clock: offset_us {clock.offset_ns / 1000:g} is "
+                          "not whole: BMv2 stamps in microseconds; give a whole number")
+    return settings, clock, reach, ptp_uds
 
 
 # Where ptp4l answers management requests (pmc) unless its uds_address says otherwise.
@@ -169,3 +179,11 @@ def check_group(targets: Mapping[str, str], port_testers: Mapping[int, str],
             raise ConfigError(f"{where}: testers: {name}: target {target} does not "
                               f"run with other testers yet (targets that do: "
                               f"{', '.join(GROUP_TARGETS)}); give it one switch of its own")
+    first, target = next(iter(targets.items()))
+    for name, other in targets.items():
+        if STAMP_UNITS.get(other) != STAMP_UNITS.get(target):
+            raise ConfigError(f"{where}: testers: {first} ({target}) stamps in "
+                              f"{STAMP_UNITS.get(target)}, {name} ({other}) in "
+                              f"{STAMP_UNITS.get(other)}: a stream's latency is its receiver's "
+                              "clock less its sender's stamp; give every tester of a topology "
+                              "one target")

@@ -7,6 +7,7 @@ from typing import Final
 
 # Tables
 GEN_STREAMS: Final = "TesterIngress.generator.gen_streams"
+TESTER_CLOCK: Final = "TesterIngress.clock_setting.tester_clock"
 LATENCY_BINS: Final = "TesterIngress.checker.bins.latency_bins"
 QDEPTH_BINS: Final = "TesterIngress.checker.bins.qdepth_bins"
 FOREIGN_TRAFFIC: Final = "TesterIngress.foreign.foreign_traffic"
@@ -42,6 +43,7 @@ def field_action(field: str, kind: str) -> str:
 # Actions
 GEN_RUN: Final = "TesterIngress.generator.run"
 GEN_STOPPED: Final = "TesterIngress.generator.stopped"
+SIMULATE_CLOCK: Final = "TesterIngress.clock_setting.simulate"
 SET_LATENCY_BIN: Final = "TesterIngress.checker.bins.set_latency_bin"
 SET_QDEPTH_BIN: Final = "TesterIngress.checker.bins.set_qdepth_bin"
 DROP_FOREIGN: Final = "TesterIngress.foreign.drop_foreign"

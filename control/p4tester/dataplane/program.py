@@ -100,6 +100,8 @@ class SwitchUnansweredError(DataplaneError):
         self.timeout_s = timeout_s
 
 
+# The largest drift shift the program takes (2^-31 of the time: 0.0005 ppm).
+MAX_DRIFT_SHIFT: Final = 31
 _OPERATION_NAMES: Final = {CTRL_OP_CLEAR: "clear", CTRL_OP_READ: "register read"}
 
 
@@ -208,13 +210,16 @@ class TesterDataplane:
         self.client.delete(build_multicast_group(MCAST_GROUP_BASE + stream_id, []))
 
     def start_stream(self, stream_id: int, packet_budget: int, epoch: int = 0,
-                     run: int = 0, frames_per_pass: int = 1, passes_per_emit: int = 1) -> None:
+                     run: int = 0, frames_per_pass: int = 1, passes_per_emit: int = 1,
+                     tx_clock_correction_us: int = 0) -> None:
         """Arm the stream: seeds of this run value and epoch (FrameSpec.run, .epoch)
         generate up to packet_budget TX frames, `frames_per_pass` from each pass of a
         seed (as configure_stream wired); seeds of any other run or epoch die. With
         `passes_per_emit` k > 1, each pass makes its frames with probability 1/k (a
         random draw in the data plane): a loop paced k times faster than the frames
-        gives Poisson-like arrivals (streams.shapes, poisson)."""
+        gives Poisson-like arrivals (streams.shapes, poisson). The frames' TX stamps
+        add `tx_clock_correction_us` (modulo 2^32): the receiving tester's clock, when
+        another tester checks the stream (tester.tester_group)."""
         check_stream_id(stream_id)
         check_frames_per_pass(frames_per_pass)
         if not 0 < packet_budget < 2**32:
@@ -227,9 +232,20 @@ class TesterDataplane:
             names.GEN_RUN, {"packet_budget": packet_budget, "trial_run": check_run_value(run),
                             "trial_epoch": epoch_flags(epoch),
                             "frames_per_pass": frames_per_pass,
-                            "emit_threshold": emit_threshold(passes_per_emit)},
+                            "emit_threshold": emit_threshold(passes_per_emit),
+                            "tx_clock_correction": tx_clock_correction_us % 2**32},
         )
         self._upsert(entry)
+
+    def set_tester_clock(self, offset_us: int, drift_shift: int = 0) -> None:
+        """The tester's stamps (TX and RX) run `offset_us` (modulo 2^32) ahead of the
+        switch's clock and gain (clock >> drift_shift) on it (0: no drift): a test's
+        simulated clock (v1model/tester_clock.p4); (0, 0) is the switch's clock."""
+        if not 0 <= drift_shift <= MAX_DRIFT_SHIFT:
+            raise ValueError(f"drift shift {drift_shift} must be in 0..{MAX_DRIFT_SHIFT}")
+        self.client.modify(build_default_action(
+            self.schema, names.TESTER_CLOCK, names.SIMULATE_CLOCK,
+            {"offset": offset_us % 2**32, "drift_shift": drift_shift}))
 
     def stop_stream(self, stream_id: int) -> None:
         """Seeds of the stream die at their next pass through ingress."""

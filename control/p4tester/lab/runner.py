@@ -57,10 +57,15 @@ def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False,
                               tester_apart(topology.switch.target, topology.dut.kind,
                                            topology.lab, len(topology.testers)))
             return state
-        grpc_port = int(topology.switch.grpc.rsplit(":", 1)[1])
-        ports = [(p.number, tester_iface(p.number)) for p in topology.ports]
-        tester = start_switch("tester", ports, grpc_port, topology.switch.thrift_port, rundir,
-                              log=log)
+        if topology.testers:
+            # Several BMv2 testers: a switch each, on its own ports (unpinned: two
+            # CPUs cannot keep several switches and the DUT apart).
+            for member in topology.testers:
+                state.pids.append(_start_tester(topology.tester(member.name), rundir, log,
+                                                f"tester-{member.name}"))
+                state.save(rundir)
+            return state
+        tester = _start_tester(topology, rundir, log, "tester")
         state.pids.append(tester)
         state.placement = _place(tester, started.pids)
         state.save(rundir)
@@ -68,6 +73,13 @@ def up(topology: Topology, rundir: Path = DEFAULT_RUNDIR, *, log: bool = False,
         down(rundir)
         raise
     return state
+
+
+def _start_tester(topology: Topology, rundir: Path, log: bool, name: str) -> int:
+    """The topology's tester switch on its ports; its pid."""
+    grpc_port = int(topology.switch.grpc.rsplit(":", 1)[1])
+    ports = [(p.number, tester_iface(p.number)) for p in topology.ports]
+    return start_switch(name, ports, grpc_port, topology.switch.thrift_port, rundir, log=log)
 
 
 def _dut_received_on(topology: Topology, state: LabState) -> list[tuple[str, str | None]]:

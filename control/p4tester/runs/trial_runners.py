@@ -13,6 +13,7 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
 from p4tester.experiments.runner import TrialRunner
+from p4tester.targets.bmv2_group import open_bmv2_group_trials
 from p4tester.targets.bmv2_trials import open_bmv2_trials
 from p4tester.targets.ebpf.group import open_ebpf_group_trials
 from p4tester.targets.ebpf.trials import open_ebpf_trials
@@ -22,14 +23,17 @@ Opener = Callable[..., AbstractContextManager[TrialRunner]]
 TRIAL_RUNNERS: Final[Mapping[str, Opener]] = {"bmv2": open_bmv2_trials,
                                               "tofino": open_tofino_trials,
                                               "ebpf": open_ebpf_trials}
+GROUP_RUNNERS: Final[Mapping[str, Opener]] = {"bmv2": open_bmv2_group_trials,
+                                              "ebpf": open_ebpf_group_trials}
 
 
 def open_trial_runner(topology: Topology, profile: Profile, *,
                       push_pipeline: bool) -> AbstractContextManager[TrialRunner]:
     """Connected and wired for the profile's streams; disconnected after the block."""
     if topology.testers:
-        # config.testers admits eBPF testers only to a group, for now.
-        return open_ebpf_group_trials(topology, profile, push_pipeline=push_pipeline)
+        # config.testers admits a group of one target, eBPF or BMv2.
+        group = GROUP_RUNNERS[topology.testers[0].switch.target]
+        return group(topology, profile, push_pipeline=push_pipeline)
     target = topology.switch.target
     if target not in TRIAL_RUNNERS:
         raise ConfigError(f"{topology.source}: switch target {target!r} runs no trials; "

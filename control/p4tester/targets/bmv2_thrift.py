@@ -15,7 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,19 @@ def bmv2_python_dir() -> Path | None:
 
 class ThriftError(RuntimeError):
     """simple_switch_CLI failed or refused a command."""
+
+
+# Reads of the switch's clock to find its start: the tightest of them bounds it.
+CLOCK_TRIES = 50
+
+
+@dataclass(frozen=True, slots=True)
+class ClockStart:
+    """The host's realtime clock (us since the epoch) when the switch's clock was 0,
+    and how far off that may be (half the tightest read's span)."""
+
+    epoch_us: int
+    within_us: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +122,33 @@ class Bmv2Thrift:
         negative = {port: pps for port, pps in rates.items() if pps < 0}
         if negative:
             raise ValueError(f"queue rates {negative} pps must not be negative")
+
+        def write(client: Any) -> None:
+            for port, pps in rates.items():
+                client.set_egress_queue_rate(port, pps)
+
+        self._with_client(write, f"setting queue rates {dict(rates)}")
+
+    def clock_start_us(self, tries: int = CLOCK_TRIES) -> ClockStart:
+        """When the switch's clock (us since the switch started, its timestamps) was 0,
+        on this host's realtime clock: each try reads the switch's time since it
+        started on both sides of its time since the epoch; the tightest pair wins."""
+        best: list[ClockStart] = []
+
+        def read(client: Any) -> None:
+            for _ in range(tries):
+                before = client.get_time_elapsed_us()
+                epoch = client.get_time_since_epoch_us()
+                after = client.get_time_elapsed_us()
+                start = ClockStart(epoch - (before + after) // 2, (after - before + 1) // 2)
+                if not best or start.within_us < best[0].within_us:
+                    best[:] = [start]
+
+        self._with_client(read, "reading the switch's clock")
+        return best[0]
+
+    def _with_client(self, use: Callable[[Any], None], what: str) -> None:
+        """One thrift connection to the switch's simple_switch service for `use`."""
         from thrift.protocol import TBinaryProtocol, TMultiplexedProtocol
         from thrift.Thrift import TException
         from thrift.transport import TSocket, TTransport
@@ -121,12 +161,11 @@ class Bmv2Thrift:
         client = _simple_switch_client()(protocol)
         try:
             transport.open()
-            for port, pps in rates.items():
-                client.set_egress_queue_rate(port, pps)
+            use(client)
         except (TException, OSError) as exc:
             raise ThriftError(
-                f"thrift port {self.thrift_port}: setting queue rates {dict(rates)} failed "
-                f"({exc}); is the switch running with its thrift server on that port?"
+                f"thrift port {self.thrift_port}: {what} failed ({exc}); is the switch "
+                "running with its thrift server on that port?"
             ) from exc
         finally:
             transport.close()

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
-from p4tester.config.profile import Profile
+from p4tester.config.profile import Profile, StreamConfig
 from p4tester.config.topology import Topology
 from p4tester.dataplane import names
 from p4tester.dataplane.constants import EPOCHS, REFERENCE_LOOP_PORT
@@ -32,6 +32,7 @@ from p4tester.streams.field_patterns import data_plane_entries
 from p4tester.streams.template import build_template
 from p4tester.targets.bmv2_session import TesterSession, frame_spec
 from p4tester.tester.dut_source import DutCounterSource
+from p4tester.tester.group_clocks import NS_PER_US
 from p4tester.tester.link_frames import check_frame_fits
 from p4tester.tester.port_counters import (
     InterfaceCounters,
@@ -104,11 +105,21 @@ class Bmv2Trials:
     poll_s = POLL_S
 
     def __init__(self, session: TesterSession, ports: PortCounterSource,
-                 run_value: int) -> None:
+                 run_value: int, whole: Topology | None = None) -> None:
         self.session = session
         self.ports = ports
         self.port_numbers = tuple(p.number for p in session.topology.ports)
         self.run_value = run_value
+        # One of several testers (config.testers): the whole topology gives the streams'
+        # line rates; this switch sends the streams whose TX port is its own and checks
+        # those whose RX ports are (tester.tester_group puts their figures together).
+        self.whole = whole or session.topology
+        self.grouped = whole is not None
+        # Per stream another tester checks: the TX stamps' correction (us), and the
+        # streams running now (a correction rewrites their generator entry).
+        self._corrections: dict[int, int] = {}
+        self._running: dict[int, tuple[int, int, int, int]] = {}
+        self._received: tuple[StreamConfig, ...] = ()
         # Frames per pass each stream's multicast group is wired for (the session wired
         # the profile's for one), and each TX port's queue rate as this runner set it
         # (none yet: another runner on the session may have shaped a port).
@@ -146,7 +157,8 @@ class Bmv2Trials:
         # RX_PORT again: what the switch took in while the edge was read.
         rx_at_end = self.session.dataplane.read_counter(names.RX_PORT)
         return snapshot, replace(program, rx_at_end={port: cell.packets
-                                                     for port, cell in rx_at_end.items()})
+                                                     for port, cell in rx_at_end.items()
+                                                     if port in self.port_numbers})
 
     def read_arrivals(self) -> tuple[CounterSnapshot, ProgramPortCounts]:
         # Three small counters instead of all thirteen: each P4Runtime read of BMv2
@@ -157,28 +169,37 @@ class Bmv2Trials:
 
     def _read(self, counters: tuple[str, ...]) -> tuple[CounterSnapshot, ProgramPortCounts]:
         snapshot = CounterSnapshot.take(self.session.dataplane, counters)
+        # This switch's ports only: one of several testers has cells for the others too.
         return snapshot, ProgramPortCounts(
-            rx={port: cell.packets for port, cell in snapshot.cells[names.RX_PORT].items()},
-            tx={port: cell.packets for port, cell in snapshot.cells[names.TX_PORT].items()})
+            rx={port: cell.packets for port, cell in snapshot.cells[names.RX_PORT].items()
+                if port in self.port_numbers},
+            tx={port: cell.packets for port, cell in snapshot.cells[names.TX_PORT].items()
+                if port in self.port_numbers})
 
     # ---- sending ---------------------------------------------------------
     def arm(self, spec: TrialSpec) -> ArmedTrial:
-        plans, schedule = shaped_plans(
-            plan_streams(self.session.profile, self.session.topology, spec),
-            self.session.topology, spec)
-        for plan in plans:
-            for port in {plan.stream.tx_port, *plan.stream.rx_ports}:
-                check_frame_fits(self.ports.interface(port), plan.stream.size_in(spec.frame_size),
-                                 f"stream {plan.stream.id}, port {port}")
+        everywhere = plan_streams(self.session.profile, self.whole, spec)
+        local = set(self.port_numbers)
+        sent = tuple(p for p in everywhere if p.stream.tx_port in local)
+        self._received = tuple(p.stream for p in everywhere if set(p.stream.rx_ports) <= local)
+        # One of several testers shapes the streams it sends (the group merges them).
+        plans, schedule = shaped_plans(sent, self.whole, replace(
+            spec, shapes=tuple((sid, shape) for sid, shape in spec.shapes
+                               if sid in {p.stream.id for p in sent})))
+        checked = {s.id for s in self._received}
+        for stream in (*(p.stream for p in plans if p.stream.id not in checked), *self._received):
+            for port in {stream.tx_port, *stream.rx_ports} & local:
+                check_frame_fits(self.ports.interface(port), stream.size_in(spec.frame_size),
+                                 f"stream {stream.id}, port {port}")
         self._plans, self._reference = plans, self._reference_plan(spec)
+        self._corrections = {}
         if schedule is not None:
             schedule = replace(schedule, leads_s=seed_queue_leads(schedule, plans))
         self._schedule = schedule
         epoch = spec.trial_index % EPOCHS
-        for plan in self._every:
-            self.session.dataplane.expect_stream(plan.stream.id, plan.stream.rx_port,
-                                                 ipv6=plan.stream.ipv6, epoch=epoch,
-                                                 run=self.run_value)
+        for stream in (*self._received, *(p.stream for p in self._reference)):
+            self.session.dataplane.expect_stream(stream.id, stream.rx_port, ipv6=stream.ipv6,
+                                                 epoch=epoch, run=self.run_value)
         # The reference stream is not waited for: it watches the trial's streams and
         # stops with them.
         # A shaped stream's rate is its mean (its budget over the trial).
@@ -201,8 +222,8 @@ class Bmv2Trials:
         profile = self.session.profile
         rate = profile.trial.reference_pps
         stream_id = reference_stream_id(profile)
-        if not spec.reference_loop or not rate or stream_id is None:
-            return ()
+        if not spec.reference_loop or not rate or stream_id is None or self.grouped:
+            return ()  # a tester of several: its streams' delays are one-way
         if stream_id not in self._wired:  # its group comes with the trial's (start)
             self.session.target.prepare([stream_id], [REFERENCE_LOOP_PORT])
         budget = max(1, round(rate * spec.duration_s))
@@ -217,15 +238,16 @@ class Bmv2Trials:
                 dataplane.configure_stream(plan.stream.id, plan.stream.tx_port,
                                            plan.frames_per_pass)
                 self._wired[plan.stream.id] = plan.frames_per_pass
-        for plan in every:
-            for cell in checker_cells(self.session.receive, plan.stream.id):
+        for sid in {p.stream.id for p in every} | {s.id for s in self._received}:
+            for cell in checker_cells(self.session.receive, sid):
                 dataplane.clear_stream(cell)
         # BMv2 paces the loops (passes/s); the TX ports' queues space what they make.
         self.session.target.set_stream_rates({p.stream.id: p.loop_pps for p in every})
         self._shape(self._port_rates())
-        for plan in every:
-            dataplane.start_stream(plan.stream.id, plan.budget, epoch, self.run_value,
-                                   plan.frames_per_pass, plan.passes_per_emit)
+        self._running = {p.stream.id: (p.budget, epoch, p.frames_per_pass, p.passes_per_emit)
+                         for p in every}
+        for sid in self._running:
+            self._start_entry(sid)
         lengths = dict(spec.variation_lengths)
         for plan in self._plans:
             cycle = plan.stream.field_cycle
@@ -238,6 +260,28 @@ class Bmv2Trials:
                 frame_spec(plan.stream, plan.stream.size_in(spec.frame_size), epoch,
                            self.run_value))
             dataplane.seed_stream(plan.stream.id, template, seeds_for_rate(self._peak_loop(plan)))
+
+    def _start_entry(self, sid: int) -> None:
+        budget, epoch, per_pass, passes = self._running[sid]
+        self.session.dataplane.start_stream(sid, budget, epoch, self.run_value, per_pass, passes,
+                                            tx_clock_correction_us=self._corrections.get(sid, 0))
+
+    def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None:
+        """After arm: the stream's stamps on its receiving tester's clock (whole us,
+        the switch's unit); a running stream's generator entry is rewritten when the
+        correction changes (its budget and loop are untouched)."""
+        correction = round(correction_ns / NS_PER_US)
+        if self._corrections.get(stream_id, 0) == correction:
+            return
+        self._corrections[stream_id] = correction
+        if stream_id in self._running:
+            self._start_entry(stream_id)
+
+    def read_received(self, stream_ids: Sequence[int]) -> Mapping[int, tuple[int, int]]:
+        """Streams this tester checks for another that sends them: what arrived so
+        far, latencies in us (the sample's received half, tester.tester_group)."""
+        read = {sid: self.session.dataplane.read_stream_registers(sid) for sid in stream_ids}
+        return {sid: (r.rx_samples, r.latency_sum) for sid, r in read.items()}
 
     def _peak_loop(self, plan: StreamPlan) -> int:
         """The fastest its loop runs this trial: a shaped stream's seeds must keep its
@@ -285,6 +329,7 @@ class Bmv2Trials:
         return readings
 
     def stop(self, trial: ArmedTrial) -> None:
+        self._running = {}
         for sender in trial.senders:  # P4Runtime writes: served while the data plane floods
             self.session.dataplane.stop_stream(sender.key)
 
@@ -298,8 +343,8 @@ class Bmv2Trials:
 
     def stream_stats(self, trial: ArmedTrial, spec: TrialSpec, before: CounterSnapshot,
                      after: CounterSnapshot) -> tuple[StreamStats, ...]:
-        return tuple(self._stream_stats(plan.stream.id, plan.stream.size_in(spec.frame_size),
-                                        before, after) for plan in self._plans)
+        return tuple(self._stream_stats(stream.id, stream.size_in(spec.frame_size), before, after)
+                     for stream in self._received)
 
     def _stream_stats(self, sid: int, frame_size: int, before: CounterSnapshot,
                       after: CounterSnapshot) -> StreamStats:

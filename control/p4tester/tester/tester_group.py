@@ -25,7 +25,13 @@ from dataclasses import dataclass, field, replace
 from typing import Final, Protocol
 
 from p4tester.config.profile import StreamConfig
-from p4tester.dataplane.constants import HIST_CELLS_PER_STREAM, RX_KIND_STREAM
+from p4tester.dataplane import names
+from p4tester.dataplane.constants import (
+    CUT_BITS,
+    HIST_CELLS_PER_STREAM,
+    MAX_STREAMS,
+    RX_KIND_STREAM,
+)
 from p4tester.experiments.errors import TesterUnanswered
 from p4tester.experiments.runner import TrialSpec
 from p4tester.p4rt import CounterValue
@@ -41,11 +47,14 @@ from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.trial_loop import ArmedTrial, Extras, RxKinds, TrialTarget
 
-# Snapshot counters by whose they are in a group (the names every target's reads use).
-SENT_COUNTERS: Final = frozenset({"tx_stream"})
-PORT_COUNTERS: Final = frozenset({"rx_port", "tx_port"})
-SUMMED_COUNTERS: Final = frozenset({"rx_kind"})
-HISTOGRAMS: Final = frozenset({"latency_hist", "qdepth_hist"})
+# Snapshot counters by whose they are in a group (the eBPF target's names, and BMv2's).
+SENT_COUNTERS: Final = frozenset({"tx_stream", names.TX_STREAM})
+PORT_COUNTERS: Final = frozenset({"rx_port", "tx_port", names.RX_PORT, names.TX_PORT})
+SUMMED_COUNTERS: Final = frozenset({"rx_kind", names.RX_KIND})
+HISTOGRAMS: Final = frozenset({"latency_hist", "qdepth_hist", names.LATENCY_HIST,
+                               names.QDEPTH_HIST})
+# BMv2's bytes random-size frames lost: a stream's cells, then a TX port's (the sender's).
+CUT_COUNTERS: Final = frozenset({names.TX_CUT_BITS})
 # A latency register at or above 2^31 ns holds a negative one-way delay, wrapped.
 WRAPPED_NS: Final = 1 << 31
 
@@ -123,6 +132,10 @@ def merged_snapshot(parts: Mapping[str, CounterSnapshot], roles: StreamRoles,
                     continue
                 if name in PORT_COUNTERS:
                     owner = port_owners.get(index)
+                elif name in CUT_COUNTERS:
+                    cell = index // CUT_BITS
+                    owner = (roles.senders.get(cell) if cell < MAX_STREAMS
+                             else port_owners.get(cell - MAX_STREAMS))
                 elif name in SENT_COUNTERS:
                     owner = roles.senders.get(index)
                 else:
@@ -131,7 +144,7 @@ def merged_snapshot(parts: Mapping[str, CounterSnapshot], roles: StreamRoles,
                 if owner == member:
                     merged[index] = value
         cells[name] = merged
-    kinds = cells.get("rx_kind", {})
+    kinds = next((cells[name] for name in SUMMED_COUNTERS if name in cells), {})
     if probe_frames and RX_KIND_STREAM in kinds:
         held = kinds[RX_KIND_STREAM]
         kinds[RX_KIND_STREAM] = CounterValue(held.packets - probe_frames, held.bytes)

@@ -14,17 +14,13 @@ from p4tester.config.serving import read_token
 from p4tester.config.topology import TesterSwitch, Topology
 from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.targets.ebpf.flows import EbpfFlowEngine
-from p4tester.targets.ebpf.group import (
-    check_group_profile,
-    probe_pairs,
-    probe_paths,
-    topology_text,
-)
+from p4tester.targets.ebpf.group import topology_text
 from p4tester.targets.ebpf.probes import EbpfProbeSide
 from p4tester.targets.ebpf.session import EbpfSession
 from p4tester.targets.remote_flows import RemoteFlowEngine
 from p4tester.targets.remote_tester import RemoteTester
 from p4tester.tester.group_flows import FlowMember, GroupFlowEngine
+from p4tester.tester.group_plan import check_group_profile, probe_pairs, probe_paths
 
 
 def _local(topology: Topology, profile: Profile, tester: TesterSwitch,

@@ -1,0 +1,197 @@
+"""Several BMv2 testers as one trial runner (tester.tester_group): each a switch of
+its own (its grpc and thrift ports), sending the streams whose TX port is its own and
+checking those whose RX ports are, one run value across all.
+
+Clocks: a BMv2 switch stamps with its clock in us since the switch started, so two
+switches differ by when they started. At open, each tester's clock is set to this
+host's realtime clock (modulo 2^32 us) as far as a read over thrift can tell
+(Bmv2Thrift.clock_start_us), plus the simulated clock the topology gives it: the
+testers' offsets are then those of their hosts' clocks (what NTP or PTP leaves) and
+the simulated ones, well within what the probes measure, and the probes measure them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from typing import Final
+
+from p4tester.config.errors import ConfigError
+from p4tester.config.profile import Profile, StreamConfig
+from p4tester.config.testers import DEFAULT_PTP_UDS, SimulatedClock
+from p4tester.config.topology import TesterSwitch, Topology
+from p4tester.dataplane.program import seeds_for_rate
+from p4tester.dataplane.run_identity import draw_run_value
+from p4tester.experiments.runner import TrialRunner, TrialSpec
+from p4tester.lab.dut_counters import dut_counters_for
+from p4tester.lab.ifaces import tester_iface
+from p4tester.results.clocks import PtpState
+from p4tester.results.model import TrialResult
+from p4tester.streams.template import build_template
+from p4tester.targets.bmv2_session import TesterSession, frame_spec
+from p4tester.targets.bmv2_thrift import Bmv2Thrift, ClockStart
+from p4tester.targets.bmv2_trials import Bmv2Trials
+from p4tester.tester.clock_probes import PROBE_BIAS
+from p4tester.tester.group_clocks import NS_PER_US
+from p4tester.tester.group_plan import check_group_profile, probe_pairs, probe_paths
+from p4tester.tester.port_counters import KernelInterfaceCounters
+from p4tester.tester.ptp_state import read_ptp_state
+from p4tester.tester.receive_slots import profile_receive_slots, slot_entries
+from p4tester.tester.tester_group import GroupMember, TesterGroup
+from p4tester.tester.trial_loop import TrialLoop
+
+# The epoch probes carry (their expectation is their own: any will do).
+PROBE_EPOCH: Final = 0
+# A probe's bias (clock_probes.PROBE_BIAS, in ns) in this switch's unit.
+PROBE_BIAS_US: Final = PROBE_BIAS // NS_PER_US
+US_WRAP: Final = 1 << 32
+
+
+def probe_register_ns(latency_register_us: int) -> int:
+    """A BMv2 probe's latency register (delay + offset + PROBE_BIAS_US, us) as the
+    register of a nanosecond clock would hold it (delay + offset in ns + PROBE_BIAS),
+    what clock_probes reads: exact for delays and offsets within +-2.1 s."""
+    signed_us = (latency_register_us - PROBE_BIAS_US) % US_WRAP
+    if signed_us >= US_WRAP // 2:
+        signed_us -= US_WRAP
+    return (signed_us * NS_PER_US + PROBE_BIAS) % US_WRAP
+
+
+def clock_setting(start: ClockStart, clock: SimulatedClock, elapsed_us: int) -> int:
+    """The tester clock's offset (us, modulo 2^32) that makes the switch's stamps this
+    host's realtime clock plus the simulated offset, less the drift the setting's shift
+    has gained by `elapsed_us` (so the drift starts from now)."""
+    gained = elapsed_us >> clock.drift_shift if clock.drift_shift else 0
+    return (start.epoch_us + clock.offset_ns // NS_PER_US - gained) % US_WRAP
+
+
+class Bmv2ProbeSide:
+    """Probes sent and received by one BMv2 tester of several: a probe is a stream of
+    its own id, wired on first use, sent as a budget of frames from the generator's
+    loop and checked as a trial's stream is. Mutable: it keeps the probes it wired."""
+
+    def __init__(self, name: str, session: TesterSession, run_value: int,
+                 ptp_uds: str = DEFAULT_PTP_UDS) -> None:
+        self._name = name
+        self.session = session
+        self.run_value = run_value
+        self.ptp_uds = ptp_uds
+        self._wired: set[int] = set()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def expect_probe(self, probe: StreamConfig) -> None:
+        dataplane = self.session.dataplane
+        dataplane.expect_stream(probe.id, probe.rx_port, ipv6=probe.ipv6, epoch=PROBE_EPOCH,
+                                run=self.run_value)
+        dataplane.clear_stream(probe.id)
+
+    def send_probe(self, probe: StreamConfig, frames: int, rate_pps: float,
+                   correction_ns: int) -> None:
+        dataplane, target = self.session.dataplane, self.session.target
+        if probe.id not in self._wired:
+            dataplane.configure_stream(probe.id, probe.tx_port)
+            target.prepare([probe.id], [probe.tx_port])
+            self._wired.add(probe.id)
+        dataplane.clear_stream(probe.id)
+        target.set_stream_rates({probe.id: max(1, round(rate_pps))})
+        dataplane.start_stream(probe.id, frames, PROBE_EPOCH, self.run_value,
+                               tx_clock_correction_us=round(correction_ns / NS_PER_US))
+        size = min(probe.size_in(size) for size in self.session.profile.frame_sizes)
+        dataplane.seed_stream(probe.id, build_template(
+            frame_spec(probe, size, PROBE_EPOCH, self.run_value)), seeds_for_rate(rate_pps))
+
+    def probe_minimum(self, probe_id: int) -> tuple[int, int]:
+        registers = self.session.dataplane.read_stream_registers(probe_id)
+        return registers.rx_samples, probe_register_ns(registers.latency_min)
+
+    def end_probe(self, probe_id: int) -> None:
+        self.session.dataplane.stop_stream(probe_id)
+        self.session.dataplane.forget_stream(probe_id)
+
+    def ptp_state(self) -> PtpState:
+        return read_ptp_state(self.ptp_uds)
+
+
+def open_session(stack: ExitStack, topology: Topology, profile: Profile,
+                 tester: TesterSwitch, push_pipeline: bool) -> TesterSession:
+    """The tester's switch with the program (pushed if asked or missing), the streams
+    it sends wired, the several-port streams it checks given their slots, its clock
+    set; closed when the stack closes. Its profile keeps every stream (the trials
+    send their own and check theirs)."""
+    own = topology.tester(tester.name)
+    ports = {p.number for p in own.ports}
+    session = TesterSession(own, dataclasses.replace(
+        profile, streams=tuple(s for s in profile.streams if s.tx_port in ports)),
+        push_pipeline=push_pipeline)
+    session.open()
+    stack.callback(session.close)
+    prepared = {s.id: s for s in session.profile.streams}  # neighbours resolved
+    session.profile = dataclasses.replace(
+        session.profile, streams=tuple(prepared.get(s.id, s) for s in profile.streams))
+    session.receive = profile_receive_slots(session.profile)
+    session.dataplane.set_receive_slots(slot_entries(session.receive))
+    start = Bmv2Thrift(own.switch.thrift_port).clock_start_us()
+    elapsed_us = time.time_ns() // NS_PER_US - start.epoch_us
+    session.dataplane.set_tester_clock(clock_setting(start, tester.clock, elapsed_us),
+                                       tester.clock.drift_shift)
+    return session
+
+
+def group_member(session: TesterSession, topology: Topology, tester: TesterSwitch,
+                 run_value: int) -> GroupMember:
+    trials = Bmv2Trials(session, KernelInterfaceCounters(tester_iface), run_value,
+                        whole=topology)
+    return GroupMember(tester.name, trials,
+                       Bmv2ProbeSide(tester.name, session, run_value, tester.ptp_uds),
+                       frozenset(p.number for p in session.topology.ports))
+
+
+class Bmv2GroupRunner:
+    """TrialRunner over several BMv2 testers: the one trial loop over a TesterGroup."""
+
+    def __init__(self, topology: Topology, profile: Profile,
+                 members: Sequence[GroupMember]) -> None:
+        self.members = tuple(members)
+        self.group = TesterGroup(self.members, profile.streams,
+                                 probe_paths(probe_pairs(topology, profile), self.members),
+                                 asymmetry_ns=topology.asymmetry_ns)
+        self.loop = TrialLoop(self.group, dut_counters_for(topology))
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        return self.loop.run_trial(spec)
+
+
+def check_bmv2_group(topology: Topology) -> None:
+    """Each BMv2 tester a switch of its own: its grpc address and thrift port."""
+    seen: dict[tuple[str, str], str] = {}
+    for tester in topology.testers:
+        for key, value in (("grpc", tester.switch.grpc),
+                           ("thrift_port", str(tester.switch.thrift_port))):
+            other = seen.setdefault((key, value), tester.name)
+            if other != tester.name:
+                raise ConfigError(f"{topology.source}: testers {other} and {tester.name} have "
+                                  f"the same {key} {value}: each BMv2 tester is a switch of "
+                                  f"its own; give {tester.name} its own grpc and thrift_port")
+
+
+@contextmanager
+def open_bmv2_group_trials(topology: Topology, profile: Profile, *,
+                           push_pipeline: bool) -> Iterator[TrialRunner]:
+    """Every tester's switch connected and wired for the block."""
+    check_bmv2_group(topology)
+    check_group_profile(topology, profile)
+    probe_pairs(topology, profile)  # refused before anything is written
+    with ExitStack() as stack:
+        sessions = [open_session(stack, topology, profile, tester, push_pipeline)
+                    for tester in topology.testers]
+        # Apart from every switch's previous run: its frames may still be in a DUT.
+        run_value = draw_run_value(frozenset().union(
+            *(s.dataplane.run_values_in_use() for s in sessions)))
+        yield Bmv2GroupRunner(topology, profile, [
+            group_member(session, topology, tester, run_value)
+            for session, tester in zip(sessions, topology.testers, strict=True)])
