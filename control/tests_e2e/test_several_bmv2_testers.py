@@ -1,22 +1,47 @@
 """Two BMv2 testers, each a switch of its own, joined through the reference DUT
 (topologies/bmv2-two-testers.yaml): streams each way, one-way figures corrected by
-the offset the probes measure, and that offset the one the run gave east's clock."""
+the offset the probes measure, that offset checked against the true one, and the
+one-way delays against tcpdump's on both testers' interfaces.
+
+The true offset: each switch's clock is its time since it started plus the setting
+the controller wrote (v1model/tester_clock.p4). The test reads both settings back and
+finds when each switch started on this host's clock (thrift, to within half a read's
+span), so it knows east's clock less west's to within those two spans, whatever the
+controller estimated."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from statistics import mean
 
 import pytest
 import yaml
+from capture import capture_received, capture_sent, frame_latencies_us, stream_times
 
-from p4tester.config.topology import load_topology
+from p4tester.config.profile import load_profile
+from p4tester.config.topology import Topology, load_topology
+from p4tester.dataplane.program import TesterDataplane
+from p4tester.experiments.runner import TrialSpec
+from p4tester.lab import ifaces
+from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.results.clocks import ClockRecord
+from p4tester.results.jsonl import ResultLog
+from p4tester.results.model import TrialResult
+from p4tester.search.trials import TESTER_LIMITED_ATTEMPTS
+from p4tester.targets.bmv2_group import open_bmv2_group_trials
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
 
-from conftest import REPO, valid_latency_trials
+from conftest import REPO, p4tester
 
 INJECTED_OFFSET_US = 1500  # topologies/bmv2-two-testers.yaml, east's simulated clock
-LOAD_PPS = 500
+PROFILE = REPO / "topologies/profiles/two-testers.yaml"
+LOAD = 0.1  # of 2 Mbit/s: 298 frames/s each way, under the DUT's 1000
+TRIAL_S = 2.0
+WRAP_US = 1 << 32
+DUT_LIMIT_PPS = 1000  # the DUT's egress queues, each way
 
 
 def east_minus_west_us(record: ClockRecord) -> float:
@@ -34,27 +59,101 @@ def no_drift(tmp_path: Path) -> Path:
     return variant
 
 
+def true_offset_us(topology: Topology) -> tuple[float, float]:
+    """East's clock less west's from the switches themselves: (offset, within)."""
+    clocks = {}
+    for tester in topology.testers:
+        schema = P4InfoSchema.from_text_file(tester.switch.p4info)
+        with P4RuntimeClient(tester.switch.grpc, device_id=tester.switch.device_id) as client:
+            setting, _ = TesterDataplane(client, schema).tester_clock()
+        start = Bmv2Thrift(tester.switch.thrift_port).clock_start_us()
+        # Its stamp at host time t: t - start + setting (mod 2^32 us).
+        clocks[tester.name] = ((setting - start.epoch_us) % WRAP_US, start.within_us)
+    offset = (clocks["east"][0] - clocks["west"][0]) % WRAP_US
+    if offset >= WRAP_US // 2:
+        offset -= WRAP_US
+    return float(offset), float(clocks["east"][1] + clocks["west"][1])
+
+
+@contextmanager
+def captured(tmp_path: Path, attempt: int) -> Iterator[dict[str, Path]]:
+    pcaps = {name: tmp_path / f"{name}{attempt}.pcap" for name in ("tx1", "rx2", "tx2", "rx1")}
+    with ExitStack() as stack:
+        stats = [stack.enter_context(capture_sent(ifaces.tester_iface(1), pcaps["tx1"])),
+                 stack.enter_context(capture_received(ifaces.tester_iface(2), pcaps["rx2"])),
+                 stack.enter_context(capture_sent(ifaces.tester_iface(2), pcaps["tx2"])),
+                 stack.enter_context(capture_received(ifaces.tester_iface(1), pcaps["rx1"]))]
+        yield pcaps
+    assert [s.dropped_by_capture for s in stats] == [0, 0, 0, 0]
+
+
+def run_captured(topology: Path, tmp_path: Path
+                 ) -> tuple[TrialResult, dict[int, list[float]], tuple[float, float]]:
+    """One vouched latency trial each way (repeated, bounded, while the tester cannot
+    vouch for one), each stream's per-frame delays from the captures, and the true
+    offset the switches' clocks kept."""
+    loaded = load_topology(topology)
+    with open_bmv2_group_trials(loaded, load_profile(PROFILE), push_pipeline=True) as runner:
+        for attempt in range(TESTER_LIMITED_ATTEMPTS):
+            with captured(tmp_path, attempt) as pcaps:
+                trial = runner.run_trial(TrialSpec("two-bmv2-testers", attempt, 64, LOAD,
+                                                   TRIAL_S))
+            if trial.valid:
+                break
+            assert trial.tester_limited, trial.error
+    # The switches keep their clock's setting after the run closes.
+    truth = true_offset_us(loaded)
+    assert trial.valid, trial.error
+    epoch = trial.trial_index % 128
+    delays = {stream: list(frame_latencies_us(stream_times(pcaps[sent], stream, epoch),
+                                              stream_times(pcaps[received], stream,
+                                                           epoch)).values())
+              for stream, sent, received in ((0, "tx1", "rx2"), (1, "tx2", "rx1"))}
+    return trial, delays, truth
+
+
 @pytest.mark.topology("bmv2-two-testers.yaml")
-def test_two_bmv2_testers_measure_the_injected_offset_and_lose_nothing(
+def test_two_bmv2_testers_measure_the_true_offset_and_one_way_delays(
         lab: Path, no_drift: Path, tmp_path: Path) -> None:
-    """Each switch's clock is set to this host's (to within what thrift reads of it
-    tell) plus east's 1.5 ms: the probes find 1.5 ms within their stated uncertainty
-    and those reads' spans; every frame of both streams arrives; no one-way delay is
-    below zero."""
-    trials = valid_latency_trials(no_drift, "topologies/profiles/two-testers.yaml",
-                                  tmp_path / "out", load_pps=LOAD_PPS, trials=2)
-    # How closely a switch's clock can be set to the host's: the same reads the
-    # controller makes, now (each switch's start, known to within half a read's span).
-    topology = load_topology(no_drift)
-    setting_us = sum(Bmv2Thrift(t.switch.thrift_port).clock_start_us().within_us
-                     for t in topology.testers)
-    for trial in trials:
-        (record,) = trial.clocks
-        assert record.jump == "", record
-        assert abs(east_minus_west_us(record) - INJECTED_OFFSET_US) \
-            <= record.uncertainty_us + 2 * setting_us, (record, setting_us)
-        assert {record.direction(0), record.direction(1)} == {("west", "east"),
-                                                              ("east", "west")}
-        for stream in trial.streams:
-            assert stream.rx_frames == stream.tx_frames > 0, stream
-            assert stream.latency is not None and stream.latency.min_us >= 0, stream
+    """The probes' offset is the switches' true one (east 1.5 ms ahead of west, and
+    what setting both clocks to the host's left) within the stated uncertainty and the truth's own
+    span; every frame of both streams arrives; each direction's least and average
+    one-way delay is the captures' plus what the two switches add between their
+    stamps and the wire, never less."""
+    trial, delays, (truth_us, truth_within_us) = run_captured(no_drift, tmp_path)
+    print(f"\n{trial.clocks[0].describe()}; true {truth_us:+.1f} us +- {truth_within_us:.1f}")
+    (record,) = trial.clocks
+    assert record.jump == "", record
+    off_us = abs(east_minus_west_us(record) - truth_us)
+    assert off_us <= record.uncertainty_us + truth_within_us, (record, truth_us)
+    for stream in trial.streams:
+        captured_us = delays[stream.stream_id]
+        assert len(captured_us) == stream.rx_frames == stream.tx_frames > 0, stream
+        assert stream.latency is not None
+        print(f"stream {stream.stream_id}: tester min {stream.latency.min_us} avg "
+              f"{stream.latency.avg_us:.1f}; captures min {min(captured_us):.1f} avg "
+              f"{mean(captured_us):.1f}")
+        # The switches stamp inside their pipelines, the captures on the wire: a
+        # one-way figure is the wire's or more, less what the estimate is off by.
+        slack = off_us + truth_within_us
+        assert stream.latency.min_us >= min(captured_us) - slack, stream.latency
+        assert stream.latency.avg_us >= mean(captured_us) - slack, stream.latency
+
+
+
+@pytest.mark.topology("bmv2-two-testers.yaml")
+def test_rfc2544_throughput_across_two_bmv2_testers_finds_the_dut_limit(
+        lab: Path, tmp_path: Path) -> None:
+    """RFC 2544 throughput at 64 B, both ways, as a user runs it: each stream's NDR is
+    the DUT's 1000 frames/s within 2 %, as on the one-tester lab (5-s trials), and
+    every trial carries the testers' clocks."""
+    out = tmp_path / "throughput"
+    done = p4tester("throughput", "-t", str(lab), "-p", str(PROFILE), "-o", str(out),
+                    "--json", "--frame-sizes", "64", "--duration", "5", "--push-pipeline")
+    assert done.returncode == 0, done.stderr + done.stdout
+    (size,) = json.loads(done.stdout)["result"]["sizes"]
+    per_stream = float(size["ndr"]["lower"]["pps"])  # per TX port: each stream
+    assert abs(per_stream - DUT_LIMIT_PPS) / DUT_LIMIT_PPS <= 0.02, (per_stream,
+                                                                     done.stderr[-2000:])
+    trials = ResultLog(out / "trials.jsonl").load()
+    assert trials and all(len(t.clocks) == 1 for t in trials)

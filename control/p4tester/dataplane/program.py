@@ -237,6 +237,12 @@ class TesterDataplane:
         )
         self._upsert(entry)
 
+    def tester_clock(self) -> tuple[int, int]:
+        """The tester clock's setting as the switch holds it: (offset us modulo 2^32,
+        drift shift)."""
+        params = self.client.read_default_params(self.schema, names.TESTER_CLOCK)
+        return params["offset"], params["drift_shift"]
+
     def set_tester_clock(self, offset_us: int, drift_shift: int = 0) -> None:
         """The tester's stamps (TX and RX) run `offset_us` (modulo 2^32) ahead of the
         switch's clock and gain (clock >> drift_shift) on it (0: no drift): a test's

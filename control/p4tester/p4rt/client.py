@@ -22,6 +22,7 @@ import grpc  # type: ignore[import-untyped, unused-ignore]
 from google.rpc import code_pb2  # type: ignore[import-untyped, unused-ignore]
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc  # type: ignore[import-untyped, unused-ignore]
 
+from .encoding import decode_value
 from .entities import build_counter_entry
 from .errors import (
     ArbitrationError,
@@ -525,6 +526,21 @@ class P4RuntimeClient:
             if entry.table_id == table_id and not entry.is_default_action:
                 entries.append(entry)
         return entries
+
+    def read_default_params(self, schema: P4InfoSchema, name: str) -> dict[str, int]:
+        """The parameters (name -> value) of a table's default action as the switch
+        holds it."""
+        table_id = schema.table(name).id
+        for entity in self.read(p4runtime_pb2.TableEntry(table_id=table_id,
+                                                         is_default_action=True)):
+            entry = entity.table_entry
+            if entry.table_id == table_id and entry.is_default_action:
+                action = next(a for a in schema.actions
+                              if a.id == entry.action.action.action_id)
+                by_id = {param.id: param.name for param in action.params}
+                return {by_id[given.param_id]: decode_value(given.value)
+                        for given in entry.action.action.params}
+        raise P4RuntimeError(f"the switch returned no default entry of table {name}")
 
     def delete_all_table_entries(self, schema: P4InfoSchema) -> int:
         """Delete every entry the controller may delete (not const ones, not default
