@@ -12,6 +12,10 @@ controller estimated."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -20,6 +24,7 @@ from statistics import mean
 import pytest
 import yaml
 from capture import capture_received, capture_sent, frame_latencies_us, stream_times
+from test_faults import wait_for_valid_trials
 
 from p4tester.config.profile import load_profile
 from p4tester.config.topology import Topology, load_topology
@@ -42,6 +47,7 @@ LOAD = 0.1  # of 2 Mbit/s: 298 frames/s each way, under the DUT's 1000
 TRIAL_S = 2.0
 WRAP_US = 1 << 32
 DUT_LIMIT_PPS = 1000  # the DUT's egress queues, each way
+SOAK_WAIT_S = 180.0
 
 
 def east_minus_west_us(record: ClockRecord) -> float:
@@ -157,3 +163,39 @@ def test_rfc2544_throughput_across_two_bmv2_testers_finds_the_dut_limit(
                                                                      done.stderr[-2000:])
     trials = ResultLog(out / "trials.jsonl").load()
     assert trials and all(len(t.clocks) == 1 for t in trials)
+
+
+@pytest.mark.topology("bmv2-two-testers.yaml")
+def test_a_tester_that_dies_mid_soak_ends_its_trials_and_keeps_the_finished_ones(
+        lab: Path, tmp_path: Path) -> None:
+    """East's switch killed after two vouched trials: the trials from then on are
+    invalid, each naming east's switch as the one that did not answer (no traceback),
+    the run's exit code says trials failed (1, as with one tester), and every finished
+    trial is in trials.jsonl, in order."""
+    out = tmp_path / "soak"
+    soak = subprocess.Popen(
+        [sys.executable, "-m", "p4tester", "soak", "-t", str(lab), "-p", str(PROFILE),
+         "-o", str(out), "--load", "10%", "--total", "40", "--interval", "1",
+         "--push-pipeline"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_valid_trials(out / "trials.jsonl", 2)
+        # The lab's processes as it started them: the DUT, then west's and east's switches.
+        _dut, _west, east = json.loads((tmp_path / "lab" / "state.json").read_text())["pids"]
+        os.kill(east, signal.SIGKILL)
+        _stdout, stderr = soak.communicate(timeout=SOAK_WAIT_S)
+    finally:
+        if soak.poll() is None:
+            soak.kill()
+    trials = ResultLog(out / "trials.jsonl").load()
+    valid = [t for t in trials if t.valid]
+    invalid = [t for t in trials if not t.valid]
+    assert len(valid) >= 2
+    assert [t.trial_index for t in trials] == list(range(len(trials)))
+    assert all(s.tx_frames == s.rx_frames > 0 for t in valid[:2] for s in t.streams)
+    assert soak.returncode == 1, stderr
+    assert invalid and all(t.error for t in invalid), [t.error for t in invalid]
+    assert "Traceback" not in stderr, stderr
+    first = invalid[0].error or ""
+    assert first.startswith("TesterUnanswered: tester east's switch at 127.0.0.1:9561 did "
+                            "not answer ("), first

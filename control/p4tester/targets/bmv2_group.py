@@ -24,9 +24,11 @@ from p4tester.config.testers import DEFAULT_PTP_UDS, SimulatedClock
 from p4tester.config.topology import TesterSwitch, Topology
 from p4tester.dataplane.program import seeds_for_rate
 from p4tester.dataplane.run_identity import draw_run_value
+from p4tester.experiments.errors import TesterUnanswered
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.lab.dut_counters import dut_counters_for
 from p4tester.lab.ifaces import tester_iface
+from p4tester.p4rt.errors import SwitchUnreachableError
 from p4tester.results.clocks import PtpState
 from p4tester.results.model import TrialResult
 from p4tester.streams.template import build_template
@@ -161,9 +163,18 @@ class Bmv2GroupRunner:
                                  probe_paths(probe_pairs(topology, profile), self.members),
                                  asymmetry_ns=topology.asymmetry_ns)
         self.loop = TrialLoop(self.group, dut_counters_for(topology))
+        self._by_address = {t.switch.grpc: t.name for t in topology.testers}
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
-        return self.loop.run_trial(spec)
+        try:
+            return self.loop.run_trial(spec)
+        except SwitchUnreachableError as lost:
+            # The others stop sending; the run goes on (or ends) without this trial.
+            self.group.stop_what_answers()
+            name = self._by_address.get(lost.address, "?")
+            raise TesterUnanswered(f"tester {name}'s switch at {lost.address} did not "
+                                   f"answer ({lost.reason}): is simple_switch_grpc still "
+                                   "running there?") from None
 
 
 def check_bmv2_group(topology: Topology) -> None:

@@ -318,12 +318,13 @@ class TesterGroup:
             member.target.stop(self._armed[member.name])
 
     def stop_what_answers(self) -> None:
-        """After a tester stopped answering mid-trial: the others stop sending."""
+        """After a tester stopped answering mid-trial: the others stop sending (an
+        agent's that does not answer says TesterUnanswered, a switch's ConnectionError)."""
         for member in self.members:
             armed = self._armed.get(member.name)
             if armed is None:
                 continue
-            with suppress(TesterUnanswered):
+            with suppress(TesterUnanswered, ConnectionError):
                 member.target.stop(armed)
 
     def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
