@@ -12,6 +12,7 @@ from p4tester.config.testers import SimulatedClock
 from p4tester.config.topology import topology_from_dict
 from p4tester.dataplane import names
 from p4tester.p4rt import CounterValue
+from p4tester.runs.flow_engines import flow_engine
 from p4tester.targets.bmv2_group import (
     PROBE_BIAS_US,
     check_bmv2_group,
@@ -79,3 +80,16 @@ def test_bmv2_counters_merge_by_whose_they_are() -> None:
     assert merged.cells[names.RX_STREAM] == {0: CounterValue(98, 6272)}
     assert merged.cells[names.RX_PORT] == {1: CounterValue(3, 0), 2: CounterValue(98, 0)}
     assert merged.cells[names.RX_KIND] == {1: CounterValue(101, 0)}
+
+
+def test_otg_flows_across_bmv2_testers_are_refused_with_the_way_out() -> None:
+    topology = topology_from_dict(two_bmv2({"grpc": "127.0.0.1:9561", "thrift_port": 9092}),
+                                  "two.yaml")
+    profile = profile_from_dict({"name": "p", "streams": [
+        {"id": 0, "tx_port": 1, "rx_port": 2}, {"id": 1, "tx_port": 2, "rx_port": 1}]},
+        "p.yaml")
+    with pytest.raises(ConfigError) as refused:
+        flow_engine(topology, profile, push_pipeline=False, otg_config={})
+    assert str(refused.value) == (
+        "two.yaml: OTG flows across several testers run on target ebpf for now, not bmv2: "
+        "run the experiments (CLI, REST) across these testers, or give OTG eBPF testers")

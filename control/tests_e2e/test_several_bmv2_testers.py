@@ -31,6 +31,7 @@ from p4tester.config.topology import Topology, load_topology
 from p4tester.dataplane.program import TesterDataplane
 from p4tester.experiments.runner import TrialSpec
 from p4tester.lab import ifaces
+from p4tester.lab.runner import down, up
 from p4tester.p4rt import P4InfoSchema, P4RuntimeClient
 from p4tester.results.clocks import ClockRecord
 from p4tester.results.jsonl import ResultLog
@@ -48,6 +49,10 @@ TRIAL_S = 2.0
 WRAP_US = 1 << 32
 DUT_LIMIT_PPS = 1000  # the DUT's egress queues, each way
 SOAK_WAIT_S = 180.0
+# The asymmetric path: the DUT holds east -> west frames this long more than west ->
+# east ones; the topology bounds the asymmetry above it.
+ASYMMETRY_US = 300
+ASYMMETRY_BOUND_US = 400
 
 
 def east_minus_west_us(record: ClockRecord) -> float:
@@ -145,6 +150,40 @@ def test_two_bmv2_testers_measure_the_true_offset_and_one_way_delays(
         assert stream.latency.min_us >= min(captured_us) - slack, stream.latency
         assert stream.latency.avg_us >= mean(captured_us) - slack, stream.latency
 
+
+
+@pytest.fixture
+def asymmetric_lab(tmp_path: Path) -> Iterator[Path]:
+    """The lab with the DUT holding what enters its port 2 (east to west) ASYMMETRY_US
+    longer, east's clock 1.5 ms ahead without drift, asymmetry_us bounding it."""
+    data = yaml.safe_load((REPO / "topologies/bmv2-two-testers.yaml").read_text())
+    data["testers"]["east"]["simulated_clock"] = {"offset_us": INJECTED_OFFSET_US}
+    data["asymmetry_us"] = ASYMMETRY_BOUND_US
+    data["dut"]["delay_us"] = f"1:0,2:{ASYMMETRY_US}"
+    variant = tmp_path / "asymmetric.yaml"
+    variant.write_text(yaml.safe_dump(data))
+    os.chdir(REPO)
+    up(load_topology(variant), tmp_path / "lab")
+    try:
+        yield variant
+    finally:
+        down(tmp_path / "lab")
+
+
+def test_an_asymmetric_path_is_within_the_stated_uncertainty(asymmetric_lab: Path,
+                                                             tmp_path: Path) -> None:
+    """East to west waits 300 us more than west to east: the offset is off the true
+    one by about half of it, toward west, and within what asymmetry_us (400) states."""
+    trial, _delays, (truth_us, truth_within_us) = run_captured(asymmetric_lab, tmp_path)
+    (record,) = trial.clocks
+    print(f"\n{record.describe()}; true {truth_us:+.1f} us +- {truth_within_us:.1f}")
+    assert record.jump == "", record
+    assert record.uncertainty_us >= ASYMMETRY_BOUND_US / 2
+    # The slower way back pulls the estimate below the true offset by about half the
+    # extra delay (BMv2's own two directions differ too, so: at least a quarter).
+    error_us = truth_us - east_minus_west_us(record)
+    assert ASYMMETRY_US / 4 - truth_within_us <= error_us \
+        <= record.uncertainty_us + truth_within_us, (record, truth_us)
 
 
 @pytest.mark.topology("bmv2-two-testers.yaml")

@@ -26,7 +26,7 @@ import yaml
 from p4tester.config.profile import load_profile
 from p4tester.config.topology import load_topology
 from p4tester.experiments.runner import TrialSpec
-from p4tester.lab import ifaces, netdev
+from p4tester.lab import ifaces, linux_dut, netdev
 from p4tester.results.clocks import ClockRecord
 from p4tester.results.model import TrialResult
 from p4tester.results.one_way import one_way_table
@@ -87,6 +87,17 @@ def no_drift_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 @pytest.fixture
+def router_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The two testers joined through a Linux router in a namespace instead of a bridge
+    (as topologies/ebpf-linux-router.yaml: 192.0.2.0/24 <-> 198.51.100.0/24, TTL
+    decremented, the same token bucket on its egress toward east)."""
+    monkeypatch.chdir(REPO)
+    with lab_up(_variant(tmp_path, "router", 0, dut={"kind": "linux", "ingress": 1}),
+                tmp_path / "lab") as topology:
+        yield topology
+
+
+@pytest.fixture
 def drift_lab(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.chdir(REPO)
     with lab_up(TOPOLOGY, tmp_path / "lab") as topology:
@@ -120,12 +131,12 @@ def east_minus_west_end_us(record: ClockRecord) -> float:
 
 
 def run_captured(topology: Path, tmp_path: Path, load: float = LOAD,
-                 netns: Mapping[int, str] | None = None
+                 netns: Mapping[int, str] | None = None, profile_path: Path = PROFILE
                  ) -> tuple[TrialResult, dict[int, list[float]]]:
     """One vouched latency trial each way (repeated, bounded, while the tester cannot
     vouch for one), and each stream's per-frame delays from the captures of its TX
     and RX interfaces."""
-    profile = load_profile(PROFILE)
+    profile = load_profile(profile_path)
     with open_ebpf_group_trials(load_topology(topology), profile,
                                 push_pipeline=False) as runner:
         for attempt in range(TESTER_LIMITED_ATTEMPTS):
@@ -193,6 +204,22 @@ def test_the_offset_is_the_injected_one_and_one_way_delays_are_the_captures(
     assert abs(east_minus_west_end_us(record) - INJECTED_OFFSET_US) <= BOUND_US, record
     assert record.jump == "" and record.uncertainty_us <= BOUND_US, record
     assert {record.direction(0), record.direction(1)} == {("west", "east"), ("east", "west")}
+    assert_one_way_matches_captures(trial, delays, BOUND_US)
+
+
+def test_through_a_linux_router_the_offset_and_one_way_delays_hold(router_lab: Path,
+                                                                    tmp_path: Path) -> None:
+    """A router between the testers, each way routed (TTL decremented, MACs rewritten):
+    the offset is the injected one within 20 us, and each direction's
+    one-way delay what tcpdump saw on the two interfaces, within 20 us."""
+    data = yaml.safe_load(PROFILE.read_text())
+    data["streams"][1]["dst_mac"] = linux_dut.EGRESS_MAC  # its next hop: the router
+    routed = tmp_path / "routed.yaml"
+    routed.write_text(yaml.safe_dump(data))
+    trial, delays = run_captured(router_lab, tmp_path, profile_path=routed)
+    (record,) = trial.clocks
+    assert abs(east_minus_west_us(record) - INJECTED_OFFSET_US) <= BOUND_US, record
+    assert record.jump == "" and record.uncertainty_us <= BOUND_US, record
     assert_one_way_matches_captures(trial, delays, BOUND_US)
 
 

@@ -55,6 +55,9 @@ NAMESPACE = netdev.DUT_NETNS
 VXLAN_DEVICE: Final = "vx0"
 VXLAN_INNER_NET: Final = "10.255.0.254/24"
 INGRESS_MAC = DEFAULT_DST_MAC  # the router is the streams' next hop
+# The egress port's MAC with static neighbours: the next hop of streams sent the other
+# way (tester port 2 back to port 1), which give it as their dst_mac.
+EGRESS_MAC = "02:00:00:00:00:04"
 TESTER_TX_MAC = DEFAULT_SRC_MAC
 TESTER_RX_MAC = "02:00:00:00:00:03"
 INGRESS_NET = ("192.0.2.254/24", DEFAULT_SRC_IP)
@@ -139,6 +142,7 @@ def start_linux_dut(topology: Topology) -> str:
         network = str(ipaddress.IPv4Interface(EGRESS_NET[0]).network)
         route_over_paths(ns, network, TESTER_RX_MAC, paths, settings.get("ecmp_hash", "l4"))
     else:
+        ns("ip", "link", "set", egress, "address", EGRESS_MAC)
         ns("ip", "link", "set", egress, "up")
         ns("ip", "addr", "add", EGRESS_NET[0], "dev", egress)
         ns("ip", "neigh", "replace", EGRESS_NET[1], "lladdr", TESTER_RX_MAC, "dev", egress,

@@ -25,6 +25,12 @@ def flow_engine(topology: Topology, profile: Profile, *, push_pipeline: bool,
     """Not yet opened: open() loads or checks the program. otg_config: the config as
     posted, which the agents of testers elsewhere map as the controller did."""
     if topology.testers:
+        target = topology.testers[0].switch.target
+        if target != "ebpf":
+            raise ConfigError(f"{topology.source or topology.name}: OTG flows across several "
+                              f"testers run on target ebpf for now, not {target}: run the "
+                              "experiments (CLI, REST) across these testers, or give OTG "
+                              "eBPF testers")
         return ebpf_group_flow_engine(topology, profile, otg_config)
     target = topology.switch.target
     if target not in FLOW_ENGINES:
