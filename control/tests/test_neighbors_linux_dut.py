@@ -9,6 +9,7 @@ import time
 import pytest
 
 from p4tester.config.errors import ConfigError
+from p4tester.config.keys import DUT_LINUX
 from p4tester.config.topology import DutConfig, load_topology, topology_from_dict
 from p4tester.lab import linux_dut, netdev
 from p4tester.lab.netdev import LabError
@@ -110,3 +111,10 @@ def test_static_is_the_default_and_may_be_named() -> None:
                                "ports": {1: {"line_rate": "1Mbps", "peer": "dut:1"}}}, "t.yaml")
     assert linux_dut.neighbours_mode(topo) == "static"
     assert linux_dut.neighbours_mode(load_topology("topologies/linux-router.yaml")) == "static"
+
+
+def test_the_static_routers_macs_are_the_ones_the_reference_states() -> None:
+    """docs/configuration.md says which MACs the streams each way give as next hop."""
+    description = DUT_LINUX.key("neighbours").description
+    assert f"ingress port at {linux_dut.INGRESS_MAC}" in description
+    assert f"egress port at {linux_dut.EGRESS_MAC}" in description

@@ -278,7 +278,9 @@ DUT_LINUX: Final = Section(
         Key("qdisc", "text", "A tc qdisc on the egress port (a rate in it is the DUT's "
             "known limit).", "\"tbf rate 1mbit burst 1600 limit 600\"", default="none"),
         Key("neighbours", "static | dynamic", "static: static neighbour entries for "
-            "the tester, IPv4 only; dynamic (lab: veth only): the router resolves the "
+            "the tester, IPv4 only, the router's ingress port at 02:00:00:00:00:02 and "
+            "its egress port at 02:00:00:00:00:04 (the streams' next hops each way); "
+            "dynamic (lab: veth only): the router resolves the "
             "tester by ARP and ND, IPv4 and IPv6, its port addresses being the tester "
             "ports' gateway4 / gateway6.", "dynamic", default="static"),
         Key("ecmp", "text", "lab: veth, static neighbours only: route the streams "
