@@ -13,12 +13,8 @@ from p4tester.config.topology import topology_from_dict
 from p4tester.dataplane import names
 from p4tester.p4rt import CounterValue
 from p4tester.runs.flow_engines import flow_engine
-from p4tester.targets.bmv2_group import (
-    PROBE_BIAS_US,
-    check_bmv2_group,
-    clock_setting,
-    probe_register_ns,
-)
+from p4tester.targets.bmv2_group import check_bmv2_group, clock_setting
+from p4tester.targets.bmv2_probes import PROBE_BIAS_US, probe_register_ns
 from p4tester.targets.bmv2_thrift import ClockStart
 from p4tester.tester.clock_probes import signed_delay
 from p4tester.tester.snapshot import CounterSnapshot

@@ -183,9 +183,10 @@ class Bmv2Trials:
         sent = tuple(p for p in everywhere if p.stream.tx_port in local)
         self._received = tuple(p.stream for p in everywhere if set(p.stream.rx_ports) <= local)
         # One of several testers shapes the streams it sends (the group merges them).
+        own = {p.stream.id for p in sent}
         plans, schedule = shaped_plans(sent, self.whole, replace(
             spec, shapes=tuple((sid, shape) for sid, shape in spec.shapes
-                               if sid in {p.stream.id for p in sent})))
+                               if sid in own or not self.grouped)))
         checked = {s.id for s in self._received}
         for stream in (*(p.stream for p in plans if p.stream.id not in checked), *self._received):
             for port in {stream.tx_port, *stream.rx_ports} & local:
