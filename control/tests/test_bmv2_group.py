@@ -13,6 +13,8 @@ from p4tester.config.topology import topology_from_dict
 from p4tester.dataplane import names
 from p4tester.p4rt import CounterValue
 from p4tester.runs.flow_engines import flow_engine
+from p4tester.server.backend import BackendUnavailableError
+from p4tester.server.switch_backend import SwitchBackend
 from p4tester.targets.bmv2_group import check_bmv2_group, clock_setting
 from p4tester.targets.bmv2_probes import PROBE_BIAS_US, probe_register_ns
 from p4tester.targets.bmv2_thrift import ClockStart
@@ -89,3 +91,16 @@ def test_otg_flows_across_bmv2_testers_are_refused_with_the_way_out() -> None:
     assert str(refused.value) == (
         "two.yaml: OTG flows across several testers run on target ebpf for now, not bmv2: "
         "run the experiments (CLI, REST) across these testers, or give OTG eBPF testers")
+
+
+def test_the_servers_live_counters_refuse_a_group_of_bmv2_testers() -> None:
+    """The dashboard's live read opens one switch: across several it says what to run
+    instead of reading west's switch as if it were the whole topology."""
+    topology = topology_from_dict(two_bmv2({"grpc": "127.0.0.1:9561", "thrift_port": 9092}),
+                                  "two.yaml")
+    profile = profile_from_dict({"name": "p", "streams": [
+        {"id": 0, "tx_port": 1, "rx_port": 2}]}, "p.yaml")
+    with pytest.raises(BackendUnavailableError) as refused:
+        SwitchBackend(topology, profile).read()
+    assert str(refused.value) == ("live counters read one BMv2 switch; across several "
+                                  "testers run an experiment (soak gives interval statistics)")

@@ -41,7 +41,15 @@ class SwitchBackend:
         session = self._session
         return (session.profile if session is not None else self._profile).latency_bins_us
 
+    @property
+    def _one_bmv2_switch(self) -> bool:
+        return self._topology.switch.target == "bmv2" and not self._topology.testers
+
     def _bmv2_session(self) -> TesterSession:
+        if self._topology.testers:
+            raise BackendUnavailableError(
+                "live counters read one BMv2 switch; across several testers run an "
+                "experiment (soak gives interval statistics)")
         if self._topology.switch.target != "bmv2":
             raise BackendUnavailableError(
                 f"live counters read BMv2 counters; on {self._topology.switch.target} run an "
@@ -61,7 +69,7 @@ class SwitchBackend:
     @contextmanager
     def trial_runner(self, stop: threading.Event) -> Iterator[TrialRunner]:
         del stop  # a switch trial is not cut short: ObservedRunner stops between trials
-        if self._topology.switch.target != "bmv2":
+        if not self._one_bmv2_switch:
             with open_trial_runner(self._topology, self._profile, push_pipeline=False) as runner:
                 yield runner
             return
