@@ -13,6 +13,7 @@ the simulated ones, well within what the probes measure, and the probes measure 
 from __future__ import annotations
 
 import dataclasses
+import socket
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -22,16 +23,17 @@ from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.testers import SimulatedClock
 from p4tester.config.topology import TesterSwitch, Topology
+from p4tester.dataplane.program import DataplaneError
 from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.errors import TesterUnanswered
 from p4tester.experiments.runner import TrialRunner, TrialSpec
 from p4tester.lab.dut_counters import dut_counters_for
 from p4tester.lab.ifaces import tester_iface
-from p4tester.p4rt.errors import SwitchUnreachableError
+from p4tester.p4rt.errors import P4RuntimeError
 from p4tester.results.model import TrialResult
 from p4tester.targets.bmv2_probes import Bmv2ProbeSide
 from p4tester.targets.bmv2_session import TesterSession
-from p4tester.targets.bmv2_thrift import Bmv2Thrift, ClockStart
+from p4tester.targets.bmv2_thrift import Bmv2Thrift, ClockStart, ThriftError
 from p4tester.targets.bmv2_trials import Bmv2Trials
 from p4tester.tester.group_clocks import NS_PER_US
 from p4tester.tester.group_plan import check_group_profile, probe_pairs, probe_paths
@@ -41,6 +43,8 @@ from p4tester.tester.tester_group import GroupMember, TesterGroup
 from p4tester.tester.trial_loop import TrialLoop
 
 US_WRAP: Final = 1 << 32  # BMv2 stamps: 32-bit microseconds
+# How long a switch's gRPC port may take to accept a connection before it is gone.
+LISTEN_TIMEOUT_S: Final = 2.0
 
 
 def clock_setting(start: ClockStart, clock: SimulatedClock, elapsed_us: int) -> int:
@@ -95,18 +99,31 @@ class Bmv2GroupRunner:
                                  probe_paths(probe_pairs(topology, profile), self.members),
                                  asymmetry_ns=topology.asymmetry_ns)
         self.loop = TrialLoop(self.group, dut_counters_for(topology))
-        self._by_address = {t.switch.grpc: t.name for t in topology.testers}
+        self._testers = topology.testers
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         try:
             return self.loop.run_trial(spec)
-        except SwitchUnreachableError as lost:
-            # The others stop sending; the run goes on (or ends) without this trial.
-            self.group.stop_what_answers()
-            name = self._by_address.get(lost.address, "?")
-            raise TesterUnanswered(f"tester {name}'s switch at {lost.address} did not "
-                                   f"answer ({lost.reason}): is simple_switch_grpc still "
-                                   "running there?") from None
+        except (P4RuntimeError, DataplaneError, ThriftError, OSError) as failure:
+            # A switch that died fails a trial in whatever call met it first (a write,
+            # an in-band read, a queue rate): which one is gone, its port tells.
+            gone = [t for t in self._testers if not listening(t.switch.grpc)]
+            if not gone:
+                raise
+            self.group.stop_what_answers()  # the others stop sending
+            raise TesterUnanswered("; ".join(
+                f"tester {t.name}'s switch at {t.switch.grpc} does not answer" for t in gone)
+                + f" ({failure}): is simple_switch_grpc still running there?") from None
+
+
+def listening(address: str, timeout_s: float = LISTEN_TIMEOUT_S) -> bool:
+    """Whether something accepts connections at host:port (a switch's gRPC server)."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
 
 
 def check_bmv2_group(topology: Topology) -> None:
