@@ -85,8 +85,13 @@ class GroupClocks:
                 continue
             previous = self._previous[pair]
             elapsed = start.at_ns - previous.at_ns
-            self._rate[pair] = ((start.offset_ns - previous.offset_ns) / elapsed
-                                if elapsed > 0 else 0.0)
+            moved = start.offset_ns - previous.offset_ns
+            # A move within the two estimates' own uncertainty is no drift they can
+            # tell: following it would carry their error on over the trial (BMv2
+            # testers on a busy host: hundreds of ppm of noise, one-way figures 400 us
+            # off in a CI run).
+            significant = abs(moved) > start.uncertainty_ns + previous.uncertainty_ns
+            self._rate[pair] = moved / elapsed if elapsed > 0 and significant else 0.0
             self._start[pair] = start
             self._previous[pair] = start
 
