@@ -205,6 +205,26 @@ def test_the_correction_follows_the_drift_from_one_start_to_the_next() -> None:
     assert west.corrections == {0: 1_530_000 + half - 1_000}
 
 
+def test_a_move_within_the_estimates_uncertainty_is_not_followed_as_a_drift() -> None:
+    """East gains 20 ppm, 20 us over the first start's second, but the path's asymmetry
+    bound (50 us: 25 us of uncertainty each) could explain that much: the corrections
+    keep the start's offset instead of carrying a drift they cannot tell from noise."""
+    world = symmetric(1_500_000)
+    group, west, _, clock = engine(world)
+    group.clocks.asymmetry_ns = 50_000
+    real_sleep = clock.sleep
+
+    def drifting(seconds: float) -> None:
+        real_sleep(seconds)
+        world.offsets["east"] += round(seconds * 20_000)
+
+    group.clocks.sleep = drifting
+    group.expect(PLANS, 0, 9)
+    assert west.corrections == {0: 1_520_000 - 50_000}  # less the guard (26 us -> 50)
+    assert group.start_notes()[0].startswith("clock east - west: +1520.0 us +- 25.0 us "
+                                             "(drift 0.0 ppm;")
+
+
 def test_a_flow_is_counted_by_its_sender_and_its_receiver() -> None:
     group, west, east, _ = engine(symmetric(0))
     west.sent, east.arrived = 1000, 997
