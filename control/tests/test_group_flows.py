@@ -5,7 +5,7 @@ tests_ebpf/test_several_testers.py."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
@@ -180,18 +180,21 @@ def test_a_delay_below_zero_leaves_the_start_unvouched() -> None:
         "(asymmetry beyond asymmetry_us, or a clock stepped)")
 
 
+def east_gains(world: World, clock: Clock, ns_per_s: int) -> Callable[[float], None]:
+    """A sleep over which east's clock gains ns_per_s on west's (20 000: 20 ppm)."""
+    def drifting(seconds: float) -> None:
+        clock.sleep(seconds)
+        world.offsets["east"] += round(seconds * ns_per_s)
+
+    return drifting
+
+
 def test_the_correction_follows_the_drift_from_one_start_to_the_next() -> None:
     """East gains 20 ppm: the first start measures twice a second apart; later
     corrections move along the drift measured."""
     world = symmetric(1_500_000)
     group, west, _, clock = engine(world)
-    real_sleep = clock.sleep
-
-    def drifting(seconds: float) -> None:
-        real_sleep(seconds)
-        world.offsets["east"] += round(seconds * 20_000)
-
-    group.clocks.sleep = drifting
+    group.clocks.sleep = east_gains(world, clock, ns_per_s=20_000)
     group.expect(PLANS, 0, 9)
     # Predicted halfway to the next correction: 20 ppm of half of CORRECT_S more.
     half = round(20e-6 * CORRECT_S / 2 * 1e9)
@@ -212,13 +215,7 @@ def test_a_move_within_the_estimates_uncertainty_is_not_followed_as_a_drift() ->
     world = symmetric(1_500_000)
     group, west, _, clock = engine(world)
     group.clocks.asymmetry_ns = 50_000
-    real_sleep = clock.sleep
-
-    def drifting(seconds: float) -> None:
-        real_sleep(seconds)
-        world.offsets["east"] += round(seconds * 20_000)
-
-    group.clocks.sleep = drifting
+    group.clocks.sleep = east_gains(world, clock, ns_per_s=20_000)
     group.expect(PLANS, 0, 9)
     assert west.corrections == {0: 1_520_000 - 50_000}  # less the guard (26 us -> 50)
     assert group.start_notes()[0].startswith("clock east - west: +1520.0 us +- 25.0 us "

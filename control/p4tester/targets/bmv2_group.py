@@ -27,7 +27,6 @@ from p4tester.dataplane.program import DataplaneError
 from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.errors import TesterUnanswered
 from p4tester.experiments.runner import TrialRunner, TrialSpec
-from p4tester.lab.dut_counters import dut_counters_for
 from p4tester.lab.ifaces import tester_iface
 from p4tester.p4rt.errors import P4RuntimeError
 from p4tester.results.model import TrialResult
@@ -35,12 +34,12 @@ from p4tester.targets.bmv2_probes import Bmv2ProbeSide
 from p4tester.targets.bmv2_session import TesterSession
 from p4tester.targets.bmv2_thrift import Bmv2Thrift, ClockStart, ThriftError
 from p4tester.targets.bmv2_trials import Bmv2Trials
+from p4tester.targets.group_runner import GroupRunner
 from p4tester.tester.group_clocks import NS_PER_US
-from p4tester.tester.group_plan import check_group_profile, probe_pairs, probe_paths
+from p4tester.tester.group_plan import check_group_profile, probe_pairs
 from p4tester.tester.port_counters import KernelInterfaceCounters
 from p4tester.tester.receive_slots import profile_receive_slots, slot_entries
-from p4tester.tester.tester_group import GroupMember, TesterGroup
-from p4tester.tester.trial_loop import TrialLoop
+from p4tester.tester.tester_group import GroupMember
 
 US_WRAP: Final = 1 << 32  # BMv2 stamps: 32-bit microseconds
 # How long a switch's gRPC port may take to accept a connection before it is gone.
@@ -89,21 +88,17 @@ def group_member(session: TesterSession, topology: Topology, tester: TesterSwitc
                        frozenset(p.number for p in session.topology.ports))
 
 
-class Bmv2GroupRunner:
-    """TrialRunner over several BMv2 testers: the one trial loop over a TesterGroup."""
+class Bmv2GroupRunner(GroupRunner):
+    """GroupRunner over several BMv2 switches, which names a switch that died."""
 
     def __init__(self, topology: Topology, profile: Profile,
                  members: Sequence[GroupMember]) -> None:
-        self.members = tuple(members)
-        self.group = TesterGroup(self.members, profile.streams,
-                                 probe_paths(probe_pairs(topology, profile), self.members),
-                                 asymmetry_ns=topology.asymmetry_ns)
-        self.loop = TrialLoop(self.group, dut_counters_for(topology))
+        super().__init__(topology, profile, members)
         self._testers = topology.testers
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         try:
-            return self.loop.run_trial(spec)
+            return super().run_trial(spec)
         except (P4RuntimeError, DataplaneError, ThriftError, OSError) as failure:
             # A switch that died fails a trial in whatever call met it first (a write,
             # an in-band read, a queue rate): which one is gone, its port tells.

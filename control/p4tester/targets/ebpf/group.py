@@ -6,7 +6,7 @@ one (config.testers)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 
@@ -16,34 +16,12 @@ from p4tester.config.serving import read_token
 from p4tester.config.topology import TesterSwitch, Topology
 from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.experiments.errors import TesterUnanswered
-from p4tester.experiments.runner import TrialRunner, TrialSpec
-from p4tester.lab.dut_counters import dut_counters_for
-from p4tester.results.model import TrialResult
+from p4tester.experiments.runner import TrialRunner
 from p4tester.targets.ebpf.local_tester import open_local_tester
+from p4tester.targets.group_runner import GroupRunner
 from p4tester.targets.remote_tester import RemoteTester
-from p4tester.tester.group_plan import check_group_profile, probe_pairs, probe_paths
-from p4tester.tester.tester_group import GroupMember, TesterGroup
-from p4tester.tester.trial_loop import TrialLoop
-
-
-class EbpfGroupRunner:
-    """TrialRunner over several eBPF testers: the one trial loop over a TesterGroup."""
-
-    def __init__(self, topology: Topology, profile: Profile,
-                 members: Sequence[GroupMember]) -> None:
-        self.members = tuple(members)
-        self.group = TesterGroup(self.members, profile.streams,
-                                 probe_paths(probe_pairs(topology, profile), self.members),
-                                 asymmetry_ns=topology.asymmetry_ns)
-        self.loop = TrialLoop(self.group, dut_counters_for(topology))
-
-    def run_trial(self, spec: TrialSpec) -> TrialResult:
-        try:
-            return self.loop.run_trial(spec)
-        except TesterUnanswered:
-            # The others stop sending: the run goes on (or ends) without this trial.
-            self.group.stop_what_answers()
-            raise
+from p4tester.tester.group_plan import check_group_profile, probe_pairs
+from p4tester.tester.tester_group import GroupMember
 
 
 def _local_member(stack: ExitStack, topology: Topology, profile: Profile,
@@ -99,4 +77,4 @@ def open_ebpf_group_trials(topology: Topology, profile: Profile, *,
     with ExitStack() as stack:
         members = [(_remote_member if tester.reach.agent else _local_member)(
             stack, topology, profile, tester, run_value) for tester in topology.testers]
-        yield EbpfGroupRunner(topology, profile, members)
+        yield GroupRunner(topology, profile, members)
