@@ -33,13 +33,14 @@ from p4tester.dataplane.constants import (
     TESTER_SIGNATURE,
     TESTER_UDP_DST_PORT,
 )
+from p4tester.experiments.calibration import GROSS_SHORTFALL
 from p4tester.experiments.rfc2889_addresses import PROBE_ATTEMPTS
 from p4tester.experiments.y1564 import DEFAULT_IR_TOLERANCE, POLICING_OVERSHOOT
 from p4tester.neighbors.resolve import REPLY_WAIT_S, REQUEST_TRIES
 from p4tester.runs.flows_record import MAX_ROWS as FLOWS_MAX_ROWS
 from p4tester.runs.requests import Y1564Request
 from p4tester.runs.simulated_switch import FULL_CAPACITY_SIZE, SMALLEST_CAPACITY
-from p4tester.search.trials import NOT_DRAINED_ATTEMPTS
+from p4tester.search.trials import NOT_DRAINED_ATTEMPTS, TESTER_LIMITED_ATTEMPTS
 from p4tester.server.live import MAX_INTERVAL_S, MIN_INTERVAL_S
 from p4tester.streams.field_patterns import MAX_DRAWN, MAX_LISTED
 from p4tester.streams.tunnels import TUNNEL_UDP_SRC_PORT
@@ -253,6 +254,8 @@ FACTS = [
     Fact("docs/capture.md", r"the (\d+)-byte tester header", lambda: (str(TESTER_HEADER_BYTES),)),
     Fact("docs/otg.md", r"tester's (\d+)-byte header", lambda: (str(TESTER_HEADER_BYTES),)),
     Fact("docs/capacity.md", r"times ([\d.]+) is more than", lambda: (g(CAPACITY_MARGIN),)),
+    Fact("docs/capacity.md", r"gets up to (\d+) trials, .{0,100}? less than (\d+) % of it",
+         lambda: (str(TESTER_LIMITED_ATTEMPTS), g(100 * GROSS_SHORTFALL))),
     Fact("docs/concepts.md", r"re-read every ([\d.]+) s, for at most ([\d.]+) s",
          lambda: (g(IDLE_READ_S), g(IDLE_MAX_S))),
     Fact("docs/concepts.md", r"still catching up after ([\d.]+) s", lambda: (g(IDLE_MAX_S),)),
