@@ -27,6 +27,7 @@ GEN_APPS = "pipe.TesterIngress.generator.gen_apps"
 APP_CFG = "tf1.pktgen.app_cfg"
 CHK = "pipe.TesterIngress.checker."
 RX_EXPECTED = "pipe.TesterIngress.expectation.rx_expected"
+TX_CLOCK = "pipe.TesterEgress.generator.tx_clock_correction"
 
 
 def prepared(fake: FakeBfrt) -> TofinoTarget:
@@ -57,7 +58,26 @@ def test_prepare_brings_up_ports_and_resets_generators() -> None:
         Write("modify", "tf1.pktgen.port_cfg", {"dev_port": 196}, {"pktgen_enable": True}),
         Write("clear", GEN_APPS, {}),
         Write("clear", RX_EXPECTED, {}),
+        Write("clear", TX_CLOCK, {}),
     ]
+
+
+def test_a_tx_clock_correction_is_an_entry_while_it_is_not_zero() -> None:
+    fake = FakeBfrt()
+    target = prepared(fake)
+    stamp = "TesterEgress.generator.stamp_with"
+    target.set_tx_clock_correction(5, -1_500_000)  # the receiver's clock 1.5 ms behind
+    target.set_tx_clock_correction(5, 2_000)
+    target.set_tx_clock_correction(1, 0)  # never corrected: nothing to write
+    target.set_tx_clock_correction(5, 1 << 32)  # 0 modulo 2^32: the entry goes
+    assert fake.writes_to(TX_CLOCK)[1:] == [
+        Write("add", TX_CLOCK, {"stream": 5}, {"correction_ns": U32 - 1_500_000}, stamp),
+        Write("modify", TX_CLOCK, {"stream": 5}, {"correction_ns": 2_000}, stamp),
+        Write("delete", TX_CLOCK, {"stream": 5}, {}),
+    ]
+    assert fake.entries(TX_CLOCK) == []
+    with pytest.raises(ValueError, match=r"stream 3 is not among this target's streams"):
+        target.set_tx_clock_correction(3, 1)
 
 
 def test_prepare_and_constructor_errors() -> None:

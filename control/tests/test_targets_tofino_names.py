@@ -38,6 +38,7 @@ TABLE_KEYS = [
     (names.ND_REPLY, [(names.NEIGHBOR_PORT_KEY, "Exact", 16),
                       (names.ND_TARGET_KEY, "Exact", 128)]),
     (names.SOLICITATION_SOURCE, [("src_ip6", "Exact", 128)]),
+    (names.TX_CLOCK_CORRECTION, [(names.TX_CLOCK_CORRECTION_KEY, "Exact", 16)]),
     (names.LATENCY_BINS, [(names.BIN_STREAM_KEY, "Ternary", 16),
                           (names.LATENCY_KEY, "Ternary", bins.LATENCY_BITS),
                           (names.MATCH_PRIORITY, "Exact", None)]),
@@ -50,6 +51,7 @@ ACTIONS = [
     (names.GEN_APPS, names.GEN_RUN, [(names.GEN_RUN_GROUP, 16), (names.GEN_RUN_BUDGET, 32),
                                       (names.GEN_RUN_DROP_BELOW, 16)]),
     (names.GEN_APPS, names.GEN_STOPPED, []),
+    (names.TX_CLOCK_CORRECTION, names.STAMP_WITH, [(names.STAMP_WITH_CORRECTION, 32)]),
     (names.RX_PORT_SLOTS, names.RECEIVE_AS, [(names.RECEIVE_AS_SEQ, 16),
                                              (names.RECEIVE_AS_FIGURES, 16)]),
     (names.LATENCY_BINS, names.SET_LATENCY_BIN, [(names.BIN_PARAM, 8)]),
@@ -152,6 +154,7 @@ def test_table_sizes_are_the_drivers() -> None:
     assert TOFINO.table(names.RX_EXPECTED).size == names.MAX_STREAMS
     # rx_port_slots: a (stream, port) entry for as many cells as the checker has.
     assert TOFINO.table(names.RX_PORT_SLOTS).size == names.MAX_STREAMS
+    assert TOFINO.table(names.TX_CLOCK_CORRECTION).size == names.MAX_STREAMS
 
 
 def test_the_program_has_nothing_the_driver_ignores() -> None:

@@ -87,6 +87,7 @@ def test_prepare_brings_up_400g_ports_and_resets_tofino2s_generators() -> None:
         Write("modify", PORT_CFG, {"dev_port": 134}, {"pktgen_enable": True}),
         Write("clear", GEN_APPS, {}),
         Write("clear", "pipe.TesterIngress.expectation.rx_expected", {}),
+        Write("clear", "pipe.TesterEgress.generator.tx_clock_correction", {}),
         # Tofino 2's program varies fields: no stream varies any until it says so.
         *[Write("clear", f"pipe.TesterEgress.generator.field_steps.{table}", {})
           for table in ("tx_steps", "tx_step_src_port", "tx_step_dst_port", "tx_step_src_ip",

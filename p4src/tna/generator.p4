@@ -130,12 +130,29 @@ control GeneratorEgress(inout tna_headers_t hdr, inout tna_metadata_t meta,
     FieldSteps() field_steps;
 #endif
 
+    /* The TX stamp: the switch's clock (ns, modulo 2^32), plus the stream's correction
+     * when another tester checks it (several testers in one test): the offset the
+     * controller measured from this switch's clock to the receiver's, so the receiver
+     * subtracts a stamp of its own clock and its latencies are one-way delays. */
+    action stamp_with(bit<32> correction_ns) {
+        hdr.frame.tester.tx_ts = eg_prsr_md.global_tstamp[31:0] + correction_ns;
+    }
+
+    /* Controller writes: stream -> stamp_with(correction) for a stream another tester
+     * checks; none: the switch's clock as it is. */
+    table tx_clock_correction {
+        key = { eg_intr_md.egress_rid : exact @name("stream"); }
+        actions = { stamp_with; }
+        default_action = stamp_with(0);
+        size = MAX_STREAMS;
+    }
+
     apply {
         if (hdr.bridge.role == ROLE_GENERATED && hdr.frame.tester.isValid()) {
             bit<32> stream = (bit<32>) eg_intr_md.egress_rid;
             hdr.frame.tester.stream_id = eg_intr_md.egress_rid;
             hdr.frame.tester.seq = take_seq.execute(stream);
-            hdr.frame.tester.tx_ts = eg_prsr_md.global_tstamp[31:0];
+            tx_clock_correction.apply();
             tx_stream.count(stream);
 #if __TARGET_TOFINO__ == 2
             field_steps.apply(hdr, meta);

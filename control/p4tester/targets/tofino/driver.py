@@ -56,6 +56,7 @@ from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.snapshot import CounterSnapshot
 
 NS_PER_US: Final = 1000
+STAMP_WRAP: Final = 1 << 32  # TX stamps: the switch's clock in ns, modulo 2^32
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +130,7 @@ class TofinoTarget:
         self._gen_entries: set[tuple[int, int]] = set()  # (pipe, app) in gen_apps
         self._expected: set[int] = set()  # streams with an rx_expected entry
         self._stepped: dict[int, tuple[str, ...]] = {}  # stream -> its varied fields
+        self._corrected: set[int] = set()  # streams with a tx_clock_correction entry
         self._latency_edges_us: tuple[int, ...] | None = None
         self._qdepth_edges: tuple[int, ...] | None = None
         self._lost = state.LostTotals()
@@ -176,11 +178,34 @@ class TofinoTarget:
         self._gen_entries.clear()
         self.client.clear_table(names.RX_EXPECTED)
         self._expected.clear()
+        self.client.clear_table(names.TX_CLOCK_CORRECTION)
+        self._corrected.clear()
         if self.chip.varies_fields:
             field_steps.clear_field_steps(self.client)
         self._stepped.clear()
         multicast.remove_groups(self.client, self._groups)
         self._apps = ()
+
+    def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None:
+        """Add `correction_ns` (modulo 2^32) to the stream's TX stamps: the offset of
+        the clock of the tester that checks it (several testers in one test); 0 stamps
+        the switch's clock as it is (the table's default: the entry goes)."""
+        if stream_id not in self._streams:
+            raise ValueError(f"stream {stream_id} is not among this target's streams")
+        key = {names.TX_CLOCK_CORRECTION_KEY: stream_id}
+        correction = correction_ns % STAMP_WRAP
+        if correction == 0:
+            if stream_id in self._corrected:
+                self.client.delete_entry(names.TX_CLOCK_CORRECTION, key)
+                self._corrected.discard(stream_id)
+            return
+        data = {names.STAMP_WITH_CORRECTION: correction}
+        if stream_id in self._corrected:
+            self.client.modify_entry(names.TX_CLOCK_CORRECTION, key, data,
+                                     action=names.STAMP_WITH)
+        else:
+            self.client.add_entry(names.TX_CLOCK_CORRECTION, key, data, action=names.STAMP_WITH)
+            self._corrected.add(stream_id)
 
     def set_stream_rates(self, rates_pps: Mapping[int, float],
                          steps: Mapping[int, Sequence[TimerSchedule]] | None = None,

@@ -48,6 +48,12 @@ GENERATED_LAST_TICK: Final = "last_tick"
 # Generator (egress).
 TX_NEXT_SEQ: Final = "pipe.TesterEgress.generator.tx_next_seq"
 TX_STREAM: Final = "pipe.TesterEgress.generator.tx_stream"
+# stream -> stamp_with(correction, ns added to its TX stamps modulo 2^32): a stream
+# another tester checks (several testers in one test); none: the clock as it is.
+TX_CLOCK_CORRECTION: Final = "pipe.TesterEgress.generator.tx_clock_correction"
+TX_CLOCK_CORRECTION_KEY: Final = "stream"
+STAMP_WITH: Final = "TesterEgress.generator.stamp_with"
+STAMP_WITH_CORRECTION: Final = "correction_ns"
 
 # Field steps (egress, Tofino 2 only: tna/field_steps.p4): stream -> steps(template
 # words) when any field varies; per field, stream -> <field>_add | _draw | _redraw, and
