@@ -264,7 +264,7 @@ def test_generated_times_are_widened_across_the_ticks_wrap() -> None:
     assert target.generated()[0] == GeneratorCount(1, 16 * 256 // 1000)
 
 
-def test_received_counts_from_the_trials_start_with_latency_in_microseconds() -> None:
+def test_received_counts_from_the_trials_start_with_latency_in_nanoseconds() -> None:
     fake = FakeBfrt()
     target = running(fake)
     fake.count(CHK + "rx_stream", 0, 1, 70)  # an earlier trial's frames
@@ -277,8 +277,9 @@ def test_received_counts_from_the_trials_start_with_latency_in_microseconds() ->
     fake.set_register(CHK + "latency_sum.cells", 5, "TesterIngress.checker.latency_sum.cells.hi",
                       [1, 0, 0, 0])
     fake.count(CHK + "rx_stream", 5, 0, 2)
-    assert target.received([5, 0]) == {0: ReceivedSoFar(300, 450),
-                                       5: ReceivedSoFar(2, U32 // 1000)}
+    received = target.received([5, 0])
+    assert received == {0: ReceivedSoFar(300, 450_999), 5: ReceivedSoFar(2, U32)}
+    assert (received[0].latency_sum_us, received[5].latency_sum_us) == (450, U32 // 1000)
 
 
 def test_readout_takes_rx_state_from_the_rx_pipe_and_sums_counters() -> None:

@@ -238,3 +238,17 @@ def test_push_pipeline_is_refused_with_the_reason() -> None:
     with (pytest.raises(ConfigError, match=refused),
           open_tofino_trials(topology, profile, push_pipeline=True)):
         pass
+
+
+def test_as_one_tester_of_several_it_corrects_stamps_and_reads_latencies_in_ns() -> None:
+    switch = Switch()
+    trials = switch.runner().loop.target
+    trials.set_tx_clock_correction(1, 1_500_000)
+    assert [(e.key, e.data) for e in switch.fake.entries(
+        "pipe.TesterEgress.generator.tx_clock_correction")] == [
+        ({"stream": 1}, {"correction_ns": 1_500_000})]
+    # Stream 0 comes back on port 2 (2/0, pipe 0 of the fake): 3 frames, 4.5 us in all.
+    switch.fake.count("pipe.TesterIngress.checker.rx_stream", 0, 0, 3)
+    switch.fake.set_register("pipe.TesterIngress.checker.latency_sum.cells", 0,
+                             "TesterIngress.checker.latency_sum.cells.lo", [4_501, 0, 0, 0])
+    assert trials.read_received([0]) == {0: (3, 4_501)}

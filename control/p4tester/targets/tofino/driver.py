@@ -72,10 +72,16 @@ class GeneratorCount:
 @dataclass(frozen=True, slots=True)
 class ReceivedSoFar:
     """A stream's frames received this trial (all its figure slots) and their
-    latencies' sum in microseconds (truncated), as read after its generator's count."""
+    latencies' sum in nanoseconds (the switch's clock), as read after its generator's
+    count."""
 
     frames: int
-    latency_sum_us: int
+    latency_sum_ns: int
+
+    @property
+    def latency_sum_us(self) -> int:
+        """The sum in microseconds (truncated): what the trial loop's samples hold."""
+        return self.latency_sum_ns // NS_PER_US
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,7 +383,7 @@ class TofinoTarget:
                                                  for c, p in cells.items()})
         return {s: ReceivedSoFar(
             sum(read[c][0] - self._rx_at_start.get(c, 0) for c in slots[s]),
-            sum(read[c][1] for c in slots[s]) // NS_PER_US) for s in streams}
+            sum(read[c][1] for c in slots[s])) for s in streams}
 
     def stop_trial(self) -> None:
         self._stop(self._apps)

@@ -252,6 +252,17 @@ class TofinoTrials:
     def stop(self, trial: ArmedTrial) -> None:
         self.target.stop_trial()
 
+    # ---- as one tester of several (tester.tester_group.ClockedTarget) -----------
+    def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None:
+        """The receiving tester's clock offset, added to the stream's TX stamps."""
+        self.target.set_tx_clock_correction(stream_id, correction_ns)
+
+    def read_received(self, stream_ids: Sequence[int]) -> Mapping[int, tuple[int, int]]:
+        """Streams this tester checks for another that sends them: what arrived so
+        far, latencies in ns (the switch's clock, as the eBPF tester's)."""
+        return {sid: (rx.frames, rx.latency_sum_ns)
+                for sid, rx in self.target.received(stream_ids).items()}
+
     def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
         return RxKinds.between(before, after, names.RX_KIND)
 
