@@ -9,11 +9,11 @@ searches, so it is the load they can measure by their own rule. One try per load
 let a host's stall below the capacity cap a whole bisection: the 64-B capacity of one
 BMv2 build came out 15 696, 14 240 and 13 224 frames/s in three repetitions, the lower
 two stopped at loads the first carried by trials a stall failed (a catch-up burst the
-self-check refuses, frames the switch did not read in time). As many failures in a row at a load are the tester's limit, and so is one
-trial in which the tester carried less than half the load (a host's stall costs a trial
-far less; trying such a load again would only spend time). The capacity is the
-median of the repetitions' highest passing loads; the spread is kept, because on a
-shared host it is large.
+self-check refuses, frames the switch did not read in time). As many failures in a
+row at a load are the tester's limit, and so is one trial in which the tester carried
+less than half the load (a host's stall costs a trial far less; trying such a load
+again would only spend time). The capacity is the median of the repetitions' highest
+passing loads; the spread is kept, because on a shared host it is large.
 
 The result is stored (calibration_to_dict / CalibrationFile) and read back to warn
 about a requested load above it: such a load measures the tester, not the DUT.
