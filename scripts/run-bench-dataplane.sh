@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make bench`, data-plane part, on BMv2:
-# 1. capacity (p4tester.bench.capacity): the tester's loopback loss-free rate at 64/512/1518 B
-#    with each BMv2 build and lab set-up, and plain forwarding's and the checker's processing
-#    rate with each build, side by side in this run, with the ratios;
+# 1. capacity (p4tester.bench.capacity): the tester's loopback loss-free rate with each BMv2
+#    build and lab set-up (the measurement build at 64/512/1518 B, the others at 64 B) and
+#    plain forwarding's loss-free rate, side by side in this run, with the ratios (each side
+#    5 times);
 # 2. with the measurement build (what the labs run): checker vs plain forwarding, the
 #    generator's rate error, and the tester's capacity from step 1 next to it;
 # 3. the eBPF tester's loopback (p4tester.bench.ebpf_loopback);
@@ -26,7 +27,7 @@ cleanup() {
 trap cleanup EXIT
 rm -rf "$capacity"
 # The capacity legs bring their labs up and down one at a time (they share interface names).
-"$venv/bin/python" -m p4tester.bench.capacity --rundir "$capacity" --repetitions 3
+"$venv/bin/python" -m p4tester.bench.capacity --rundir "$capacity" --repetitions 5
 # 5. (its own bench-loopback lab, before the forwarding lab takes the interfaces)
 "$venv/bin/python" -m p4tester.bench.flows_cost --rundir "$here/run/bench-flows" --rounds 3
 "$venv/bin/python" -m p4tester.lab --rundir "$rundir" up topologies/bench.yaml

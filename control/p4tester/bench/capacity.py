@@ -1,18 +1,23 @@
 """`make bench`, capacity part (issue 20): the tester's own loss-free rate on this host with
-each BMv2 build and lab set-up, side by side in one run, next to what plain forwarding
-processes with the same build.
+each BMv2 build and lab set-up, side by side in one run, next to plain forwarding's
+loss-free rate with the same build.
 
 Legs, each on a fresh lab:
 - tester loopback loss-free rate (`p4tester calibrate` on topologies/bench-loopback.yaml,
-  whose 100-Mbit/s ports leave the tester, not the port, as the bound) at 64/512/1518 B:
-  "before" (logging build, links with their offloads on: BMv2's capture rings of 31 frames,
-  one frame per generator loop pass: as the labs ran until issue 20), "logging" (logging
-  build, rings sized by the MTU, the generator as now) and "measurement" (the build the
-  labs run now, same rings and generator);
-- processing rate of plain forwarding and of the checker under overload (bench.dataplane),
-  with each build, on topologies/bench.yaml.
-Then the ratios the issue sets targets for. Every figure is measured in this run; the host
-is shared and noisy, so compare ratios, and repeat the run.
+  whose 100-Mbit/s ports leave the tester, not the port, as the bound): "before"
+  (logging build, links with their offloads on: BMv2's capture rings of 31 frames,
+  one frame per generator loop pass: as the labs ran until issue 20) and "logging"
+  (logging build, rings sized by the MTU, the generator as now) at 64 B, the ratios'
+  size; "measurement" (the build the labs run now, same rings and generator) at
+  64/512/1518 B;
+- plain forwarding's loss-free rate with the measurement build (bench.dataplane), on
+  topologies/bench.yaml: the baseline the loopback rate is set against, measured the
+  same way. The processing rates under overload are bench.dataplane's, repeated.
+Then the ratios the issue sets targets for. A ratio's sides get `--repetitions` each
+(5 by default): the "before" set-up's capture rings drop a few frames at every load
+from its edge up, so a repetition's bisection ends anywhere along a broad edge, and
+the median of five moves less between runs than that of three. Every figure is
+measured in this run; the host is shared and noisy, so compare ratios, and repeat.
 """
 
 from __future__ import annotations
@@ -34,7 +39,6 @@ from p4tester.bench.dataplane import (
     TRIAL_S,
     Setup,
     checker_frames,
-    measure_checker,
     measure_forwarding,
     write_pcap,
 )
@@ -62,6 +66,9 @@ def generator_passes(frames_per_pass: int) -> str:
             f"{'s' if frames_per_pass > 1 else ''} per loop pass)")
 TARGET_VS_BEFORE: Final = 2.5
 TARGET_VS_FORWARDING: Final = 0.5
+RATIO_SIZE: Final = 64  # the frame size both ratios are taken at
+# A set-up whose figures are no ratio's side is measured this many times (the table).
+TABLE_REPETITIONS: Final = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +80,14 @@ class LabSetUp:
     build: str
     keep_offloads: bool
     frames_per_pass: int = FRAMES_PER_PASS  # the generator's (tester.stream_plan)
+    frame_sizes: tuple[int, ...] = (RATIO_SIZE,)
+    ratio_side: bool = True  # its 64-B figure is a side of a ratio
 
 
 SET_UPS: Final = (
     LabSetUp("before", LOGGING, keep_offloads=True, frames_per_pass=1),
-    LabSetUp("logging", LOGGING, keep_offloads=False),
-    LabSetUp("measurement", MEASUREMENT, keep_offloads=False),
+    LabSetUp("logging", LOGGING, keep_offloads=False, ratio_side=False),
+    LabSetUp("measurement", MEASUREMENT, keep_offloads=False, frame_sizes=FRAME_SIZES),
 )
 # The calibrated stream: topologies/profiles/one-stream.yaml's, with the set-up's generator.
 _PROFILE: Final = ("name: bench-{name}\n"
@@ -115,7 +124,7 @@ def loopback_loss_free(set_up: LabSetUp, rundir: Path, repetitions: int,
         subprocess.run([sys.executable, "-m", "p4tester", "calibrate",
                         "-t", str(LOOPBACK_TOPOLOGY), "-p", str(profile), "-o", str(out),
                         "--store", str(out / "stored.json"),
-                        "--frame-sizes", ",".join(str(s) for s in FRAME_SIZES),
+                        "--frame-sizes", ",".join(str(s) for s in set_up.frame_sizes),
                         "--repetitions", str(repetitions)], check=True,
                        stdout=subprocess.DEVNULL)
     calibration = load_calibration(out / "stored.json")
@@ -126,17 +135,11 @@ def loopback_loss_free(set_up: LabSetUp, rundir: Path, repetitions: int,
             for size in calibration.sizes}
 
 
-@dataclass(frozen=True, slots=True)
-class ProcessingRates:
-    forwarding_pps: float
-    checker_pps: float
-    # Plain forwarding's loss-free rate, each repetition (bench.dataplane.loss_free_rate):
-    # the baseline the tester's loopback loss-free rate is set against, measured the
-    # same way (the highest rate that lost nothing, at the rate asked).
-    forwarding_loss_free: tuple[float, ...] = ()
-
-
-def processing_rates(build: str, rundir: Path, repetitions: int) -> ProcessingRates:
+def forwarding_loss_free(build: str, rundir: Path, repetitions: int) -> tuple[float, ...]:
+    """Plain forwarding's loss-free rate with `build`, each repetition
+    (bench.dataplane.loss_free_rate): the baseline the tester's loopback loss-free rate
+    is set against, measured the same way (the highest rate that lost nothing, at the
+    rate asked)."""
     iface_in, iface_out = "p4lh1", "p4lh2"
     with lab(FORWARDING_TOPOLOGY, rundir / "lab", build), \
             tempfile.TemporaryDirectory() as scratch, \
@@ -144,40 +147,35 @@ def processing_rates(build: str, rundir: Path, repetitions: int) -> ProcessingRa
         setup = Setup(FORWARDING_GRPC, FORWARDING_THRIFT, Path("p4src/build"), iface_in,
                       iface_out)
         pcap = write_pcap(Path(scratch) / "frames.pcap", checker_frames(SEARCH_HIGH_PPS * TRIAL_S))
-        forwarding = measure_forwarding(client, setup, pcap, search=False)
-        checker = measure_checker(client, setup, pcap, search=False)
-        loss_free = tuple(float(measure_forwarding(client, setup, pcap).loss_free_pps)
-                          for _ in range(repetitions))
-    return ProcessingRates(forwarding.processing_pps, checker.processing_pps, loss_free)
+        return tuple(float(measure_forwarding(client, setup, pcap).loss_free_pps)
+                     for _ in range(repetitions))
 
 
 def render(loopback: Mapping[str, Mapping[int, tuple[float, ...]]],
-           processing: Mapping[str, ProcessingRates]) -> str:
+           forwarding: Sequence[float]) -> str:
+    """The loopback table (medians; "-" where a set-up was not measured at a size),
+    the generator's passes, and the ratios with both sides' repetitions."""
     lines = ["tester loopback loss-free rate, frames/s (p4tester calibrate, median of its "
              "repetitions)",
              f"  {'set-up':<12}" + "".join(f"{size:>10} B" for size in FRAME_SIZES)]
     for name, sizes in loopback.items():
-        lines.append(f"  {name:<12}" + "".join(f"{median(sizes[size]):>12.0f}"
-                                               for size in FRAME_SIZES))
-    lines.append("processing rate under overload, 64 B, frames/s")
-    for build, rates in processing.items():
-        lines.append(f"  {build:<12} plain forwarding {rates.forwarding_pps:8.0f}  checker "
-                     f"{rates.checker_pps:8.0f}")
+        lines.append(f"  {name:<12}" + "".join(
+            f"{median(sizes[size]):>12.0f}" if size in sizes else f"{'-':>12}"
+            for size in FRAME_SIZES))
     lines.append(f"generator passes per TX frame: {generator_passes(1)} below "
                  f"{FRAMES_PER_PASS_FROM_PPS} frames/s, {generator_passes(FRAMES_PER_PASS)} "
                  "from there (tester.stream_plan; before issue 20: 1 ingress + 2 egress at "
                  "every rate)")
     if {"before", MEASUREMENT} <= loopback.keys():
         lines.append(_ratio_line("64 B loopback loss-free rate, measurement / before",
-                                 loopback[MEASUREMENT][64], "the measurement build's",
-                                 loopback["before"][64], "the 'before' set-up's",
+                                 loopback[MEASUREMENT][RATIO_SIZE], "the measurement build's",
+                                 loopback["before"][RATIO_SIZE], "the 'before' set-up's",
                                  TARGET_VS_BEFORE))
-    if MEASUREMENT in loopback and MEASUREMENT in processing:
+    if MEASUREMENT in loopback and forwarding:
         lines.append(_ratio_line(
             "64 B loopback loss-free rate / plain forwarding loss-free rate, measurement "
-            "build", loopback[MEASUREMENT][64], "the tester's loopback rate",
-            processing[MEASUREMENT].forwarding_loss_free, "plain forwarding's loss-free rate",
-            TARGET_VS_FORWARDING))
+            "build", loopback[MEASUREMENT][RATIO_SIZE], "the tester's loopback rate",
+            forwarding, "plain forwarding's loss-free rate", TARGET_VS_FORWARDING))
     return "\n".join(lines)
 
 
@@ -196,16 +194,19 @@ def _ratio_line(what: str, part: Sequence[float], part_name: str, whole: Sequenc
 
 
 def run(rundir: Path, repetitions: int, set_ups: Sequence[LabSetUp]) -> str:
-    loopback = {s.name: loopback_loss_free(s, rundir, repetitions) for s in set_ups}
-    builds = dict.fromkeys(s.build for s in set_ups)
-    processing = {build: processing_rates(build, rundir, repetitions) for build in builds}
-    return render(loopback, processing)
+    loopback = {s.name: loopback_loss_free(
+        s, rundir, repetitions if s.ratio_side else TABLE_REPETITIONS) for s in set_ups}
+    forwarding = (forwarding_loss_free(MEASUREMENT, rundir, repetitions)
+                  if any(s.build == MEASUREMENT for s in set_ups) else ())
+    return render(loopback, forwarding)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rundir", type=Path, default=Path("run/bench-capacity"))
-    parser.add_argument("--repetitions", type=int, default=3)
+    parser.add_argument("--repetitions", type=int, default=5,
+                        help="of each side of a ratio (the logging set-up, no ratio's "
+                        f"side, gets {TABLE_REPETITIONS})")
     parser.add_argument("--set-ups", default=",".join(s.name for s in SET_UPS),
                         help="which of before, logging, measurement to run")
     args = parser.parse_args(argv)
