@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 
 from p4tester.tester.clock_offset import (
+    STAMP_RANGE,
     ProbeExchange,
     TrialClocks,
     estimate_offset,
+    nearest,
 )
 
 OFFSET = 123_456  # B ahead of A, ns
@@ -44,6 +46,18 @@ def test_queued_exchanges_are_left_out() -> None:
     found = estimate_offset(queued + quiet)
     assert (found.offset_ns, found.spread_ns, found.exchanges) == (OFFSET, 0, 3)
     assert found.at_ns == 100_000
+
+
+def test_exchanges_either_side_of_half_the_stamps_range_are_one_offset() -> None:
+    """B is 2^31 - 500 ns ahead: an exchange whose offset read wrapped (-2^31 - 500) is
+    the same offset modulo the stamps' range, and the estimate keeps them together."""
+    near = (1 << 31) - 500
+    wrapped = near - STAMP_RANGE
+    found = estimate_offset([exchange(0, 10_000, 10_000, offset=near),
+                             exchange(100_000, 10_000, 10_000, offset=wrapped),
+                             exchange(200_000, 10_000, 10_000, offset=near)])
+    assert (found.offset_ns, found.spread_ns) == (near, 0)
+    assert nearest(wrapped, near) == near and nearest(near, wrapped) == wrapped
 
 
 def test_bad_input_is_named() -> None:

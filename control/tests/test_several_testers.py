@@ -37,6 +37,7 @@ from p4tester.tester.clock_probes import (
     measure_offset,
     signed_delay,
 )
+from p4tester.tester.group_clocks import GroupClocks
 from p4tester.tester.group_plan import probe_pairs, probe_paths
 from p4tester.tester.port_counters import InterfaceCounters
 from p4tester.tester.rate_schedule import RateSchedule, build_schedule
@@ -102,8 +103,11 @@ def test_a_topology_of_two_testers() -> None:
     ({"ports": {1: PORTS[1], 2: {**PORTS[2], "tester": "west"}}},
      "two.yaml: testers: east has no port; give a port tester: east, or drop it"),
     ({"testers": {"west": {"target": "tofino"}, "east": {"target": "ebpf"}}},
-     "two.yaml: testers: west: target tofino does not run with other testers yet (targets "
-     "that do: ebpf, bmv2); give it one switch of its own"),
+     "two.yaml: testers: west (tofino) and east (ebpf): testers of different targets do not "
+     "run together yet, though both stamp in nanoseconds; give every tester of a topology "
+     "one target"),
+    ({"testers": {"west": {"target": "p4tg"}, "east": {"target": "ebpf"}}},
+     "two.yaml: testers: west: target 'p4tg' unknown; use one of ('bmv2', 'tofino', 'ebpf')"),
     ({"testers": {"west": {"target": "bmv2"}, "east": {"target": "ebpf"}}},
      "two.yaml: testers: west (bmv2) stamps in microseconds, east (ebpf) in nanoseconds: a "
      "stream's latency is its receiver's clock less its sender's stamp; give every tester "
@@ -263,7 +267,11 @@ def test_signed_delay_reads_either_clock_ahead() -> None:
     assert signed_delay((-1_495_000 - PROBE_BIAS) % (1 << 32)) == -1_495_000
 
 
-@pytest.mark.parametrize("east_ahead_ns", [1_500_000, -1_500_000, 0, 1_000_000_000])
+# Beyond +-1 s too: two hosts' CLOCK_MONOTONIC, two Tofinos' clocks differ by however
+# long apart they started; the stamps need the offset modulo 2^32 ns, as a signed
+# number. At 2^31 - 3000 ns the probes one way wrap and the other way do not.
+@pytest.mark.parametrize("east_ahead_ns", [1_500_000, -1_500_000, 0, 1_000_000_000,
+                                           (1 << 31) - 3_000, 7_000_001_500])
 def test_the_offset_of_a_symmetric_path_is_exact(east_ahead_ns: int) -> None:
     world = World({"west": 0, "east": east_ahead_ns}, {("west", "east"): 7_000,
                                                        ("east", "west"): 7_000}, jitter=900)
@@ -274,11 +282,35 @@ def test_the_offset_of_a_symmetric_path_is_exact(east_ahead_ns: int) -> None:
         counted[tester] = counted.get(tester, 0) + frames
 
     estimate = measure_offset(path, 0.0, no_sleep, lambda: 1.0, received=received)
-    assert estimate.offset_ns == east_ahead_ns
+    assert estimate.offset_ns == (east_ahead_ns + (1 << 31)) % (1 << 32) - (1 << 31)
     assert estimate.spread_ns == 0 and estimate.uncertainty_ns == 0
     assert estimate.exchanges == round(PROBE_ROUNDS / 3)
     assert counted == {"east": PROBE_ROUNDS * PROBE_FRAMES, "west": PROBE_ROUNDS * PROBE_FRAMES}
     assert a.ended == b.ended == [63, 62] * PROBE_ROUNDS
+
+
+def test_an_offset_that_crosses_half_the_stamps_range_stays_continuous() -> None:
+    """East's clock gains 10 ppm and crosses +2^31 ns (where the stamps read it as
+    -2^31) between two starts: each estimate is put nearest the one before, so the
+    drift is the 10 ppm and the trial's record has no jump."""
+    world = World({"west": 0, "east": (1 << 31) - 50_000},
+                  {("west", "east"): 7_000, ("east", "west"): 7_000})
+    path, _, _ = path_of(world)
+    now = [0.0]
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    clocks = GroupClocks((GroupPath("west", "east", path),), clock=lambda: now[0],
+                         sleep=sleep)
+    clocks.measure_start()
+    sleep(10.0)
+    world.offsets["east"] = (1 << 31) + 50_000
+    clocks.measure_start()
+    assert clocks.drift_ppm("west", "east") == pytest.approx(10.0, rel=0.1)
+    (record,) = clocks.end_records(0.0)
+    assert record.jump == ""
+    assert record.offset_us == record.end_offset_us == ((1 << 31) + 50_000) / 1000
 
 
 def test_an_asymmetric_path_is_off_by_half_its_asymmetry_within_the_bound() -> None:

@@ -76,7 +76,7 @@ def test_a_tx_clock_correction_is_an_entry_while_it_is_not_zero() -> None:
         Write("delete", TX_CLOCK, {"stream": 5}, {}),
     ]
     assert fake.entries(TX_CLOCK) == []
-    with pytest.raises(ValueError, match=r"stream 3 is not among this target's streams"):
+    with pytest.raises(ValueError, match=r"stream 3 is not among the streams this target sends"):
         target.set_tx_clock_correction(3, 1)
 
 
@@ -85,7 +85,8 @@ def test_prepare_and_constructor_errors() -> None:
     target = TofinoTarget(fake, STREAMS, FRONT)
     with pytest.raises(ValueError, match=r"streams \[3\] are not among this target's streams"):
         target.prepare([0, 3], [1])
-    with pytest.raises(ValueError, match=r"TX ports \[4\] carry none of this target's streams"):
+    with pytest.raises(ValueError,
+                       match=r"TX ports \[4\] carry none of the streams this target sends"):
         target.prepare([0], [4])
     with pytest.raises(ValueError, match=r"stream 0: port 9 has no front-panel name"):
         TofinoTarget(fake, STREAMS, {1: "1/0"})
@@ -199,7 +200,8 @@ def test_start_trial_needs_one_budget_per_application() -> None:
     target = running(fake)
     with pytest.raises(ValueError, match=r"streams \[0, 1\] share generator application 0"):
         target.start_trial({0: 1000, 1: 999, 5: 500})
-    with pytest.raises(RuntimeError, match=r"set_stream_rates\(\) before start_trial"):
+    with pytest.raises(RuntimeError,
+                       match=r"set_stream_rates\(\) or set_templates\(\) before start_trial"):
         prepared(FakeBfrt()).start_trial({0: 1})
 
 

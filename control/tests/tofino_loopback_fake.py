@@ -94,12 +94,17 @@ class LoopbackFake(FakeBfrt):
             self.count(names.TX_PORT, dev, pipe, count, count * frame[stream])
             self.add_port_stat(dev, transmitted_ok=count)
             if (dev, stream) not in looped:
+                self._carry(dev, stream, first, count, frame[stream])
                 continue
             room = max(0.0, cap - generated.get(pipe, 0))
             kept = math.floor(count * min(1.0, room / ingress[pipe]))
             self.add_port_stat(dev, received_ok=count)
             self.count(names.RX_PORT, dev, pipe, kept, kept * frame[stream])
             self._receive(pipe, stream, first, kept, frame[stream])
+
+    def _carry(self, dev: int, stream: int, first: int, count: int, frame: int) -> None:
+        """Frames out of a port not in loopback: gone (tofino_cabled_fake carries them
+        to another switch)."""
 
     def _looped(self, dev: int) -> bool:
         entry = self._rows(names.PORT, None).get(_frozen({names.DEV_PORT: dev}))
@@ -121,7 +126,8 @@ class LoopbackFake(FakeBfrt):
         """The stateful ALU's seq - next expected: modulo 2^32, as compiled."""
         return (a - b) % U32
 
-    def _receive(self, pipe: int, stream: int, first: int, count: int, frame: int) -> None:
+    def _receive(self, pipe: int, stream: int, first: int, count: int, frame: int,
+                 latency_ns: int | None = None) -> None:
         expected = self._rows(names.RX_EXPECTED, None).get(
             _frozen({names.RX_EXPECTED_KEY: stream}))
         if expected is None or expected.action != names.RX_EXPECT:
@@ -142,7 +148,8 @@ class LoopbackFake(FakeBfrt):
                     self._set(names.RX_NEXT_EXPECTED, stream, pipe, end)
                     self._set(names.RX_LAST_SEQ, stream, pipe, (end - 1) % U32)
                 break
-        self._latency(pipe, stream, count)
+        self._latency(pipe, stream, count,
+                      self.latency_ns if latency_ns is None else latency_ns)
 
     def _verdict(self, pipe: int, stream: int, seq: int) -> bool:
         """One frame's sequence verdict; True when it moved next expected to seq + 1."""
@@ -167,8 +174,7 @@ class LoopbackFake(FakeBfrt):
             return True
         return False
 
-    def _latency(self, pipe: int, stream: int, count: int) -> None:
-        latency = self.latency_ns
+    def _latency(self, pipe: int, stream: int, count: int, latency: int) -> None:
         low = self._get(names.LATENCY_MIN, stream, pipe)
         self._set(names.LATENCY_MIN, stream, pipe, min(low, latency))
         high = self._get(names.LATENCY_MAX, stream, pipe)

@@ -35,8 +35,8 @@ DRIFT_MATCH: Final = 0.005
 # targets.ebpf.trials, targets.bmv2_trials), and the unit each one's stamps count: a
 # stream's latency is its receiver's clock less its sender's stamp, so the testers of
 # one group stamp in one unit.
-GROUP_TARGETS: Final = ("ebpf", "bmv2")
-STAMP_UNITS: Final = {"ebpf": "nanoseconds", "bmv2": "microseconds"}
+GROUP_TARGETS: Final = ("ebpf", "bmv2", "tofino")
+STAMP_UNITS: Final = {"ebpf": "nanoseconds", "bmv2": "microseconds", "tofino": "nanoseconds"}
 # The targets whose program adds a simulated clock to its stamps.
 SIMULATED_CLOCK_TARGETS: Final = ("ebpf", "bmv2")
 NAME_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -187,3 +187,8 @@ def check_group(targets: Mapping[str, str], port_testers: Mapping[int, str],
                               f"{STAMP_UNITS.get(other)}: a stream's latency is its receiver's "
                               "clock less its sender's stamp; give every tester of a topology "
                               "one target")
+        if other != target:
+            raise ConfigError(f"{where}: testers: {first} ({target}) and {name} ({other}): "
+                              "testers of different targets do not run together yet, "
+                              "though both stamp in nanoseconds; give every tester of a "
+                              "topology one target")

@@ -501,8 +501,9 @@ def _gateway(data: Mapping[str, Any], key: str, own: IpInterface | None, own_key
 
 
 def _check_front_panel(ports: tuple[PortConfig, ...], target: str, where: str) -> None:
-    """Tofino ports need their front-panel name, once each; BMv2 ports have none."""
-    seen: dict[str, int] = {}
+    """Tofino ports need their front-panel name, once each on its switch (several
+    testers each have a port 1/0); BMv2 ports have none."""
+    seen: dict[tuple[str, str], int] = {}
     for port in ports:
         name = port.front_panel
         if target != "tofino":
@@ -514,10 +515,12 @@ def _check_front_panel(ports: tuple[PortConfig, ...], target: str, where: str) -
             raise ConfigError(
                 f"{where}: port {port.number}: target tofino needs front_panel, the switch's "
                 f"name of the port such as \"1/0\" (got {name!r})")
-        if name in seen:
-            raise ConfigError(f"{where}: ports {seen[name]} and {port.number} are both "
-                              f"front_panel {name!r}; each front-panel port once")
-        seen[name] = port.number
+        if (port.tester, name) in seen:
+            raise ConfigError(f"{where}: ports {seen[port.tester, name]} and {port.number} "
+                              f"are both front_panel {name!r}"
+                              f"{f' of tester {port.tester}' if port.tester else ''}; "
+                              "each front-panel port once")
+        seen[port.tester, name] = port.number
 
 
 def _check_interfaces(ports: tuple[PortConfig, ...], target: str, where: str) -> None:

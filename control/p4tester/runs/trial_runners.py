@@ -17,6 +17,7 @@ from p4tester.targets.bmv2_group import open_bmv2_group_trials
 from p4tester.targets.bmv2_trials import open_bmv2_trials
 from p4tester.targets.ebpf.group import open_ebpf_group_trials
 from p4tester.targets.ebpf.trials import open_ebpf_trials
+from p4tester.targets.tofino.group import open_tofino_group_trials
 from p4tester.targets.tofino.runner import open_tofino_trials
 
 Opener = Callable[..., AbstractContextManager[TrialRunner]]
@@ -24,14 +25,15 @@ TRIAL_RUNNERS: Final[Mapping[str, Opener]] = {"bmv2": open_bmv2_trials,
                                               "tofino": open_tofino_trials,
                                               "ebpf": open_ebpf_trials}
 GROUP_RUNNERS: Final[Mapping[str, Opener]] = {"bmv2": open_bmv2_group_trials,
-                                              "ebpf": open_ebpf_group_trials}
+                                              "ebpf": open_ebpf_group_trials,
+                                              "tofino": open_tofino_group_trials}
 
 
 def open_trial_runner(topology: Topology, profile: Profile, *,
                       push_pipeline: bool) -> AbstractContextManager[TrialRunner]:
     """Connected and wired for the profile's streams; disconnected after the block."""
     if topology.testers:
-        # config.testers admits a group of one target, eBPF or BMv2.
+        # config.testers admits a group of one target (GROUP_TARGETS).
         group = GROUP_RUNNERS[topology.testers[0].switch.target]
         return group(topology, profile, push_pipeline=push_pipeline)
     target = topology.switch.target

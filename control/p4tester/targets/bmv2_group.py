@@ -13,7 +13,6 @@ the simulated ones, well within what the probes measure, and the probes measure 
 from __future__ import annotations
 
 import dataclasses
-import socket
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -34,7 +33,7 @@ from p4tester.targets.bmv2_probes import Bmv2ProbeSide
 from p4tester.targets.bmv2_session import TesterSession
 from p4tester.targets.bmv2_thrift import Bmv2Thrift, ClockStart, ThriftError
 from p4tester.targets.bmv2_trials import Bmv2Trials
-from p4tester.targets.group_runner import GroupRunner
+from p4tester.targets.group_runner import GroupRunner, listening
 from p4tester.tester.group_clocks import NS_PER_US
 from p4tester.tester.group_plan import check_group_profile, probe_pairs
 from p4tester.tester.port_counters import KernelInterfaceCounters
@@ -42,8 +41,6 @@ from p4tester.tester.receive_slots import profile_receive_slots, slot_entries
 from p4tester.tester.tester_group import GroupMember
 
 US_WRAP: Final = 1 << 32  # BMv2 stamps: 32-bit microseconds
-# How long a switch's gRPC port may take to accept a connection before it is gone.
-LISTEN_TIMEOUT_S: Final = 2.0
 
 
 def clock_setting(start: ClockStart, clock: SimulatedClock, elapsed_us: int) -> int:
@@ -109,16 +106,6 @@ class Bmv2GroupRunner(GroupRunner):
             raise TesterUnanswered("; ".join(
                 f"tester {t.name}'s switch at {t.switch.grpc} does not answer" for t in gone)
                 + f" ({failure}): is simple_switch_grpc still running there?") from None
-
-
-def listening(address: str, timeout_s: float = LISTEN_TIMEOUT_S) -> bool:
-    """Whether something accepts connections at host:port (a switch's gRPC server)."""
-    host, _, port = address.rpartition(":")
-    try:
-        with socket.create_connection((host, int(port)), timeout=timeout_s):
-            return True
-    except OSError:
-        return False
 
 
 def check_bmv2_group(topology: Topology) -> None:

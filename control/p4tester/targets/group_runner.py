@@ -1,11 +1,14 @@
 """Several testers of one target as one trial runner: the one trial loop over a
 TesterGroup (tester.tester_group), with the probes between every two testers that
 exchange streams and the lab DUT's counters. Each target's module opens its members
-(targets.ebpf.group, targets.bmv2_group)."""
+(targets.ebpf.group, targets.bmv2_group, targets.tofino.group)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import socket
+import time
+from collections.abc import Callable, Sequence
+from typing import Final
 
 from p4tester.config.profile import Profile
 from p4tester.config.topology import Topology
@@ -19,15 +22,17 @@ from p4tester.tester.trial_loop import TrialLoop
 
 
 class GroupRunner:
-    """TrialRunner over several testers."""
+    """TrialRunner over several testers (clock and sleep: injectable for tests)."""
 
     def __init__(self, topology: Topology, profile: Profile,
-                 members: Sequence[GroupMember]) -> None:
+                 members: Sequence[GroupMember], *,
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.members = tuple(members)
         self.group = TesterGroup(self.members, profile.streams,
                                  probe_paths(probe_pairs(topology, profile), self.members),
-                                 asymmetry_ns=topology.asymmetry_ns)
-        self.loop = TrialLoop(self.group, dut_counters_for(topology))
+                                 asymmetry_ns=topology.asymmetry_ns, clock=clock, sleep=sleep)
+        self.loop = TrialLoop(self.group, dut_counters_for(topology), sleep=sleep, clock=clock)
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         try:
@@ -36,3 +41,17 @@ class GroupRunner:
             # The others stop sending: the run goes on (or ends) without this trial.
             self.group.stop_what_answers()
             raise
+
+
+# How long a switch's gRPC port may take to accept a connection before it is gone.
+LISTEN_TIMEOUT_S: Final = 2.0
+
+
+def listening(address: str, timeout_s: float = LISTEN_TIMEOUT_S) -> bool:
+    """Whether something accepts connections at host:port (a switch's gRPC server)."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout_s):
+            return True
+    except OSError:
+        return False

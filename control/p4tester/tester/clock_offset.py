@@ -15,6 +15,12 @@ minimum filter) and states their spread. Offsets measured at a trial's start and
 give the drift between them; a change beyond what the clocks can drift (MAX_DRIFT_PPM)
 and the estimates' uncertainty is a jump, and the trial's one-way figures cannot be
 vouched for.
+
+The stamps are 32 bits of nanoseconds, so an offset is only known, and only needed,
+modulo STAMP_RANGE (4.29 s): two hosts' CLOCK_MONOTONIC or two Tofinos' clocks differ
+by however long apart they started. Offsets taken together (an estimate's exchanges,
+a path's successive estimates) are each put nearest the first (nearest), so one
+that crossed +-2^31 ns between them stays continuous.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from typing import Final
 # Crystal oscillators of servers and switches: +-100 ppm each, so two drift apart by at
 # most 200 ppm (2 us per 10 ms) unless something steps a clock.
 MAX_DRIFT_PPM: Final = 200.0
+# The range of the stamps (32 bits of ns): offsets are known modulo it.
+STAMP_RANGE: Final = 1 << 32
 # The share of exchanges, shortest round trips first, the estimate keeps.
 KEPT_SHARE: Final = 1 / 3
 
@@ -82,11 +90,16 @@ def estimate_offset(exchanges: Sequence[ProbeExchange],
                              "the two testers' clocks in order")
     by_round_trip = sorted(exchanges, key=lambda e: e.round_trip_ns)
     kept = by_round_trip[:max(1, round(len(exchanges) * KEPT_SHARE))]
-    offsets = [e.offset_ns for e in kept]
+    offsets = [nearest(e.offset_ns, kept[0].offset_ns) for e in kept]
     return OffsetEstimate(offset_ns=median(offsets),
                           at_ns=median(e.a_sent for e in kept),
                           spread_ns=max(offsets) - min(offsets),
                           asymmetry_ns=asymmetry_ns, exchanges=len(kept))
+
+
+def nearest(offset_ns: float, near_ns: float) -> float:
+    """The value of offset_ns modulo STAMP_RANGE nearest near_ns."""
+    return offset_ns + STAMP_RANGE * round((near_ns - offset_ns) / STAMP_RANGE)
 
 
 @dataclass(frozen=True, slots=True)

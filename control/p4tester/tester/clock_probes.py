@@ -18,7 +18,12 @@ from typing import Final, Protocol
 
 from p4tester.config.profile import StreamConfig
 from p4tester.results.clocks import PtpState
-from p4tester.tester.clock_offset import OffsetEstimate, ProbeExchange, estimate_offset
+from p4tester.tester.clock_offset import (
+    STAMP_RANGE,
+    OffsetEstimate,
+    ProbeExchange,
+    estimate_offset,
+)
 
 # Added to a probe's TX stamps (mod 2^32): half the stamps' range, so a delay plus an
 # offset of up to +-2^31 ns (2.1 s) reads as a positive latency.
@@ -82,6 +87,14 @@ def signed_delay(latency_register: int) -> int:
     return value - (1 << 32) if value >= PROBE_BIAS else value
 
 
+def consistent(forward_ns: int, reverse_ns: int) -> int:
+    """The forward delay + offset, read modulo 2^32 as the reverse one was: where the
+    offset is near +-2^31 ns, one of them may have wrapped and the other not. Their sum
+    is the round trip, small and positive, whatever the offset: the forward reading
+    that makes it so."""
+    return (forward_ns + reverse_ns) % STAMP_RANGE - reverse_ns
+
+
 @dataclass(frozen=True, slots=True)
 class Burst:
     """What one burst each way showed: frames that arrived, and the least delay +
@@ -127,6 +140,7 @@ def measure_offset(path: ProbePath, asymmetry_ns: float,
         forward, reverse = there.least_ns, back.least_ns
         if forward is None or reverse is None:
             continue
+        forward = consistent(forward, reverse)
         exchanges.append(ProbeExchange(a_sent=at_ns, b_received=at_ns + forward,
                                        b_sent=at_ns, a_received=at_ns + reverse))
     if not exchanges:

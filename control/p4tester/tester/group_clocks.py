@@ -16,7 +16,7 @@ from typing import Final
 
 from p4tester.results.clocks import ClockRecord, PtpState
 from p4tester.results.latency import round_up_125
-from p4tester.tester.clock_offset import OffsetEstimate, TrialClocks
+from p4tester.tester.clock_offset import OffsetEstimate, TrialClocks, nearest
 from p4tester.tester.clock_probes import ProbePath, ProbeUnanswered, measure_offset
 
 # The first start measures the offset twice this far apart: the drift its stamps
@@ -57,13 +57,22 @@ class GroupClocks:
     probe_frames: dict[str, int] = field(default_factory=dict, init=False)
     # What PTP said on each tester's host at this start.
     ptp: dict[str, PtpState] = field(default_factory=dict, init=False)
+    # Per path: its latest estimate's offset, which the next is put nearest (modulo the
+    # stamps' range: clock_offset.nearest).
+    _latest: dict[tuple[str, str], float] = field(default_factory=dict, init=False)
 
     def _measure(self, path: GroupPath) -> OffsetEstimate:
         def received(tester: str, frames: int) -> None:
             self.probe_frames[tester] = self.probe_frames.get(tester, 0) + frames
 
-        return measure_offset(path.probes, self.asymmetry_ns, self.sleep, self.clock,
-                              received=received)
+        estimate = measure_offset(path.probes, self.asymmetry_ns, self.sleep, self.clock,
+                                  received=received)
+        pair = (path.a, path.b)
+        if pair in self._latest:
+            estimate = replace(estimate,
+                               offset_ns=nearest(estimate.offset_ns, self._latest[pair]))
+        self._latest[pair] = estimate.offset_ns
+        return estimate
 
     def measure_start(self) -> None:
         self._start = {}

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field, replace
 from typing import Final, Protocol
 
 from p4tester.config.profile import StreamConfig
-from p4tester.dataplane import names
 from p4tester.dataplane.constants import (
     CUT_BITS,
     HIST_CELLS_PER_STREAM,
@@ -47,14 +46,16 @@ from p4tester.tester.send_watch import Sender, SentReading
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.trial_loop import ArmedTrial, Extras, RxKinds, TrialTarget
 
-# Snapshot counters by whose they are in a group (the eBPF target's names, and BMv2's).
-SENT_COUNTERS: Final = frozenset({"tx_stream", names.TX_STREAM})
-PORT_COUNTERS: Final = frozenset({"rx_port", "tx_port", names.RX_PORT, names.TX_PORT})
-SUMMED_COUNTERS: Final = frozenset({"rx_kind", names.RX_KIND})
-HISTOGRAMS: Final = frozenset({"latency_hist", "qdepth_hist", names.LATENCY_HIST,
-                               names.QDEPTH_HIST})
+# Snapshot counters by whose they are in a group, by the last part of their name (the
+# eBPF target's names are that part; BMv2's and Tofino's put their control's path
+# before it). A Tofino snapshot has no port counters: its ports' come apart, by
+# topology port (ProgramPortCounts).
+SENT_COUNTERS: Final = frozenset({"tx_stream"})
+PORT_COUNTERS: Final = frozenset({"rx_port", "tx_port"})
+SUMMED_COUNTERS: Final = frozenset({"rx_kind"})
+HISTOGRAMS: Final = frozenset({"latency_hist", "qdepth_hist"})
 # BMv2's bytes random-size frames lost: a stream's cells, then a TX port's (the sender's).
-CUT_COUNTERS: Final = frozenset({names.TX_CUT_BITS})
+CUT_COUNTERS: Final = frozenset({"tx_cut_bits"})
 # A latency register at or above 2^31 ns holds a negative one-way delay, wrapped.
 WRAPPED_NS: Final = 1 << 31
 
@@ -122,33 +123,40 @@ def merged_snapshot(parts: Mapping[str, CounterSnapshot], roles: StreamRoles,
     names = {name for part in parts.values() for name in part.cells}
     cells: dict[str, dict[int, CounterValue]] = {}
     for name in names:
+        kind = counter_kind(name)
         merged: dict[int, CounterValue] = {}
         for member, part in parts.items():
             for index, value in part.cells.get(name, {}).items():
-                if name in SUMMED_COUNTERS:
+                if kind in SUMMED_COUNTERS:
                     held = merged.get(index, CounterValue(0, 0))
                     merged[index] = CounterValue(held.packets + value.packets,
                                                  held.bytes + value.bytes)
                     continue
-                if name in PORT_COUNTERS:
+                if kind in PORT_COUNTERS:
                     owner = port_owners.get(index)
-                elif name in CUT_COUNTERS:
+                elif kind in CUT_COUNTERS:
                     cell = index // CUT_BITS
                     owner = (roles.senders.get(cell) if cell < MAX_STREAMS
                              else port_owners.get(cell - MAX_STREAMS))
-                elif name in SENT_COUNTERS:
+                elif kind in SENT_COUNTERS:
                     owner = roles.senders.get(index)
                 else:
-                    stream = index // HIST_CELLS_PER_STREAM if name in HISTOGRAMS else index
+                    stream = index // HIST_CELLS_PER_STREAM if kind in HISTOGRAMS else index
                     owner = roles.receivers.get(stream)
                 if owner == member:
                     merged[index] = value
         cells[name] = merged
-    kinds = next((cells[name] for name in SUMMED_COUNTERS if name in cells), {})
+    kinds = next((cells[name] for name in cells if counter_kind(name) in SUMMED_COUNTERS), {})
     if probe_frames and RX_KIND_STREAM in kinds:
         held = kinds[RX_KIND_STREAM]
         kinds[RX_KIND_STREAM] = CounterValue(held.packets - probe_frames, held.bytes)
     return CounterSnapshot(cells)
+
+
+def counter_kind(name: str) -> str:
+    """A counter's name without its control's path ("TesterEgress.generator.tx_stream"
+    -> "tx_stream"): the same on every target."""
+    return name.rsplit(".", 1)[-1]
 
 
 def _merged_ports(parts: Sequence[ProgramPortCounts]) -> ProgramPortCounts:

@@ -24,12 +24,13 @@ Ports in the protocol are topology port numbers; front_panel maps them to "1/0" 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
 from p4tester.results.model import StreamStats
 from p4tester.streams.field_patterns import FieldPattern
+from p4tester.streams.frame_sizes import FCS_BYTES
 from p4tester.targets.base import TargetDriver
 from p4tester.targets.tofino import bins, field_steps, multicast, names, pktgen, state
 from p4tester.targets.tofino.apps import (
@@ -51,7 +52,7 @@ from p4tester.targets.tofino.ports import PortSettings, bring_up_ports, check_fr
 from p4tester.targets.tofino.rates import DEFAULT_TOLERANCE, TimerSchedule, burst_schedule
 from p4tester.targets.tofino.readout import several_port_stats, stream_stats, take_snapshot
 from p4tester.targets.tofino.switch_clock import TickWidener, ticks_to_switch_time
-from p4tester.tester.receive_slots import ReceiveSlots, checker_cells
+from p4tester.tester.receive_slots import ReceiveSlots
 from p4tester.tester.selfcheck import ProgramPortCounts
 from p4tester.tester.snapshot import CounterSnapshot
 
@@ -102,11 +103,14 @@ class TofinoTarget:
                  port_settings: PortSettings | Mapping[int, PortSettings] | None = None,
                  tolerance: float = DEFAULT_TOLERANCE, clock_hz: int | None = None,
                  receive: Mapping[int, ReceiveSlots] | None = None,
-                 chip: Chip = TOFINO1) -> None:
+                 chip: Chip = TOFINO1, elsewhere: Collection[int] = ()) -> None:
         """`receive`: the checker slots of the streams received on several ports
         (tester.receive_slots), by stream id; a stream without is received on rx_port.
         `port_settings`: one for every port, or each's by topology port number.
-        `clock_hz`: the core clock if the part is fused below the chip's."""
+        `clock_hz`: the core clock if the part is fused below the chip's.
+        `elsewhere`: the ports of the other testers of a group (tester.tester_group): a
+        stream whose TX port is one of them is only checked here, one whose RX port
+        is, only sent from here."""
         self._streams = {s.stream_id: s for s in streams}
         self._receive = dict(receive or {})
         stray = sorted(set(self._receive) - set(self._streams))
@@ -119,9 +123,33 @@ class TofinoTarget:
                 raise ValueError(f"stream id {s.stream_id} is outside 0..{names.MAX_STREAMS - 1}"
                                  " (MAX_STREAMS of the Tofino program)")
             for port in (s.tx_port, *self._rx_ports(s.stream_id)):
-                if port not in front_panel:
+                if port not in front_panel and port not in elsewhere:
                     raise ValueError(f"stream {s.stream_id}: port {port} has no front-panel "
                                      "name; give it one (topology port front_panel: '1/0')")
+        # A stream's generator side runs where its TX port is, its checker side where
+        # its RX ports are: both here, or one here and the other on another tester.
+        self._sent = frozenset(s.stream_id for s in streams if s.tx_port in front_panel)
+        self._checked = frozenset(
+            s.stream_id for s in streams
+            if all(port in front_panel for port in self._rx_ports(s.stream_id)))
+        for s in streams:
+            rx_here = {p in front_panel for p in self._rx_ports(s.stream_id)}
+            if len(rx_here) > 1:
+                raise ValueError(f"stream {s.stream_id} is received on ports of this tester "
+                                 "and of another: one tester checks a stream; give its RX "
+                                 "ports to one")
+            if s.stream_id not in self._sent | self._checked:
+                raise ValueError(f"stream {s.stream_id} neither leaves from nor arrives at "
+                                 f"this tester (ports {s.tx_port} -> "
+                                 f"{', '.join(str(p) for p in self._rx_ports(s.stream_id))}): "
+                                 "give the target only the streams of its ports")
+        unchecked = sorted(set(self._receive) - self._checked)
+        if unchecked:
+            raise ValueError(f"receive slots for streams {unchecked} that another tester "
+                             "checks")
+        # One of several testers keeps its chip's last generator application for the
+        # clock probes (targets.tofino.probes), which run while a trial's are set up.
+        self._grouped = bool(elsewhere)
         for name in front_panel.values():
             check_front_panel_name(name)
         self.client = client
@@ -135,6 +163,8 @@ class TofinoTarget:
         self._apps: tuple[AppPlan, ...] = ()
         self._gen_entries: set[tuple[int, int]] = set()  # (pipe, app) in gen_apps
         self._expected: set[int] = set()  # streams with an rx_expected entry
+        # The trial's streams this tester checks (their expectations, last written).
+        self._checking: tuple[int, ...] = ()
         self._stepped: dict[int, tuple[str, ...]] = {}  # stream -> its varied fields
         self._corrected: set[int] = set()  # streams with a tx_clock_correction entry
         self._latency_edges_us: tuple[int, ...] | None = None
@@ -162,16 +192,32 @@ class TofinoTarget:
         """The generator applications of the current rates (achieved rate, error)."""
         return self._apps
 
+    @property
+    def probe_app_id(self) -> int | None:
+        """The generator application kept for clock probes (one of several testers),
+        else None: the trials' applications are the others."""
+        return self.chip.pktgen_apps - 1 if self._grouped else None
+
+    @property
+    def sent(self) -> frozenset[int]:
+        """The streams that leave from this tester's ports (its generator's)."""
+        return self._sent
+
+    @property
+    def checked(self) -> frozenset[int]:
+        """The streams that arrive at this tester's ports (its checker's)."""
+        return self._checked
+
     # ---- TargetDriver ------------------------------------------------------------------
     def prepare(self, stream_ids: Iterable[int], tx_ports: Iterable[int]) -> None:
         unknown = sorted(set(stream_ids) - set(self._streams))
         if unknown:
             raise ValueError(f"streams {unknown} are not among this target's streams")
-        stray = sorted(set(tx_ports) - {s.tx_port for s in self._streams.values()})
+        stray = sorted(set(tx_ports) - {self._streams[s].tx_port for s in self._sent})
         if stray:
-            raise ValueError(f"TX ports {stray} carry none of this target's streams")
-        used = sorted({p for s in self._streams.values()
-                       for p in (s.tx_port, *self._rx_ports(s.stream_id))})
+            raise ValueError(f"TX ports {stray} carry none of the streams this target sends")
+        used = sorted({*(self._streams[s].tx_port for s in self._sent),
+                       *(p for s in self._checked for p in self._rx_ports(s))})
         settings = self._port_settings
         by_name = ({self._front_panel[p]: settings[p] for p in used if p in settings}
                    if isinstance(settings, Mapping) else settings)
@@ -184,6 +230,7 @@ class TofinoTarget:
         self._gen_entries.clear()
         self.client.clear_table(names.RX_EXPECTED)
         self._expected.clear()
+        self._checking = ()
         self.client.clear_table(names.TX_CLOCK_CORRECTION)
         self._corrected.clear()
         if self.chip.varies_fields:
@@ -196,8 +243,8 @@ class TofinoTarget:
         """Add `correction_ns` (modulo 2^32) to the stream's TX stamps: the offset of
         the clock of the tester that checks it (several testers in one test); 0 stamps
         the switch's clock as it is (the table's default: the entry goes)."""
-        if stream_id not in self._streams:
-            raise ValueError(f"stream {stream_id} is not among this target's streams")
+        if stream_id not in self._sent:
+            raise ValueError(f"stream {stream_id} is not among the streams this target sends")
         key = {names.TX_CLOCK_CORRECTION_KEY: stream_id}
         correction = correction_ns % STAMP_WRAP
         if correction == 0:
@@ -224,10 +271,16 @@ class TofinoTarget:
         drop_below of its Poisson streams, whose timers are poisson_timer's grids."""
         if not self._dev_ports:
             raise RuntimeError("prepare() the target before setting rates: ports come first")
+        elsewhere = sorted(set(rates_pps) - self._sent)
+        if elsewhere:
+            raise ValueError(f"streams {elsewhere} leave from another tester's ports: their "
+                             "rates are set there")
         apps = plan_apps(rates_pps, self._templates, self._pipes("tx"),
                          tolerance=self._tolerance, clock_hz=self._clock_hz, steps=steps,
-                         bursts=bursts, thinning=thinning, apps_per_pipe=self.chip.pktgen_apps,
-                         pktgen_bps=self.chip.pktgen_bps, chip_label=self.chip.label)
+                         bursts=bursts, thinning=thinning, apps_per_pipe=self._trial_apps,
+                         pktgen_bps=self.chip.pktgen_bps,
+                         chip_label=self.chip.label if not self._grouped else
+                         f"{self.chip.label}, less the one kept for clock probes,")
         self.stop_trial()
         pktgen.program_apps(self.client, apps, self.chip)
         tx_dev = {s: self._dev_ports[self._streams[s].tx_port] for s in rates_pps}
@@ -294,9 +347,11 @@ class TofinoTarget:
         # The checker takes a frame as stream s's only with the epoch and IP version of
         # s's template, on s's RX port: written before the trial's opening snapshot, so
         # a late frame of the previous trial counts as stale, never in this trial's RX.
+        # A stream another tester checks has its expectation there.
+        self._checking = tuple(sorted(set(templates) & self._checked))
         write_expectations(self.client, {
-            s: template_expectation(frame, self._dev_ports[self._streams[s].rx_port])
-            for s, frame in templates.items()}, self._expected)
+            s: template_expectation(templates[s], self._dev_ports[self._streams[s].rx_port])
+            for s in self._checking}, self._expected)
 
     def set_field_steps(self, patterns: Mapping[int, Sequence[FieldPattern]]) -> None:
         """The varied fields of these streams (targets.tofino.field_steps: what the
@@ -330,11 +385,12 @@ class TofinoTarget:
 
     def start_trial(self, budgets: Mapping[int, int], initial_seq: int = 0) -> None:
         """Zero the trial's registers, arm each application's budget and start it."""
-        if not self._apps:
-            raise RuntimeError("set_stream_rates() before start_trial(): no application runs")
+        if not self._apps and not self._checking:
+            raise RuntimeError("set_stream_rates() or set_templates() before start_trial(): "
+                               "no application runs and no stream is checked here")
         app_budgets = {a.app_id: app_budget(a, budgets) for a in self._apps}
         streams = [s for a in self._apps for s in a.stream_ids]
-        cells = sorted(self._rx_cells(streams))
+        cells = sorted(self._rx_cells(self._checking))
         state.zero_streams(self.client, sorted({*streams, *cells}), initial_seq)
         state.zero_generated(self.client, app_budgets)
         field_steps.zero_offsets(self.client, {s: f for s, f in self._stepped.items()
@@ -344,7 +400,7 @@ class TofinoTarget:
         # rx_stream is a counter, never cleared: received() counts from here (no frame
         # of this trial exists yet; an earlier trial's count as stale, not here).
         self._rx_at_start = {slot: frames for slot, (frames, _) in state.read_received(
-            self.client, self._figure_pipes(streams)).items()}
+            self.client, self._figure_pipes(self._checking)).items()}
         for app in self._apps:
             for pipe, share in pipe_budgets(app, app_budgets[app.app_id]).items():
                 # Every field, drop_below too: an entry's field left out is 0 (the
@@ -378,6 +434,10 @@ class TofinoTarget:
         and their latency sum. Read after generated(): a frame counted here may have
         been sent after that count's time, never the other way round."""
         streams = sorted(set(stream_ids))
+        elsewhere = sorted(set(streams) - self._checked)
+        if elsewhere:
+            raise ValueError(f"streams {elsewhere} arrive at another tester's ports: what "
+                             "they received is read there")
         slots = {s: self._figure_pipes([s]) for s in streams}
         read = state.read_received(self.client, {c: p for cells in slots.values()
                                                  for c, p in cells.items()})
@@ -390,11 +450,13 @@ class TofinoTarget:
 
     def poll_lost(self) -> None:
         """Widen rx_lost: call at least every ~20 s during a trial."""
-        self._lost.update(state.read_lost(self.client, self._rx_cells(self._app_streams())))
+        self._lost.update(state.read_lost(self.client, self._rx_cells(self._checking)))
 
     def snapshot(self) -> CounterSnapshot:
-        streams = self._app_streams()
-        return take_snapshot(self.client, {*streams, *self._rx_cells(streams)})
+        """The counters of the streams sent from here and of the checker cells of those
+        checked here."""
+        return take_snapshot(self.client, {*self._app_streams(),
+                                           *self._rx_cells(self._checking)})
 
     def port_counts(self) -> ProgramPortCounts:
         """Frames the program counted from (rx_port) and out of (tx_port) each port the
@@ -408,22 +470,26 @@ class TofinoTarget:
         if self._latency_edges_us is None or self._qdepth_edges is None:
             raise RuntimeError("set_latency_bins() and set_qdepth_bins() before reading "
                                "statistics: histograms need their edges")
-        streams = self._app_streams()
-        cells = self._rx_cells(streams)
-        tx_pipes = self._pipes("tx", streams)
-        states = state.read_streams(self.client, cells,
-                                    {cell: tx_pipes[s] for s in streams
-                                     for cell in checker_cells(self._receive, s)})
+        cells = self._rx_cells(self._checking)
+        states = state.read_streams(self.client, cells)
         self._lost.update({cell: st.rx_lost for cell, st in states.items()})
         lost = {cell: self._lost.total(cell) for cell in cells}
         edges = (self._latency_edges_us, self._qdepth_edges)
+        # The frame size is the template's (the checker's side has no application when
+        # another tester sends the stream).
+        sizes = {s: len(self._templates[s]) + FCS_BYTES for s in self._checking}
         return tuple(
-            several_port_stats(self._receive[s], states, app.frame_size, lost, before, after,
+            several_port_stats(self._receive[s], states, sizes[s], lost, before, after,
                                *edges) if s in self._receive
-            else stream_stats(states[s], app.frame_size, lost[s], before, after, *edges)
-            for app in self._apps for s in app.stream_ids)
+            else stream_stats(states[s], sizes[s], lost[s], before, after, *edges)
+            for s in self._checking)
 
     # ---- helpers -----------------------------------------------------------------------
+    @property
+    def _trial_apps(self) -> int:
+        """Generator applications per pipe the trials' streams may use."""
+        return self.chip.pktgen_apps - (1 if self._grouped else 0)
+
     @property
     def _groups(self) -> range:
         """The multicast groups the tester owns on this chip (one per application)."""
@@ -501,11 +567,13 @@ class TofinoTarget:
 
     def _pipes(self, side: Literal["tx", "rx"],
                stream_ids: Iterable[int] | None = None) -> dict[int, int]:
-        """stream -> pipe of its TX or RX port."""
+        """stream -> pipe of its TX or RX port (by default, of every stream sent or
+        checked here)."""
         if not self._dev_ports:
             raise RuntimeError("prepare() the target first: dev ports are not known yet")
+        here = self._sent if side == "tx" else self._checked
         pipes = {}
-        for s in self._streams if stream_ids is None else stream_ids:
+        for s in sorted(here) if stream_ids is None else stream_ids:
             ports = self._streams[s]
             pipes[s] = pipe_of(self._dev_ports[ports.tx_port if side == "tx" else ports.rx_port])
         return pipes

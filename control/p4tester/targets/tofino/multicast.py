@@ -44,18 +44,23 @@ def write_groups(client: BfrtClient, apps: Sequence[AppPlan],
     application (tx_dev_ports: stream -> port)."""
     remove_groups(client, groups)
     for app in apps:
-        for stream in app.stream_ids:
-            client.add_entry(names.PRE_NODE, {names.NODE_ID: stream}, {
-                names.NODE_RID: stream,
-                names.NODE_LAG_IDS: (),
-                names.NODE_DEV_PORTS: (tx_dev_ports[stream],),
-            })
-        count = len(app.stream_ids)
-        client.add_entry(names.PRE_MGID, {names.MGID: app.mcast_group}, {
-            names.MGID_NODE_IDS: app.stream_ids,
-            names.MGID_L1_XID_VALID: (False,) * count,
-            names.MGID_L1_XIDS: (0,) * count,
+        add_app_group(client, app, tx_dev_ports)
+
+
+def add_app_group(client: BfrtClient, app: AppPlan, tx_dev_ports: Mapping[int, int]) -> None:
+    """The application's group: a node per stream (rid = stream id) on its TX port."""
+    for stream in app.stream_ids:
+        client.add_entry(names.PRE_NODE, {names.NODE_ID: stream}, {
+            names.NODE_RID: stream,
+            names.NODE_LAG_IDS: (),
+            names.NODE_DEV_PORTS: (tx_dev_ports[stream],),
         })
+    count = len(app.stream_ids)
+    client.add_entry(names.PRE_MGID, {names.MGID: app.mcast_group}, {
+        names.MGID_NODE_IDS: app.stream_ids,
+        names.MGID_L1_XID_VALID: (False,) * count,
+        names.MGID_L1_XIDS: (0,) * count,
+    })
 
 
 def remove_app_groups(client: BfrtClient, apps: Sequence[AppPlan]) -> None:

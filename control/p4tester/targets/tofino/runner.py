@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Final
 
 from p4tester.config.errors import ConfigError
@@ -39,7 +40,7 @@ from p4tester.streams.template import FrameSpec, build_template
 from p4tester.targets.tofino import field_steps, names
 from p4tester.targets.tofino.bfrt import BfrtClient
 from p4tester.targets.tofino.chip import Chip, chip_named
-from p4tester.targets.tofino.driver import StreamPorts, TofinoTarget
+from p4tester.targets.tofino.driver import ReceivedSoFar, StreamPorts, TofinoTarget
 from p4tester.targets.tofino.port_stats import MacPortCounters
 from p4tester.targets.tofino.ports import PortSettings
 from p4tester.targets.tofino.shaping import ShapedTrial, plan_shaped
@@ -63,19 +64,30 @@ POLL_S: Final = 0.2
 LOST_POLL_S: Final = 10.0
 
 
-def target_from_config(client: BfrtClient, topology: Topology, profile: Profile) -> TofinoTarget:
+def target_from_config(client: BfrtClient, topology: Topology, profile: Profile,
+                       whole: Topology | None = None) -> TofinoTarget:
+    """The Tofino target of a topology's switch; with `whole`, of one of its several
+    testers (`topology`: that tester's, Topology.tester): the profile's streams that
+    leave from or arrive at its ports."""
     if topology.switch.target != "tofino":
         raise ConfigError(f"{topology.source or topology.name}: switch target is "
                           f"{topology.switch.target!r}; the Tofino runner needs target: tofino")
     where = f"{topology.source or topology.name}: switch"
     chip = chip_named(topology.switch.chip, where)
     check_stream_features(profile, chip)
-    streams = [StreamPorts(s.id, s.tx_port, s.rx_port) for s in profile.streams]
+    own = {p.number for p in topology.ports}
+    elsewhere = {p.number for p in whole.ports} - own if whole is not None else set()
+    touching = [s for s in profile.streams if s.tx_port in own or set(s.rx_ports) <= own]
+    streams = [StreamPorts(s.id, s.tx_port, s.rx_port) for s in touching]
+    # Slots are planned over every stream (their cells must not be another's id);
+    # this tester writes those of the streams it checks.
     receive = plan_receive_slots(profile.streams, {s.id for s in profile.streams},
                                  cells=names.MAX_STREAMS, target="Tofino")
+    checked_here = {s.id for s in touching if set(s.rx_ports) <= own}
     return TofinoTarget(client, streams, {p.number: p.front_panel for p in topology.ports},
-                        receive=receive, chip=chip,
-                        port_settings=port_settings(topology, chip))
+                        receive={s: slots for s, slots in receive.items() if s in checked_here},
+                        chip=chip, port_settings=port_settings(topology, chip),
+                        elsewhere=elsewhere)
 
 
 def unsupported_features(stream: StreamConfig, chip: Chip) -> list[str]:
@@ -139,9 +151,14 @@ class TofinoTrials:
 
     def __init__(self, target: TofinoTarget, topology: Topology, profile: Profile,
                  ports: PortCounterSource, run_value: int,
-                 clock: Callable[[], float]) -> None:
+                 clock: Callable[[], float], whole: Topology | None = None) -> None:
+        """`whole`: the topology of several testers this one belongs to (its streams'
+        line rates); this switch sends the streams whose TX port is its own and checks
+        those whose RX ports are (tester.tester_group puts their figures together)."""
         self.target = target
         self.topology = topology
+        self.whole = whole or topology
+        self.grouped = whole is not None
         self.profile = profile
         self.ports = ports
         self.run_value = run_value
@@ -182,15 +199,24 @@ class TofinoTrials:
         return self.read_program()  # all of them, as the edges read them
 
     def arm(self, spec: TrialSpec) -> ArmedTrial:
-        chosen = trial_streams(self.profile, self.topology, spec)
-        sizes = {stream.id: stream.size_in(spec.frame_size) for stream, _ in chosen}
-        # The driver writes each stream's expectation from its template: before the
-        # opening edge, so only this trial's frames count from then on.
+        everywhere = trial_streams(self.profile, self.whole, spec)
+        here = self.target.sent | self.target.checked
+        sizes = {stream.id: stream.size_in(spec.frame_size) for stream, _ in everywhere}
+        # The driver writes each stream's expectation from its template (those this
+        # tester checks): before the opening edge, so only this trial's frames count
+        # from then on.
         self.target.set_templates({
             stream.id: stream_template(stream, sizes[stream.id], spec.trial_index % EPOCHS,
-                                       self.run_value) for stream, _ in chosen})
-        shaped = plan_shaped(spec, self.topology, chosen, sizes,
-                             len(self.target.generator_pipes(sizes)), self.target.pipe_timer,
+                                       self.run_value)
+            for stream, _ in everywhere if stream.id in here})
+        chosen = [(stream, pps) for stream, pps in everywhere if stream.id in self.target.sent]
+        # One of several testers shapes the streams it sends (the group merges them).
+        own = {stream.id for stream, _ in chosen}
+        if self.grouped:
+            spec = replace(spec, shapes=tuple((sid, shape) for sid, shape in spec.shapes
+                                              if sid in own))
+        shaped = plan_shaped(spec, self.whole, chosen, sizes,
+                             len(self.target.generator_pipes(own)), self.target.pipe_timer,
                              self.target.burst_timer, self.target.poisson_timer,
                              self.target.chip.pktgen_bps)
         self._shaped = shaped
@@ -229,7 +255,10 @@ class TofinoTrials:
 
     def read_sent(self, senders: Sequence[Sender]) -> Mapping[int, SentReading]:
         made = self.target.generated()
-        received = self.target.received(s.key for s in senders)
+        # A stream another tester checks: its sample's received half is read there
+        # (tester.tester_group); here it is none.
+        received = self.target.received(s.key for s in senders
+                                        if s.key in self.target.checked)
         now = self._clock()
         if now - self._last_lost_poll >= LOST_POLL_S:
             self.target.poll_lost()
@@ -244,7 +273,7 @@ class TofinoTrials:
             if count is None or count.switch_time is None:
                 readings[sender.key] = SentReading(0)  # nothing counted yet: no time
                 continue
-            rx = received[sender.key]
+            rx = received.get(sender.key, ReceivedSoFar(0, 0))
             readings[sender.key] = SentReading(count.made, sample=StreamSample(
                 count.switch_time, count.made, rx.frames, rx.latency_sum_us))
         return readings
@@ -302,13 +331,18 @@ class TofinoTrialRunner:
                                            self.run_value, clock), sleep=sleep, clock=clock)
 
     def open(self) -> None:
-        streams = self.profile.streams
-        self.target.prepare([s.id for s in streams], [s.tx_port for s in streams])
-        self.target.set_latency_bins(self.profile.latency_bins_us)
-        self.target.set_qdepth_bins(QDEPTH_EDGES)
+        open_target(self.target, self.profile)
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         return self.loop.run_trial(spec)
+
+
+def open_target(target: TofinoTarget, profile: Profile) -> None:
+    """The target's ports up and its tables cleared for a run, its bins written."""
+    sent = [s for s in profile.streams if s.id in target.sent]
+    target.prepare([s.id for s in sent], [s.tx_port for s in sent])
+    target.set_latency_bins(profile.latency_bins_us)
+    target.set_qdepth_bins(QDEPTH_EDGES)
 
 
 @contextmanager

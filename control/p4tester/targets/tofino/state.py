@@ -108,7 +108,6 @@ class StreamState:
     latency_sum_ns: int
     jitter_sum_ns: int
     last_latency_ns: int
-    tx_next_seq: int  # from the TX pipe
 
 
 CHECKER_REGISTERS: Final = (names.RX_NEXT_EXPECTED, names.RX_LAST_SEQ, names.RX_SEEN,
@@ -116,13 +115,12 @@ CHECKER_REGISTERS: Final = (names.RX_NEXT_EXPECTED, names.RX_LAST_SEQ, names.RX_
                             names.LAST_LATENCY)
 
 
-def read_streams(client: BfrtClient, rx_pipes: Mapping[int, int],
-                 tx_pipes: Mapping[int, int]) -> dict[int, StreamState]:
-    """Every stream's state (rx_pipes / tx_pipes: stream -> pipe of its RX / TX port)."""
+def read_streams(client: BfrtClient, rx_pipes: Mapping[int, int]) -> dict[int, StreamState]:
+    """Every stream's checker state (rx_pipes: stream -> pipe of its RX port); a
+    stream another tester sends has no TX register here, so none is read."""
     streams = sorted(rx_pipes)
     read = {r: client.read_registers(r, streams)
-            for r in (*CHECKER_REGISTERS, names.LATENCY_SUM, names.JITTER_SUM,
-                      names.TX_NEXT_SEQ)}
+            for r in (*CHECKER_REGISTERS, names.LATENCY_SUM, names.JITTER_SUM)}
 
     def plain(register: str, stream: int, pipe: int) -> int:
         return _in_pipe(read[register][stream], _field(register), pipe, register)
@@ -146,7 +144,6 @@ def read_streams(client: BfrtClient, rx_pipes: Mapping[int, int],
             latency_sum_ns=wide(names.LATENCY_SUM, s, rx),
             jitter_sum_ns=wide(names.JITTER_SUM, s, rx),
             last_latency_ns=plain(names.LAST_LATENCY, s, rx),
-            tx_next_seq=plain(names.TX_NEXT_SEQ, s, tx_pipes[s]),
         )
     return states
 

@@ -92,7 +92,7 @@ def run_case(bench: Bench, target: TofinoTarget, presets: tuple[Preset, ...],
     target.stop_trial()
     after, hist1, width = _read(client)
     pipe = pipe_of(next(iter(target.dev_ports.values())))
-    state = read_streams(client, {STREAM: pipe}, {STREAM: pipe})[STREAM]
+    state = read_streams(client, {STREAM: pipe})[STREAM]
 
     def diff(counter: str, index: int = 0) -> int:
         return after[counter][index] - before[counter][index]
