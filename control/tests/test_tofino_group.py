@@ -91,7 +91,8 @@ class CabledLab:
 @pytest.mark.parametrize("east_ahead_ns", [EAST_AHEAD_NS, (1 << 31) - 300])
 def test_one_way_delays_across_two_tofinos_are_the_cables(east_ahead_ns: int) -> None:
     lab = CabledLab(east_ahead_ns)
-    trial = lab.runner().run_trial(TrialSpec("latency", 0, 64, 0.001, 1.0))
+    runner = lab.runner()
+    trial = runner.run_trial(TrialSpec("latency", 0, 64, 0.001, 1.0))
     assert trial.valid, trial.error
     # 0.1 % of 100G at 64 B: 148 809.5 frames/s, made exactly by each generator's timer.
     for stream in trial.streams:
@@ -109,6 +110,10 @@ def test_one_way_delays_across_two_tofinos_are_the_cables(east_ahead_ns: int) ->
     assert record.drift_ppm == 0.0 and record.uncertainty_us == 0.0 and record.jump == ""
     assert (record.a_to_b, record.b_to_a) == ((0,), (1,))
     assert record.a_ptp is not None and not record.a_ptp.answered
+    # What east received of west's stream, as the trial loop's samples take it: in us,
+    # each frame 800 ns plus the trial's 1-us guard (taken out of the figures).
+    east = runner.members[1].target
+    assert east.read_received([0]) == {0: (148_810, 148_810 * 1_800 // 1000)}
 
 
 def test_each_tester_sends_its_own_streams_and_keeps_the_last_application_for_probes(

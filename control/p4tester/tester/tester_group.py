@@ -67,8 +67,9 @@ class ClockedTarget(TrialTarget, Protocol):
     def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None: ...
 
     def read_received(self, stream_ids: Sequence[int]) -> Mapping[int, tuple[int, int]]:
-        """Per stream: (frames received, their latencies' sum in switch clock units)
-        so far this trial."""
+        """Per stream: (frames received, their latencies' sum in us) so far this
+        trial: the received half of the sender's sample (trial_course.StreamSample),
+        whose guard comes off in us."""
         ...
 
 

@@ -288,8 +288,9 @@ class TofinoTrials:
 
     def read_received(self, stream_ids: Sequence[int]) -> Mapping[int, tuple[int, int]]:
         """Streams this tester checks for another that sends them: what arrived so
-        far, latencies in ns (the switch's clock, as the eBPF tester's)."""
-        return {sid: (rx.frames, rx.latency_sum_ns)
+        far, and their latencies' sum in us (what the trial loop's samples hold, as
+        this tester's own samples and the other targets' do)."""
+        return {sid: (rx.frames, rx.latency_sum_us)
                 for sid, rx in self.target.received(stream_ids).items()}
 
     def rx_kinds(self, before: CounterSnapshot, after: CounterSnapshot) -> RxKinds:
