@@ -174,7 +174,7 @@ def test_a_switch_that_stops_answering_is_named_and_the_other_stops_sending(
     # Gone while the trial runs (it starts at 1.28 s, after the probes and its settle).
     lab.east = GoneSwitch(gone_ns=1_500_000_000, offset_ns=EAST_AHEAD_NS)
     lab.west.cable(front_panel_dev_port(1), lab.east, front_panel_dev_port(1), PATH_NS)
-    monkeypatch.setattr("p4tester.targets.tofino.group.listening",
+    monkeypatch.setattr("p4tester.targets.group_runner.listening",
                         lambda address: address != "192.0.2.2:50052")
     with pytest.raises(TesterUnanswered) as unanswered:
         lab.runner().run_trial(TrialSpec("latency", 0, 64, 0.001, 1.0))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Final
 
@@ -24,16 +24,14 @@ from p4tester.config.testers import SimulatedClock
 from p4tester.config.topology import TesterSwitch, Topology
 from p4tester.dataplane.program import DataplaneError
 from p4tester.dataplane.run_identity import draw_run_value
-from p4tester.experiments.errors import TesterUnanswered
-from p4tester.experiments.runner import TrialRunner, TrialSpec
+from p4tester.experiments.runner import TrialRunner
 from p4tester.lab.ifaces import tester_iface
 from p4tester.p4rt.errors import P4RuntimeError
-from p4tester.results.model import TrialResult
 from p4tester.targets.bmv2_probes import Bmv2ProbeSide
 from p4tester.targets.bmv2_session import TesterSession
 from p4tester.targets.bmv2_thrift import Bmv2Thrift, ClockStart, ThriftError
 from p4tester.targets.bmv2_trials import Bmv2Trials
-from p4tester.targets.group_runner import GroupRunner, listening
+from p4tester.targets.group_runner import SwitchGroupRunner
 from p4tester.tester.group_clocks import NS_PER_US
 from p4tester.tester.group_plan import check_group_profile, probe_pairs
 from p4tester.tester.port_counters import KernelInterfaceCounters
@@ -85,27 +83,11 @@ def group_member(session: TesterSession, topology: Topology, tester: TesterSwitc
                        frozenset(p.number for p in session.topology.ports))
 
 
-class Bmv2GroupRunner(GroupRunner):
+class Bmv2GroupRunner(SwitchGroupRunner):
     """GroupRunner over several BMv2 switches, which names a switch that died."""
 
-    def __init__(self, topology: Topology, profile: Profile,
-                 members: Sequence[GroupMember]) -> None:
-        super().__init__(topology, profile, members)
-        self._testers = topology.testers
-
-    def run_trial(self, spec: TrialSpec) -> TrialResult:
-        try:
-            return super().run_trial(spec)
-        except (P4RuntimeError, DataplaneError, ThriftError, OSError) as failure:
-            # A switch that died fails a trial in whatever call met it first (a write,
-            # an in-band read, a queue rate): which one is gone, its port tells.
-            gone = [t for t in self._testers if not listening(t.switch.grpc)]
-            if not gone:
-                raise
-            self.group.stop_what_answers()  # the others stop sending
-            raise TesterUnanswered("; ".join(
-                f"tester {t.name}'s switch at {t.switch.grpc} does not answer" for t in gone)
-                + f" ({failure}): is simple_switch_grpc still running there?") from None
+    failures = (P4RuntimeError, DataplaneError, ThriftError, OSError)
+    server = "simple_switch_grpc"
 
 
 def check_bmv2_group(topology: Topology) -> None:

@@ -43,6 +43,36 @@ class GroupRunner:
             raise
 
 
+class SwitchGroupRunner(GroupRunner):
+    """GroupRunner over testers that are switches reached at their grpc address (BMv2,
+    Tofino), which names a switch that stopped answering. A subclass gives the errors
+    its clients raise (`failures`) and what serves that address (`server`)."""
+
+    failures: tuple[type[Exception], ...] = (OSError,)
+    server = "the switch"
+
+    def __init__(self, topology: Topology, profile: Profile,
+                 members: Sequence[GroupMember], *,
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(topology, profile, members, sleep=sleep, clock=clock)
+        self._testers = topology.testers
+
+    def run_trial(self, spec: TrialSpec) -> TrialResult:
+        try:
+            return super().run_trial(spec)
+        except self.failures as failure:
+            # A switch that went away fails a trial in whatever call met it first (a
+            # write, a read): which one is gone, its grpc port tells.
+            gone = [t for t in self._testers if not listening(t.switch.grpc)]
+            if not gone:
+                raise
+            self.group.stop_what_answers()  # the others stop sending
+            raise TesterUnanswered("; ".join(
+                f"tester {t.name}'s switch at {t.switch.grpc} does not answer" for t in gone)
+                + f" ({failure}): is {self.server} still running there?") from None
+
+
 # How long a switch's gRPC port may take to accept a connection before it is gone.
 LISTEN_TIMEOUT_S: Final = 2.0
 

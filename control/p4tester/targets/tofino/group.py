@@ -11,17 +11,15 @@ correction needs, and the probes measure it (no setting first, unlike BMv2's).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile
 from p4tester.config.topology import TesterSwitch, Topology
 from p4tester.dataplane.run_identity import draw_run_value
-from p4tester.experiments.errors import TesterUnanswered
-from p4tester.experiments.runner import TrialRunner, TrialSpec
-from p4tester.results.model import TrialResult
-from p4tester.targets.group_runner import GroupRunner, listening
+from p4tester.experiments.runner import TrialRunner
+from p4tester.targets.group_runner import SwitchGroupRunner
 from p4tester.targets.tofino.bfrt import BfrtClient, BfrtError
 from p4tester.targets.tofino.port_stats import MacPortCounters
 from p4tester.targets.tofino.probes import TofinoProbeSide
@@ -63,30 +61,12 @@ def open_member(stack: ExitStack, topology: Topology, profile: Profile, tester: 
                        frozenset(p.number for p in own.ports))
 
 
-class TofinoGroupRunner(GroupRunner):
+class TofinoGroupRunner(SwitchGroupRunner):
     """GroupRunner over several Tofino switches, which names a switch that stopped
     answering."""
 
-    def __init__(self, topology: Topology, profile: Profile,
-                 members: Sequence[GroupMember], *,
-                 sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__(topology, profile, members, sleep=sleep, clock=clock)
-        self._testers = topology.testers
-
-    def run_trial(self, spec: TrialSpec) -> TrialResult:
-        try:
-            return super().run_trial(spec)
-        except (BfrtError, OSError) as failure:
-            # A switch that went away fails a trial in whatever call met it first (a
-            # write, a counter read): which one is gone, its BfRt port tells.
-            gone = [t for t in self._testers if not listening(t.switch.grpc)]
-            if not gone:
-                raise
-            self.group.stop_what_answers()  # the others stop sending
-            raise TesterUnanswered("; ".join(
-                f"tester {t.name}'s switch at {t.switch.grpc} does not answer" for t in gone)
-                + f" ({failure}): is bf_switchd still running there?") from None
+    failures = (BfrtError, OSError)
+    server = "bf_switchd"
 
 
 def check_tofino_group(topology: Topology) -> None:
