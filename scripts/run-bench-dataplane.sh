@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # `make bench`, data-plane part, on BMv2:
-# 1. capacity (p4tester.bench.capacity): the tester's loopback loss-free rate with each BMv2
-#    build and lab set-up (the measurement build at 64/512/1518 B, the others at 64 B) and
-#    plain forwarding's loss-free rate, side by side in this run, with the ratios (each side
+# 1. capacity (p4tester.bench.capacity): the tester's loopback loss-free rate with the
+#    measurement build (64/512/1518 B) and the "before" set-up (64 B), and plain
+#    forwarding's loss-free rate, side by side in this run, with the ratios (each side
 #    5 times);
-# 2. with the measurement build (what the labs run): checker vs plain forwarding, the
-#    generator's rate error, and the tester's capacity from step 1 next to it;
+# 2. with the measurement build (what the labs run): checker vs plain forwarding's
+#    loss-free rates, the generator's rate error, and the tester's capacity from step 1
+#    next to it;
 # 3. the eBPF tester's loopback (p4tester.bench.ebpf_loopback);
 # 4. the eBPF sender's rate through the trial loop (p4tester.bench.ebpf_sender);
 # 5. what varying a stream's fields costs the BMv2 tester (p4tester.bench.flows_cost).

@@ -6,17 +6,18 @@ Legs, each on a fresh lab:
 - tester loopback loss-free rate (`p4tester calibrate` on topologies/bench-loopback.yaml,
   whose 100-Mbit/s ports leave the tester, not the port, as the bound): "before"
   (logging build, links with their offloads on: BMv2's capture rings of 31 frames,
-  one frame per generator loop pass: as the labs ran until issue 20) and "logging"
-  (logging build, rings sized by the MTU, the generator as now) at 64 B, the ratios'
-  size; "measurement" (the build the labs run now, same rings and generator) at
-  64/512/1518 B;
+  one frame per generator loop pass: as the labs ran until issue 20) at 64 B, the
+  ratios' size; "measurement" (the build the labs run now, rings sized by the MTU,
+  the generator as now) at 64/512/1518 B; with `--set-ups`, "logging" (the logging
+  build, the rings and generator as now) at 64 B;
 - plain forwarding's loss-free rate with the measurement build (bench.dataplane), on
   topologies/bench.yaml: the baseline the loopback rate is set against, measured the
-  same way. The processing rates under overload are bench.dataplane's, repeated.
+  same way.
 Then the ratios the issue sets targets for. A ratio's sides get `--repetitions` each
-(5 by default): the "before" set-up's capture rings drop a few frames at every load
-from its edge up, so a repetition's bisection ends anywhere along a broad edge, and
-the median of five moves less between runs than that of three. Every figure is
+(5 by default), a figure no ratio uses TABLE_REPETITIONS: the "before" set-up's
+capture rings drop a few frames at every load from its edge up, so a repetition's
+bisection ends anywhere along a broad edge, and the median of five moves less between
+runs than that of three. Every figure is
 measured in this run; the host is shared and noisy, so compare ratios, and repeat.
 """
 
@@ -39,9 +40,9 @@ from p4tester.bench.dataplane import (
     TRIAL_S,
     Setup,
     checker_frames,
-    measure_forwarding,
     write_pcap,
 )
+from p4tester.bench.dataplane import forwarding_loss_free as forwarding_rate
 from p4tester.bench.spread import figures, swung
 from p4tester.experiments.calibration import load_calibration
 from p4tester.lab.processes import BUILD_ENV, LOGGING, MEASUREMENT
@@ -82,13 +83,23 @@ class LabSetUp:
     frames_per_pass: int = FRAMES_PER_PASS  # the generator's (tester.stream_plan)
     frame_sizes: tuple[int, ...] = (RATIO_SIZE,)
     ratio_side: bool = True  # its 64-B figure is a side of a ratio
+    leg: str = ""  # its calibration's directory, when the set-up has two legs
+
+    @property
+    def directory(self) -> str:
+        return f"calibrate-{self.leg or self.name}"
 
 
 SET_UPS: Final = (
     LabSetUp("before", LOGGING, keep_offloads=True, frames_per_pass=1),
     LabSetUp("logging", LOGGING, keep_offloads=False, ratio_side=False),
-    LabSetUp("measurement", MEASUREMENT, keep_offloads=False, frame_sizes=FRAME_SIZES),
+    LabSetUp("measurement", MEASUREMENT, keep_offloads=False),
+    # The other sizes are no ratio's side: TABLE_REPETITIONS, not a ratio's 5.
+    LabSetUp("measurement", MEASUREMENT, keep_offloads=False, frame_sizes=FRAME_SIZES[1:],
+             ratio_side=False, leg="measurement-sizes"),
 )
+# `make bench`'s: the logging set-up is no ratio's side, and costs 6 min of a run.
+DEFAULT_SET_UPS: Final = ("before", "measurement")
 # The calibrated stream: topologies/profiles/one-stream.yaml's, with the set-up's generator.
 _PROFILE: Final = ("name: bench-{name}\n"
                    "trial: {{duration_s: 2, drain_s: 0.5, frames_per_pass: {per_pass}}}\n"
@@ -115,7 +126,7 @@ def lab(topology: Path, rundir: Path, build: str, *, keep_offloads: bool = False
 def loopback_loss_free(set_up: LabSetUp, rundir: Path, repetitions: int,
                        ) -> Mapping[int, tuple[float, ...]]:
     """frame size -> the tester's loopback loss-free rate in each repetition."""
-    out = rundir / f"calibrate-{set_up.name}"
+    out = rundir / set_up.directory
     profile = rundir / f"profile-{set_up.name}.yaml"
     rundir.mkdir(parents=True, exist_ok=True)
     profile.write_text(_PROFILE.format(name=set_up.name, per_pass=set_up.frames_per_pass))
@@ -137,7 +148,8 @@ def loopback_loss_free(set_up: LabSetUp, rundir: Path, repetitions: int,
 
 def forwarding_loss_free(build: str, rundir: Path, repetitions: int) -> tuple[float, ...]:
     """Plain forwarding's loss-free rate with `build`, each repetition
-    (bench.dataplane.loss_free_rate): the baseline the tester's loopback loss-free rate
+    (bench.dataplane.forwarding_loss_free: its egress queue as deep as a capture ring,
+    why there): the baseline the tester's loopback loss-free rate
     is set against, measured the same way (the highest rate that lost nothing, at the
     rate asked)."""
     iface_in, iface_out = "p4lh1", "p4lh2"
@@ -147,8 +159,7 @@ def forwarding_loss_free(build: str, rundir: Path, repetitions: int) -> tuple[fl
         setup = Setup(FORWARDING_GRPC, FORWARDING_THRIFT, Path("p4src/build"), iface_in,
                       iface_out)
         pcap = write_pcap(Path(scratch) / "frames.pcap", checker_frames(SEARCH_HIGH_PPS * TRIAL_S))
-        return tuple(float(measure_forwarding(client, setup, pcap).loss_free_pps)
-                     for _ in range(repetitions))
+        return tuple(float(forwarding_rate(client, setup, pcap)) for _ in range(repetitions))
 
 
 def render(loopback: Mapping[str, Mapping[int, tuple[float, ...]]],
@@ -194,8 +205,10 @@ def _ratio_line(what: str, part: Sequence[float], part_name: str, whole: Sequenc
 
 
 def run(rundir: Path, repetitions: int, set_ups: Sequence[LabSetUp]) -> str:
-    loopback = {s.name: loopback_loss_free(
-        s, rundir, repetitions if s.ratio_side else TABLE_REPETITIONS) for s in set_ups}
+    loopback: dict[str, dict[int, tuple[float, ...]]] = {}
+    for set_up in set_ups:
+        loopback.setdefault(set_up.name, {}).update(loopback_loss_free(
+            set_up, rundir, repetitions if set_up.ratio_side else TABLE_REPETITIONS))
     forwarding = (forwarding_loss_free(MEASUREMENT, rundir, repetitions)
                   if any(s.build == MEASUREMENT for s in set_ups) else ())
     return render(loopback, forwarding)
@@ -207,13 +220,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repetitions", type=int, default=5,
                         help="of each side of a ratio (the logging set-up, no ratio's "
                         f"side, gets {TABLE_REPETITIONS})")
-    parser.add_argument("--set-ups", default=",".join(s.name for s in SET_UPS),
+    parser.add_argument("--set-ups", default=",".join(DEFAULT_SET_UPS),
                         help="which of before, logging, measurement to run")
     args = parser.parse_args(argv)
     chosen = [s for s in SET_UPS if s.name in str(args.set_ups).split(",")]
     if not chosen:
         parser.error(f"--set-ups: none of {args.set_ups!r}; use some of "
-                     f"{', '.join(s.name for s in SET_UPS)}")
+                     f"{', '.join(dict.fromkeys(s.name for s in SET_UPS))}")
     print(run(args.rundir, args.repetitions, chosen))
     return 0
 
