@@ -4,21 +4,27 @@ switch per tester, and the merged figures of switches that count every port."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import profile_from_dict
 from p4tester.config.testers import SimulatedClock
-from p4tester.config.topology import topology_from_dict
+from p4tester.config.topology import load_topology, topology_from_dict
 from p4tester.dataplane import names
 from p4tester.p4rt import CounterValue
 from p4tester.runs.flow_engines import flow_engine
 from p4tester.server.backend import BackendUnavailableError
 from p4tester.server.switch_backend import SwitchBackend
+from p4tester.targets.bmv2_flows import BMV2_COUNTERS
 from p4tester.targets.bmv2_group import check_bmv2_group, clock_setting
 from p4tester.targets.bmv2_probes import PROBE_BIAS_US, probe_register_ns
 from p4tester.targets.bmv2_thrift import ClockStart
+from p4tester.targets.remote_flows import RemoteFlowEngine
 from p4tester.tester.clock_probes import signed_delay
+from p4tester.tester.group_flows import GroupFlowEngine
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.tester_group import StreamRoles, merged_snapshot
 
@@ -80,17 +86,41 @@ def test_bmv2_counters_merge_by_whose_they_are() -> None:
     assert merged.cells[names.RX_KIND] == {1: CounterValue(101, 0)}
 
 
-def test_otg_flows_across_bmv2_testers_are_refused_with_the_way_out() -> None:
-    topology = topology_from_dict(two_bmv2({"grpc": "127.0.0.1:9561", "thrift_port": 9092}),
-                                  "two.yaml")
+def test_otg_flows_across_bmv2_testers_run_on_each_ones_host(tmp_path: Path) -> None:
+    """Flows across two BMv2 testers get an engine over both switches, whose templates
+    count a varying flow's ports as BMv2 stamps them; a tester behind an agent runs its
+    flows there, counted under BMv2's names; a group of Tofino testers is refused
+    naming what runs instead."""
     profile = profile_from_dict({"name": "p", "streams": [
         {"id": 0, "tx_port": 1, "rx_port": 2}, {"id": 1, "tx_port": 2, "rx_port": 1}]},
         "p.yaml")
+    here = flow_engine(topology_from_dict(two_bmv2({"grpc": "127.0.0.1:9561",
+                                                    "thrift_port": 9092}), "two.yaml"),
+                       profile, push_pipeline=False, otg_config={})
+    assert isinstance(here, GroupFlowEngine)
+    assert [(m.name, m.ports) for m in here.members] == [("west", frozenset({1})),
+                                                         ("east", frozenset({2}))]
+    assert here.stamp_counts_ports is True
+    assert here.counters == BMV2_COUNTERS
+    # An agent gets the topology as it is on file.
+    on_file = tmp_path / "two.yaml"
+    on_file.write_text(yaml.safe_dump(two_bmv2({"agent": "192.0.2.20:8443"}), sort_keys=False))
+    there = flow_engine(load_topology(on_file), profile, push_pipeline=False, otg_config={})
+    assert isinstance(there, GroupFlowEngine)
+    east = there.members[1].engine
+    assert isinstance(east, RemoteFlowEngine)
+    assert (east.counters, east.stamp_counts_ports) == (BMV2_COUNTERS, True)
+    tofino = {"name": "two", "testers": {"west": {"target": "tofino"},
+                                         "east": {"target": "tofino",
+                                                  "grpc": "192.0.2.30:50052"}},
+              "ports": {1: {"line_rate": "100Gbps", "front_panel": "1/0", "tester": "west"},
+                        2: {"line_rate": "100Gbps", "front_panel": "1/0", "tester": "east"}}}
     with pytest.raises(ConfigError) as refused:
-        flow_engine(topology, profile, push_pipeline=False, otg_config={})
+        flow_engine(topology_from_dict(tofino, "two.yaml"), profile, push_pipeline=False,
+                    otg_config={})
     assert str(refused.value) == (
-        "two.yaml: OTG flows across several testers run on target ebpf for now, not bmv2: "
-        "run the experiments (CLI, REST) across these testers, or give OTG eBPF testers")
+        "two.yaml: OTG flows across several testers run on targets ebpf and bmv2 for now, "
+        "not tofino: run the experiments (CLI, REST) across these testers")
 
 
 def test_the_servers_live_counters_refuse_a_group_of_bmv2_testers() -> None:

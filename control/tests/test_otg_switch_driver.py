@@ -66,10 +66,12 @@ class FakeDataplane:
         self.calls.append(f"configure {stream_id} tx {tx_port} {frames_per_pass} per pass")
 
     def start_stream(self, stream_id: int, budget: int, epoch: int, run: int,
-                     frames_per_pass: int = 1) -> None:
+                     frames_per_pass: int = 1, tx_clock_correction_us: int = 0) -> None:
         self.runs.append(("start", run))
         self.budget[stream_id] = budget
         per_pass = f" {frames_per_pass} per pass" if frames_per_pass > 1 else ""
+        # One tester: its own clock's stamps.
+        assert tx_clock_correction_us == 0
         self.calls.append(f"start {stream_id} budget {budget}{per_pass}")
 
     def set_variation(self, stream_id: int, cycle: Any) -> None:

@@ -84,6 +84,21 @@ def test_a_topology_of_two_testers() -> None:
         "192.0.2.20:8443", "/etc/east.token")
     assert two.asymmetry_ns == 20_000
     assert two.switch.target == "ebpf"
+    # Testers of two targets that stamp in nanoseconds, each port as its tester's target
+    # names it; two hosts may each have an enp1s0.
+    mixed = topology(testers={"west": {"target": "tofino", "grpc": "192.0.2.10:50052"},
+                              "east": {"target": "ebpf", "agent": "192.0.2.20:8443"}},
+                     ports={1: {**PORTS[1], "front_panel": "1/0"},
+                            2: {**PORTS[2], "interface": "enp1s0"}})
+    assert [(t.name, t.switch.target) for t in mixed.testers] == [("west", "tofino"),
+                                                                   ("east", "ebpf")]
+    assert mixed.tester("west").ports[0].front_panel == "1/0"
+    assert mixed.tester("east").ports[0].interface == "enp1s0"
+    apart = topology(testers={"west": {"target": "ebpf", "agent": "192.0.2.10:8443"},
+                              "east": {"target": "ebpf", "agent": "192.0.2.20:8443"}},
+                     ports={1: {**PORTS[1], "interface": "enp1s0"},
+                            2: {**PORTS[2], "interface": "enp1s0"}})
+    assert [p.interface for p in apart.ports] == ["enp1s0", "enp1s0"]
     assert two.tester_of_port(2) == "east"
     east = two.tester("east")
     assert [p.number for p in east.ports] == [2] and east.testers == ()
@@ -102,16 +117,20 @@ def test_a_topology_of_two_testers() -> None:
      "two.yaml: ports: port 2: tester 'north' is not under testers (they are: west, east)"),
     ({"ports": {1: PORTS[1], 2: {**PORTS[2], "tester": "west"}}},
      "two.yaml: testers: east has no port; give a port tester: east, or drop it"),
-    ({"testers": {"west": {"target": "tofino"}, "east": {"target": "ebpf"}}},
-     "two.yaml: testers: west (tofino) and east (ebpf): testers of different targets do not "
-     "run together yet, though both stamp in nanoseconds; give every tester of a topology "
-     "one target"),
+    ({"testers": {"west": {"target": "tofino"}, "east": {"target": "ebpf"}},
+      "ports": {1: {**PORTS[1], "front_panel": "1/0"},
+                2: {**PORTS[2], "front_panel": "2/0"}}},
+     "two.yaml: ports: port 2: front_panel is for target tofino (this switch is ebpf); "
+     "drop it"),
+    ({"testers": {"west": {"target": "ebpf"}, "east": {"target": "ebpf"}},
+      "ports": {1: {**PORTS[1], "interface": "enp1s0"}, 2: {**PORTS[2], "interface": "enp1s0"}}},
+     "two.yaml: ports: ports 1 and 2 are both interface 'enp1s0'; each interface once"),
     ({"testers": {"west": {"target": "p4tg"}, "east": {"target": "ebpf"}}},
      "two.yaml: testers: west: target 'p4tg' unknown; use one of ('bmv2', 'tofino', 'ebpf')"),
     ({"testers": {"west": {"target": "bmv2"}, "east": {"target": "ebpf"}}},
      "two.yaml: testers: west (bmv2) stamps in microseconds, east (ebpf) in nanoseconds: a "
-     "stream's latency is its receiver's clock less its sender's stamp; give every tester "
-     "of a topology one target"),
+     "stream's latency is its receiver's clock less its sender's stamp; give the testers of "
+     "a topology targets that stamp in one unit (eBPF and Tofino: nanoseconds)"),
     ({"testers": {"West": {"target": "ebpf"}, "east": {"target": "ebpf"}}},
      "two.yaml: testers: West: tester name 'West': use lower-case letters, digits, '-' and "
      "'_', e.g. west"),
@@ -144,9 +163,10 @@ def test_a_topology_of_two_testers() -> None:
                   "east": {"target": "ebpf"}}},
      "two.yaml: testers: west: agent 'east-host' must be host:port, e.g. 192.0.2.20:8443 "
      "(where that host runs p4tester otg)"),
-    ({"testers": {"west": {"target": "bmv2", "agent": "h:1"}, "east": {"target": "ebpf"}}},
-     "two.yaml: testers: west: agent reaches an eBPF tester on another host (BMv2 and Tofino "
-     "are reached at their grpc address); drop it"),
+    ({"testers": {"west": {"target": "tofino", "agent": "h:1"},
+                  "east": {"target": "tofino"}}},
+     "two.yaml: testers: west: agent reaches an eBPF or BMv2 tester on another host (a "
+     "Tofino is reached at its grpc address); drop it"),
 ])
 def test_a_wrong_group_is_refused_naming_the_fix(changes: dict[str, object],
                                                  message: str) -> None:

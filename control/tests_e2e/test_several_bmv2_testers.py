@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
+import textwrap
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -23,7 +27,15 @@ from statistics import mean
 
 import pytest
 import yaml
-from capture import capture_received, capture_sent, frame_latencies_us, stream_times
+from capture import (
+    capture_received,
+    capture_sent,
+    frame_latencies_us,
+    stream_frames_by_epoch,
+    stream_times,
+)
+from served import ServerProcess
+from snappi_spread import CLIENT_S, client_python
 from test_faults import wait_for_valid_trials
 
 from p4tester.config.profile import load_profile
@@ -39,6 +51,7 @@ from p4tester.results.model import TrialResult
 from p4tester.search.trials import TESTER_LIMITED_ATTEMPTS
 from p4tester.targets.bmv2_group import open_bmv2_group_trials
 from p4tester.targets.bmv2_thrift import Bmv2Thrift
+from p4tester.targets.group_runner import listening
 
 from conftest import REPO, p4tester
 
@@ -152,6 +165,183 @@ def test_two_bmv2_testers_measure_the_true_offset_and_one_way_delays(
         assert stream.latency.min_us >= min(captured_us) - slack, stream.latency
         assert stream.latency.avg_us >= mean(captured_us) - slack, stream.latency
 
+
+
+AGENT_TOKEN = "bmv2-agent-lab-token-0123456789"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def east_through_its_agent(no_drift: Path, tmp_path: Path) -> Iterator[Path]:
+    """The lab's topology (east 1.5 ms ahead, no drift) with east reached through an
+    agent process of its own (`p4tester otg`, with its token), as a tester on another
+    host is: the controller opens west's switch only, east's agent opens east's and
+    reads its ports' counters."""
+    token_file = tmp_path / "agent.token"
+    token_file.write_text(AGENT_TOKEN + "\n")
+    port = free_port()
+    data = yaml.safe_load(no_drift.read_text())
+    data["testers"]["east"].update(agent=f"127.0.0.1:{port}", token_file=str(token_file))
+    variant = tmp_path / "east-through-its-agent.yaml"
+    variant.write_text(yaml.safe_dump(data))
+    agent = subprocess.Popen(
+        [sys.executable, "-m", "p4tester", "otg", "-t", str(variant), "--bind",
+         f"127.0.0.1:{port}", "--token-file", str(token_file)],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not listening(f"127.0.0.1:{port}", 0.5):
+            assert agent.poll() is None, agent.stderr.read() if agent.stderr else ""
+            assert time.monotonic() < deadline, "the agent did not listen within 30 s"
+            time.sleep(0.1)
+        yield variant
+    finally:
+        agent.terminate()  # its shutdown closes the tester it opened
+        agent.wait(timeout=30)
+
+
+@pytest.mark.topology("bmv2-two-testers.yaml")
+def test_a_bmv2_tester_behind_its_agent_measures_as_one_driven_from_here(
+        lab: Path, east_through_its_agent: Path, tmp_path: Path) -> None:
+    """East's switch driven by its own agent process: the offset is the switches' true
+    one within the stated uncertainty and the truth's span, every frame of both streams
+    arrives, each way's one-way delay is the captures' or more, and the self-check
+    covers east's port (its counters read where east is)."""
+    trial, delays, (truth_us, truth_within_us) = run_captured(east_through_its_agent,
+                                                             tmp_path)
+    (record,) = trial.clocks
+    print(f"\n{record.describe()}; true {truth_us:+.1f} us +- {truth_within_us:.1f}")
+    assert record.jump == "", record
+    slack = record.uncertainty_us + truth_within_us
+    assert abs(east_minus_west_us(record) - truth_us) <= slack, (record, truth_us)
+    for stream in trial.streams:
+        captured_us = delays[stream.stream_id]
+        assert len(captured_us) == stream.rx_frames == stream.tx_frames > 0, stream
+        assert stream.latency is not None
+        assert stream.latency.min_us >= min(captured_us) - slack, stream.latency
+        assert stream.latency.avg_us >= mean(captured_us) - slack, stream.latency
+    assert trial.self_check is not None and trial.self_check.ok, trial.self_check
+    assert [check.port for check in trial.self_check.ports] == [1, 2]
+
+
+# ---- OTG flows across the two testers ------------------------------------------------
+OTG_FLOW_FRAMES = 600
+OTG_FLOW_PPS = 300  # each way: under the DUT's 1000
+OTG_SCRIPT = textwrap.dedent("""
+    import json, sys, time
+    import snappi
+    url, count, pps, east = sys.argv[1:5]
+    api = snappi.api(location=url, verify=False, version_check=True)
+    c = api.config()
+    p1 = c.ports.add(name="p1", location="1")
+    p2 = c.ports.add(name="p2", location=east)
+    for name, tx, rx, mac in (("west-east", p1, p2, "02:00:00:00:0e:01"),
+                              ("east-west", p2, p1, "02:00:00:00:0e:02")):
+        f = c.flows.add(name=name)
+        f.tx_rx.port.tx_name = tx.name
+        f.tx_rx.port.rx_names = [rx.name]
+        f.duration.fixed_packets.packets = int(count)
+        f.rate.pps = int(pps)
+        f.size.fixed = 64
+        f.metrics.enable = True
+        f.metrics.latency.enable = True
+        eth, ip, udp = f.packet.ethernet().ipv4().udp()
+        eth.src.value = mac
+    out = {"config_warnings": list(api.set_config(c).warnings or [])}
+    cs = api.control_state()
+    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
+    out["start_warnings"] = list(api.set_control_state(cs).warnings or [])
+    started = time.monotonic()
+    while time.monotonic() - started < 60:
+        req = api.metrics_request()
+        req.flow.flow_names = []
+        flows = api.get_metrics(req).flow_metrics
+        if all(m.transmit == m.STOPPED for m in flows):
+            break
+        time.sleep(0.2)
+    out["flows"] = {m.name: json.loads(m.serialize()) for m in flows}
+    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.STOP
+    out["stop_warnings"] = list(api.set_control_state(cs).warnings or [])
+    print(json.dumps(out))
+""")
+
+
+@pytest.mark.topology("bmv2-two-testers.yaml")
+def test_a_snappi_config_across_two_bmv2_testers_counts_as_the_captures(
+        lab: Path, no_drift: Path, tmp_path: Path) -> None:
+    """snappi against `p4tester otg` on the two BMv2 testers: a flow each way (600
+    frames at 300 frames/s). Each flow's frames_tx and frames_rx are its count, and so
+    are the captures on both ends; the start states the clocks' offset, east's 1.5 ms
+    within the uncertainty it states and the truth's span; each flow's least and
+    average latency are the captures' one-way delays or more (BMv2 stamps inside its
+    pipeline), less that uncertainty."""
+    assert_snappi_flows_match_captures(no_drift, "2", tmp_path)
+
+
+@pytest.mark.topology("bmv2-two-testers.yaml")
+def test_a_snappi_config_with_a_port_behind_its_agent_counts_as_the_captures(
+        lab: Path, east_through_its_agent: Path, tmp_path: Path) -> None:
+    """The same with east's switch driven by its agent, east's port named as ixia-c
+    names a remote tester's ("host:port;2"): the same counts, offset and delays."""
+    (agent,) = [t.reach.agent for t in load_topology(east_through_its_agent).testers
+                if t.name == "east"]
+    assert_snappi_flows_match_captures(east_through_its_agent, f"{agent};2", tmp_path)
+
+
+def assert_snappi_flows_match_captures(topology: Path, east_location: str,
+                                       tmp_path: Path) -> None:
+    """The snappi script's flows, started again (bounded) while the testers cannot vouch
+    for a start, then checked against the captures of the vouched one."""
+    server = ServerProcess([sys.executable, "-m", "p4tester", "otg", "-t", str(topology)],
+                           REPO, tmp_path / "otg.log")
+    try:
+        server.wait_listening()
+        for attempt in range(TESTER_LIMITED_ATTEMPTS):
+            with captured(tmp_path, attempt) as pcaps:
+                done = subprocess.run(
+                    [str(client_python()), "-c", OTG_SCRIPT, server.url,
+                     str(OTG_FLOW_FRAMES), str(OTG_FLOW_PPS), east_location],
+                    capture_output=True, text=True, timeout=CLIENT_S, check=False)
+            assert done.returncode == 0, done.stderr + server.log()
+            out = json.loads(done.stdout.strip().splitlines()[-1])
+            if out["stop_warnings"] == []:
+                break
+    finally:
+        server.stop()
+    truth_us, truth_within_us = true_offset_us(load_topology(topology))
+    assert out["stop_warnings"] == [], out["stop_warnings"]
+    assert out["config_warnings"] == []
+    # The pair's order is the topology's testers' (the variant's YAML sorts them).
+    said = re.fullmatch(r"clock (east - west|west - east): ([-+][\d.]+) us \+- ([\d.]+) us "
+                        r"\(drift (-?[\d.]+) ppm; \d probe rounds\)", out["start_warnings"][0])
+    assert said is not None, out["start_warnings"]
+    sign = 1 if said.group(1) == "east - west" else -1
+    offset_us, uncertainty_us = sign * float(said.group(2)), float(said.group(3))
+    slack = uncertainty_us + truth_within_us
+    assert abs(offset_us - truth_us) <= slack, (out["start_warnings"], truth_us)
+    for name, stream, sent, received in (("west-east", 0, "tx1", "rx2"),
+                                         ("east-west", 1, "tx2", "rx1")):
+        flow = out["flows"][name]
+        assert (int(flow["frames_tx"]), int(flow["frames_rx"])) == (OTG_FLOW_FRAMES,
+                                                                   OTG_FLOW_FRAMES), flow
+        # Each start is one epoch on: the vouched start's frames carry its attempt's.
+        assert stream_frames_by_epoch(pcaps[sent], stream)[attempt] == OTG_FLOW_FRAMES
+        assert stream_frames_by_epoch(pcaps[received], stream)[attempt] == OTG_FLOW_FRAMES
+        delays = list(frame_latencies_us(stream_times(pcaps[sent], stream, attempt),
+                                         stream_times(pcaps[received], stream,
+                                                      attempt)).values())
+        latency = flow["latency"]
+        print(f"{name}: otg min {latency['minimum_ns'] / 1000:.1f} avg "
+              f"{latency['average_ns'] / 1000:.1f} us; captures min {min(delays):.1f} avg "
+              f"{mean(delays):.1f} us")
+        assert latency["minimum_ns"] / 1000 >= min(delays) - slack, (name, latency)
+        assert latency["average_ns"] / 1000 >= mean(delays) - slack, (name, latency)
 
 
 @pytest.fixture

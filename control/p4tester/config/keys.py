@@ -164,9 +164,10 @@ TESTER: Final = Section(
     "topology.tester", TOPOLOGY_FILE, "testers.<name>",
     "One tester of several: the keys of `switch`, where its agent is, and a simulated "
     "clock for tests on one host.", (
-        Key("agent", "host:port", "target ebpf: the tester's host runs `p4tester otg` "
-            "there, its agent; the controller drives the tester through it. Without it "
-            "the tester runs on the controller's host.", "192.0.2.20:8443",
+        Key("agent", "host:port", "Targets ebpf and bmv2: the tester's host runs "
+            "`p4tester otg` there, its agent; the controller drives the tester through it "
+            "(a BMv2 tester's grpc and thrift_port are then as that host reaches them). "
+            "Without it the tester runs on the controller's host.", "192.0.2.20:8443",
             default="none (this host)"),
         Key("token_file", "path", "With `agent` off loopback: a file whose first line is "
             "the token the agent was given (its `--token-file`).",

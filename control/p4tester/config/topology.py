@@ -248,8 +248,14 @@ def topology_from_dict(data: Mapping[str, Any], source: str) -> Topology:
     if testers:
         check_group({t.name: t.switch.target for t in testers},
                     {p.number: p.tester for p in ports}, source)
-    _check_front_panel(ports, switch.target, f"{source}: ports")
-    _check_interfaces(ports, switch.target, f"{source}: ports")
+    # Each port is its tester's (several testers may be of several targets).
+    target_of = {t.name: t.switch.target for t in testers}
+    targets = {p.number: target_of.get(p.tester, switch.target) for p in ports}
+    _check_front_panel(ports, targets, f"{source}: ports")
+    # A tester behind an agent names its host's interfaces.
+    agent_of = {t.name: t.reach.agent for t in testers}
+    _check_interfaces(ports, targets, {p.number: agent_of.get(p.tester, "") for p in ports},
+                      f"{source}: ports")
     dut = _dut(data.get("dut", {"kind": "loopback"}), f"{source}: dut")
     lab = str(data.get("lab", "veth"))
     if lab not in LAB_KINDS:
@@ -500,11 +506,14 @@ def _gateway(data: Mapping[str, Any], key: str, own: IpInterface | None, own_key
     return str(gateway)
 
 
-def _check_front_panel(ports: tuple[PortConfig, ...], target: str, where: str) -> None:
+def _check_front_panel(ports: tuple[PortConfig, ...], targets: Mapping[int, str],
+                       where: str) -> None:
     """Tofino ports need their front-panel name, once each on its switch (several
-    testers each have a port 1/0); BMv2 ports have none."""
+    testers each have a port 1/0); other targets' ports have none. targets: each
+    port's switch's."""
     seen: dict[tuple[str, str], int] = {}
     for port in ports:
+        target = targets[port.number]
         name = port.front_panel
         if target != "tofino":
             if name:
@@ -523,10 +532,14 @@ def _check_front_panel(ports: tuple[PortConfig, ...], target: str, where: str) -
         seen[port.tester, name] = port.number
 
 
-def _check_interfaces(ports: tuple[PortConfig, ...], target: str, where: str) -> None:
-    """An eBPF tester's ports are host interfaces, once each; other targets name none."""
-    seen: dict[str, int] = {}
+def _check_interfaces(ports: tuple[PortConfig, ...], targets: Mapping[int, str],
+                      hosts: Mapping[int, str], where: str) -> None:
+    """An eBPF tester's ports are host interfaces, once each on a host; other targets
+    name none. targets: each port's switch's; hosts: the agent of its tester's host
+    ('' for the controller's)."""
+    seen: dict[tuple[str, str], int] = {}
     for port in ports:
+        target = targets[port.number]
         name = port.interface
         if not name:
             continue
@@ -536,10 +549,13 @@ def _check_interfaces(ports: tuple[PortConfig, ...], target: str, where: str) ->
         if not INTERFACE_PATTERN.match(name):
             raise ConfigError(f"{where}: port {port.number}: interface {name!r} is not a "
                               "Linux interface name (1-15 characters, no '/', ':' or spaces)")
-        if name in seen:
-            raise ConfigError(f"{where}: ports {seen[name]} and {port.number} are both "
-                              f"interface {name!r}; each interface once")
-        seen[name] = port.number
+        host = hosts[port.number]
+        if (host, name) in seen:
+            raise ConfigError(f"{where}: ports {seen[host, name]} and {port.number} are both "
+                              f"interface {name!r}"
+                              f"{f' on the host of agent {host}' if host else ''}; "
+                              "each interface once")
+        seen[host, name] = port.number
 
 
 def parse_line_rate(value: object, where: str) -> float:

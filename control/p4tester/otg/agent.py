@@ -1,20 +1,21 @@
 """A tester agent: a host's OTG server (`p4tester otg`) also serves, under AGENT_PATH,
 what a controller's trial loop reads and writes of one tester of several
-(docs/several-testers.md): its trial target (targets.ebpf.trials) and its side of the
-clock probes (targets.ebpf.probes). An eBPF tester needs its host's kernel, so a
-controller elsewhere reaches it only through such an agent.
+(docs/several-testers.md): its trial target (targets.ebpf.trials, targets.bmv2_trials)
+and its side of the clock probes. An eBPF tester needs its host's kernel, and a BMv2
+tester its host's interface counters and thrift server, so a controller elsewhere
+reaches them through such an agent.
 
 POST AGENT_PATH/open with the controller's topology and profile (their YAML text),
-the tester's name and the run value loads the program onto that tester's ports; POST
+the tester's name and the run value opens that tester on this host; POST
 AGENT_PATH/call/<method> with {"args": [...]} (tester.agent_codec) calls one of
-METHODS; POST AGENT_PATH/close unloads it. One tester per agent, opened by one
+METHODS; POST AGENT_PATH/close closes it. One tester per agent, opened by one
 controller at a time.
 
 For OTG flows across testers (tester.group_flows) the controller opens with its OTG
 config (`otg_config`, and `drain_s`) instead of a profile: the agent maps it as the
 controller did, so both have the same streams, and the flow_* METHODS drive the
-tester's flow engine (targets.ebpf.flows) beside its trial reads, which check each
-start.
+tester's flow engine (targets.ebpf.flows, targets.bmv2_flows) beside its trial reads,
+which check each start.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ import yaml
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, StreamConfig, profile_from_dict
-from p4tester.config.topology import Topology, topology_from_dict
+from p4tester.config.topology import TesterSwitch, Topology, topology_from_dict
 from p4tester.experiments.runner import TrialSpec
+from p4tester.targets.bmv2_group import open_local_tester as open_local_bmv2_tester
+from p4tester.targets.bmv2_group_flows import bmv2_flow_member
 from p4tester.targets.ebpf.flows import EbpfFlowEngine
 from p4tester.targets.ebpf.local_tester import open_local_tester
 from p4tester.targets.ebpf.probes import EbpfProbeSide
@@ -60,8 +63,8 @@ class _Opened:
     """An opened tester: its trial target, its probe side, the profile, and what
     closes them."""
 
-    trials: Any  # targets.ebpf.trials.EbpfTrials (or a test's stand-in)
-    probes: Any  # targets.ebpf.probes.EbpfProbeSide
+    trials: Any  # an EbpfTrials or Bmv2Trials (or a test's stand-in)
+    probes: Any  # its target's ProbeSide
     profile: Profile
     close: Callable[[], None]
     armed: ArmedTrial | None = None
@@ -77,22 +80,39 @@ class _Opened:
 Opener = Callable[[Topology, Profile, str, int], _Opened]
 
 
-def open_ebpf(topology: Topology, profile: Profile, name: str, run_value: int) -> _Opened:
-    """The program loaded onto tester `name`'s ports of this host, its clock set."""
+def _tester(topology: Topology, name: str) -> TesterSwitch:
     member = next((t for t in topology.testers if t.name == name), None)
     if member is None:
         raise AgentError(f"the topology has no tester {name!r}")
+    return member
+
+
+def open_tester(topology: Topology, profile: Profile, name: str, run_value: int) -> _Opened:
+    """Tester `name` on this host for trials: an eBPF tester's program loaded onto its
+    ports, a BMv2 tester's switch wired (its program pushed where it has none); its
+    clock set."""
+    member = _tester(topology, name)
+    if member.switch.target == "bmv2":
+        bmv2 = open_local_bmv2_tester(topology, profile, member, run_value)
+        return _Opened(bmv2.member.target, bmv2.member.probes, profile, bmv2.close)
     local = open_local_tester(topology, profile, member, run_value)
     return _Opened(local.trials, local.probes, profile, local.close)
 
 
-def open_ebpf_flows(topology: Topology, profile: Profile, name: str,
-                    run_value: int) -> _Opened:
+def open_tester_flows(topology: Topology, profile: Profile, name: str,
+                      run_value: int) -> _Opened:
     """Tester `name`'s flow engine on this host's ports, its clock set; its trial reads
     serve the starts' self-checks. run_value: the probes' (each start draws its own)."""
-    member = next((t for t in topology.testers if t.name == name), None)
-    if member is None:
-        raise AgentError(f"the topology has no tester {name!r}")
+    member = _tester(topology, name)
+    if member.switch.target == "bmv2":
+        bmv2 = bmv2_flow_member(topology, profile, member, False, run_value)
+        bmv2.engine.open()
+        try:
+            bmv2_checks = bmv2.engine.self_check(run_value, None).target
+        except BaseException:
+            bmv2.engine.close()
+            raise
+        return _Opened(bmv2_checks, bmv2.probes, profile, bmv2.engine.close, flows=bmv2.engine)
     own = topology.tester(name)
     session = EbpfSession(own, profile)
     engine = EbpfFlowEngine(own, profile, push_pipeline=False, session=session,
@@ -116,7 +136,7 @@ class TesterAgent:
     """The one tester this agent opened for a controller. Mutable: it keeps the
     opened tester, and the trial armed last (the loop's later calls are about it)."""
 
-    def __init__(self, opener: Opener = open_ebpf, flows_opener: Opener = open_ebpf_flows
+    def __init__(self, opener: Opener = open_tester, flows_opener: Opener = open_tester_flows
                  ) -> None:
         self._opener = opener
         self._flows_opener = flows_opener
@@ -248,5 +268,7 @@ _METHODS: Final[dict[str, Callable[..., Any]]] = {
     "flow_stop": lambda o, sid: _flows(o).stop_flow(sid),
     "flow_pause": lambda o, sids: _flows(o).pause(list(sids)),
     "flow_latency": lambda o, sid: _flows(o).latency(sid),
+    "flow_set_tx_clock_correction": lambda o, sid, ns: _flows(o).set_tx_clock_correction(sid,
+                                                                                        ns),
 }
 METHODS: Final = tuple(sorted(_METHODS))

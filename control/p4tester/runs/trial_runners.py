@@ -17,6 +17,7 @@ from p4tester.targets.bmv2_group import open_bmv2_group_trials
 from p4tester.targets.bmv2_trials import open_bmv2_trials
 from p4tester.targets.ebpf.group import open_ebpf_group_trials
 from p4tester.targets.ebpf.trials import open_ebpf_trials
+from p4tester.targets.mixed_group import open_mixed_group_trials
 from p4tester.targets.tofino.group import open_tofino_group_trials
 from p4tester.targets.tofino.runner import open_tofino_trials
 
@@ -33,8 +34,11 @@ def open_trial_runner(topology: Topology, profile: Profile, *,
                       push_pipeline: bool) -> AbstractContextManager[TrialRunner]:
     """Connected and wired for the profile's streams; disconnected after the block."""
     if topology.testers:
-        # config.testers admits a group of one target (GROUP_TARGETS).
-        group = GROUP_RUNNERS[topology.testers[0].switch.target]
+        # config.testers admits a group of one target (GROUP_TARGETS), or of eBPF and
+        # Tofino testers, which stamp in one unit.
+        targets = {t.switch.target for t in topology.testers}
+        group = (GROUP_RUNNERS[targets.pop()] if len(targets) == 1
+                 else open_mixed_group_trials)
         return group(topology, profile, push_pipeline=push_pipeline)
     target = topology.switch.target
     if target not in TRIAL_RUNNERS:

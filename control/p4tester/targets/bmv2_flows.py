@@ -4,7 +4,11 @@ register. Stopping a flow kills its seeds; resuming arms its budget again and se
 its loop, and the generator numbers on from where it stopped. A flow of bursts makes
 each burst in one loop pass, paced at bursts per second, and its TX port's queue lets
 them out at the port's line rate (as tester.stream_plan does for a bursts shape);
-the other flows make a frame per pass, their ports unshaped."""
+the other flows make a frame per pass, their ports unshaped.
+
+One tester of several (targets.bmv2_group_flows) sends the flows whose TX port is its
+own and checks those whose RX port is, and stamps a flow another tester checks on that
+tester's clock (set_tx_clock_correction)."""
 
 from __future__ import annotations
 
@@ -42,10 +46,16 @@ class Bmv2FlowEngine:
                  session_factory: Callable[..., TesterSession] = TesterSession,
                  ports: PortCounterSource | None = None) -> None:
         self.session = session_factory(topology, profile, push_pipeline=push_pipeline)
+        self._here = frozenset(p.number for p in self.session.topology.ports)
         # Frames per loop pass each stream is wired for (the session wires 1).
         self._per_pass: dict[int, int] = {}
         # The self-check's counters: tester port N is p4lt<N> in the labs.
         self._ports = ports or KernelInterfaceCounters(tester_iface)
+        # Per flow sent here: its stamps' correction (us), and its generator entry's
+        # budget, epoch, run value and frames per pass while it runs (a correction
+        # rewrites the entry).
+        self._corrections: dict[int, int] = {}
+        self._running: dict[int, tuple[int, int, int, int]] = {}
 
     def open(self) -> None:
         far = sorted({s.tx_port for s in self.session.profile.streams
@@ -68,14 +78,26 @@ class Bmv2FlowEngine:
     def self_check(self, run_value: int, dut: DutCounterSource | None) -> TrialLoop:
         return TrialLoop(Bmv2Trials(self.session, self._ports, run_value), dut)
 
+    def _sent_here(self, flows: Sequence[FlowPlan]) -> list[FlowPlan]:
+        return [flow for flow in flows if flow.stream.tx_port in self._here]
+
     def expect(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
+        """The flows checked here expected; one sent by another tester has its counters
+        zeroed here now (its sender's start zeroes the others)."""
+        dataplane = self.session.dataplane
         for flow in flows:
-            self.session.dataplane.expect_stream(flow.stream_id, flow.stream.rx_port,
-                                                 ipv6=flow.stream.ipv6, epoch=epoch,
-                                                 run=run_value)
+            if flow.stream.rx_port not in self._here:
+                continue
+            if flow.stream.tx_port not in self._here:
+                dataplane.clear_stream(flow.stream_id)
+            dataplane.expect_stream(flow.stream_id, flow.stream.rx_port, ipv6=flow.stream.ipv6,
+                                    epoch=epoch, run=run_value)
+        for flow in self._sent_here(flows):
+            self._corrections[flow.stream_id] = 0  # this tester's clock until corrected
 
     def start(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
         dataplane = self.session.dataplane
+        flows = self._sent_here(flows)
         plans = [self._plan(flow) for flow in flows]
         for plan in plans:
             sid = plan.stream.id
@@ -87,8 +109,9 @@ class Bmv2FlowEngine:
         # A flow's frames leave as its loop makes them, a burst's at line rate.
         self.session.target.shape_ports(port_shaping(plans, headroom=0.0))
         for plan in plans:
-            dataplane.start_stream(plan.stream.id, plan.budget, epoch, run_value,
-                                   plan.frames_per_pass)
+            self._running[plan.stream.id] = (plan.budget, epoch, run_value,
+                                             plan.frames_per_pass)
+            self._start_entry(plan.stream.id)
         for flow in flows:
             dataplane.set_variation(flow.stream_id, flow.stream.field_cycle)
             dataplane.set_field_patterns(flow.stream_id,
@@ -107,21 +130,41 @@ class Bmv2FlowEngine:
                 if flow.burst_frames > 1 else 0)
         return StreamPlan(flow.stream, flow.rate_pps, flow.budget, flow.burst_frames, line)
 
+    def _start_entry(self, stream_id: int) -> None:
+        budget, epoch, run_value, per_pass = self._running[stream_id]
+        self.session.dataplane.start_stream(
+            stream_id, budget, epoch, run_value, per_pass,
+            tx_clock_correction_us=self._corrections.get(stream_id, 0))
+
+    def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None:
+        """A flow sent here, stamped on its receiving tester's clock (whole us, the
+        switch's unit); a running flow's generator entry is rewritten when the
+        correction changes (its budget and loop are untouched)."""
+        correction = round(correction_ns / NS_PER_BMV2_TICK)
+        if self._corrections.get(stream_id, 0) == correction:
+            return
+        self._corrections[stream_id] = correction
+        if stream_id in self._running:
+            self._start_entry(stream_id)
+
     def generated(self, stream_id: int) -> int:
         return self.session.dataplane.read_stream_registers(stream_id).generated
 
     def stop_flow(self, stream_id: int) -> None:
         self.session.dataplane.stop_stream(stream_id)
+        self._running.pop(stream_id, None)
 
     def pause(self, stream_ids: Sequence[int]) -> None:
         for stream_id in stream_ids:
             self.session.dataplane.stop_stream(stream_id)
+            self._running.pop(stream_id, None)
 
     def resume(self, flows: Sequence[FlowPlan], epoch: int, run_value: int) -> None:
-        for flow in flows:
+        for flow in self._sent_here(flows):
             plan = self._plan(flow)
-            self.session.dataplane.start_stream(flow.stream_id, flow.budget, epoch, run_value,
-                                                plan.frames_per_pass)
+            self._running[flow.stream_id] = (flow.budget, epoch, run_value,
+                                             plan.frames_per_pass)
+            self._start_entry(flow.stream_id)
             self.session.dataplane.seed_stream(flow.stream_id, flow.template,
                                                seeds_for_rate(plan.loop_pps))
 

@@ -1,6 +1,9 @@
 """Several BMv2 testers as one trial runner (tester.tester_group): each a switch of
 its own (its grpc and thrift ports), sending the streams whose TX port is its own and
-checking those whose RX ports are, one run value across all.
+checking those whose RX ports are, one run value across all. A tester on another host
+is driven through that host's agent (targets.remote_member), which opens it there as
+open_local_tester does here: its ports' interface counters and its thrift server are
+that host's.
 
 Clocks: a BMv2 switch stamps with its clock in us since the switch started, so two
 switches differ by when they started. At open, each tester's clock is set to this
@@ -14,8 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from typing import Final
 
 from p4tester.config.errors import ConfigError
@@ -32,6 +36,7 @@ from p4tester.targets.bmv2_session import TesterSession
 from p4tester.targets.bmv2_thrift import Bmv2Thrift, ClockStart, ThriftError
 from p4tester.targets.bmv2_trials import Bmv2Trials
 from p4tester.targets.group_runner import SwitchGroupRunner
+from p4tester.targets.remote_member import remote_member
 from p4tester.tester.group_clocks import NS_PER_US
 from p4tester.tester.group_plan import check_group_profile, probe_pairs
 from p4tester.tester.port_counters import KernelInterfaceCounters
@@ -49,28 +54,46 @@ def clock_setting(start: ClockStart, clock: SimulatedClock, elapsed_us: int) -> 
     return (start.epoch_us + clock.offset_ns // NS_PER_US - gained) % US_WRAP
 
 
+class GroupSession(TesterSession):
+    """The session of one tester of several: at open, the switch gets its program
+    (pushed if asked or missing), the streams it sends wired, the several-port streams
+    it checks their slots, and its clock set. Its profile keeps every stream (the
+    trials and flows send their own and check theirs)."""
+
+    def __init__(self, whole: Topology, profile: Profile, tester: TesterSwitch, *,
+                 push_pipeline: bool) -> None:
+        own = whole.tester(tester.name)
+        ports = {p.number for p in own.ports}
+        super().__init__(own, dataclasses.replace(
+            profile, streams=tuple(s for s in profile.streams if s.tx_port in ports)),
+            push_pipeline=push_pipeline)
+        self.tester = tester
+        self.every_stream = profile.streams
+
+    def open(self) -> None:
+        super().open()
+        try:
+            prepared = {s.id: s for s in self.profile.streams}  # neighbours resolved
+            self.profile = dataclasses.replace(
+                self.profile, streams=tuple(prepared.get(s.id, s) for s in self.every_stream))
+            self.receive = profile_receive_slots(self.profile)
+            self.dataplane.set_receive_slots(slot_entries(self.receive))
+            start = Bmv2Thrift(self.topology.switch.thrift_port).clock_start_us()
+            elapsed_us = time.time_ns() // NS_PER_US - start.epoch_us
+            self.dataplane.set_tester_clock(
+                clock_setting(start, self.tester.clock, elapsed_us),
+                self.tester.clock.drift_shift)
+        except BaseException:
+            self.close()
+            raise
+
+
 def open_session(stack: ExitStack, topology: Topology, profile: Profile,
                  tester: TesterSwitch, push_pipeline: bool) -> TesterSession:
-    """The tester's switch with the program (pushed if asked or missing), the streams
-    it sends wired, the several-port streams it checks given their slots, its clock
-    set; closed when the stack closes. Its profile keeps every stream (the trials
-    send their own and check theirs)."""
-    own = topology.tester(tester.name)
-    ports = {p.number for p in own.ports}
-    session = TesterSession(own, dataclasses.replace(
-        profile, streams=tuple(s for s in profile.streams if s.tx_port in ports)),
-        push_pipeline=push_pipeline)
+    """The tester's GroupSession opened, closed when the stack closes."""
+    session = GroupSession(topology, profile, tester, push_pipeline=push_pipeline)
     session.open()
     stack.callback(session.close)
-    prepared = {s.id: s for s in session.profile.streams}  # neighbours resolved
-    session.profile = dataclasses.replace(
-        session.profile, streams=tuple(prepared.get(s.id, s) for s in profile.streams))
-    session.receive = profile_receive_slots(session.profile)
-    session.dataplane.set_receive_slots(slot_entries(session.receive))
-    start = Bmv2Thrift(own.switch.thrift_port).clock_start_us()
-    elapsed_us = time.time_ns() // NS_PER_US - start.epoch_us
-    session.dataplane.set_tester_clock(clock_setting(start, tester.clock, elapsed_us),
-                                       tester.clock.drift_shift)
     return session
 
 
@@ -83,6 +106,28 @@ def group_member(session: TesterSession, topology: Topology, tester: TesterSwitc
                        frozenset(p.number for p in session.topology.ports))
 
 
+@dataclass(frozen=True, slots=True)
+class LocalBmv2Tester:
+    """One BMv2 tester of several, opened on this host (a host's agent serves it)."""
+
+    member: GroupMember
+    close: Callable[[], None]
+
+
+def open_local_tester(topology: Topology, profile: Profile, tester: TesterSwitch,
+                      run_value: int) -> LocalBmv2Tester:
+    """Tester `tester`'s switch on this host wired and its clock set (its program pushed
+    where it has none), until close()."""
+    stack = ExitStack()
+    try:
+        session = open_session(stack, topology, profile, tester, push_pipeline=False)
+        return LocalBmv2Tester(group_member(session, topology, tester, run_value),
+                               stack.close)
+    except BaseException:
+        stack.close()
+        raise
+
+
 class Bmv2GroupRunner(SwitchGroupRunner):
     """GroupRunner over several BMv2 switches, which names a switch that died."""
 
@@ -91,16 +136,20 @@ class Bmv2GroupRunner(SwitchGroupRunner):
 
 
 def check_bmv2_group(topology: Topology) -> None:
-    """Each BMv2 tester a switch of its own: its grpc address and thrift port."""
-    seen: dict[tuple[str, str], str] = {}
+    """Each BMv2 tester a switch of its own: its grpc address and thrift port on its
+    host (this one, or its agent's)."""
+    seen: dict[tuple[str, str, str], str] = {}
     for tester in topology.testers:
         for key, value in (("grpc", tester.switch.grpc),
                            ("thrift_port", str(tester.switch.thrift_port))):
-            other = seen.setdefault((key, value), tester.name)
+            other = seen.setdefault((tester.reach.agent, key, value), tester.name)
             if other != tester.name:
+                where = (f" on the host of agent {tester.reach.agent}" if tester.reach.agent
+                         else "")
                 raise ConfigError(f"{topology.source}: testers {other} and {tester.name} have "
-                                  f"the same {key} {value}: each BMv2 tester is a switch of "
-                                  f"its own; give {tester.name} its own grpc and thrift_port")
+                                  f"the same {key} {value}{where}: each BMv2 tester is a "
+                                  f"switch of its own; give {tester.name} its own grpc and "
+                                  "thrift_port")
 
 
 @contextmanager
@@ -111,11 +160,15 @@ def open_bmv2_group_trials(topology: Topology, profile: Profile, *,
     check_group_profile(topology, profile)
     probe_pairs(topology, profile)  # refused before anything is written
     with ExitStack() as stack:
-        sessions = [open_session(stack, topology, profile, tester, push_pipeline)
-                    for tester in topology.testers]
-        # Apart from every switch's previous run: its frames may still be in a DUT.
+        sessions = {tester.name: open_session(stack, topology, profile, tester, push_pipeline)
+                    for tester in topology.testers if not tester.reach.agent}
+        # Apart from every switch's previous run here: its frames may still be in a DUT.
+        # An agent's switch is not asked (as for eBPF testers): 1 chance in 256 that
+        # this run's value is its previous run's.
         run_value = draw_run_value(frozenset().union(
-            *(s.dataplane.run_values_in_use() for s in sessions)))
+            *(s.dataplane.run_values_in_use() for s in sessions.values())))
         yield Bmv2GroupRunner(topology, profile, [
-            group_member(session, topology, tester, run_value)
-            for session, tester in zip(sessions, topology.testers, strict=True)])
+            group_member(sessions[tester.name], topology, tester, run_value)
+            if tester.name in sessions
+            else remote_member(stack, topology, profile, tester, run_value)
+            for tester in topology.testers])

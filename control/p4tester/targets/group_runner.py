@@ -43,6 +43,10 @@ class GroupRunner:
             raise
 
 
+# The targets whose testers are switches reached at their grpc address.
+SWITCH_TARGETS: Final = ("bmv2", "tofino")
+
+
 class SwitchGroupRunner(GroupRunner):
     """GroupRunner over testers that are switches reached at their grpc address (BMv2,
     Tofino), which names a switch that stopped answering. A subclass gives the errors
@@ -56,7 +60,11 @@ class SwitchGroupRunner(GroupRunner):
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(topology, profile, members, sleep=sleep, clock=clock)
-        self._testers = topology.testers
+        # The switches this host reaches at their grpc address: an agent's is its
+        # host's (its agent answers for it: targets.remote_tester raises
+        # TesterUnanswered), and an eBPF tester of a mixed group has none.
+        self._testers = tuple(t for t in topology.testers
+                              if not t.reach.agent and t.switch.target in SWITCH_TARGETS)
 
     def run_trial(self, spec: TrialSpec) -> TrialResult:
         try:

@@ -2,19 +2,27 @@
 the flow engine (tester.flow_engine) the controller's group (tester.group_flows) uses,
 each call a request to the agent. The agent maps the same OTG config onto the same
 streams as the controller, so a flow is named by its stream id and its plan crosses
-as plain values: rate, budget, template (hex) and burst."""
+as plain values: rate, budget, template (hex) and burst. The agent runs eBPF or BMv2
+testers' flows (TARGET_FLOWS)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
-from typing import Any
+from pathlib import Path
+from typing import Any, Final
 
+from p4tester.config.profile import Profile
+from p4tester.config.serving import read_token
+from p4tester.config.topology import TesterSwitch, Topology
 from p4tester.experiments.errors import TesterUnanswered
+from p4tester.targets.bmv2_flows import BMV2_COUNTERS
 from p4tester.targets.ebpf.flows import EBPF_COUNTERS
+from p4tester.targets.remote_member import topology_text
 from p4tester.targets.remote_tester import RemoteTester
 from p4tester.tester.dut_source import DutCounterSource
 from p4tester.tester.flow_engine import CounterNames, FlowLatency, FlowPlan
+from p4tester.tester.group_flows import FlowMember
 from p4tester.tester.snapshot import CounterSnapshot
 from p4tester.tester.trial_loop import TrialLoop
 
@@ -25,15 +33,22 @@ def plan_values(flows: Sequence[FlowPlan]) -> list[list[Any]]:
              f.burst_gap_bytes] for f in flows]
 
 
+# Per target an agent runs flows on: the names its snapshot's counters have, and
+# whether its stamp counts a varying flow's ports (FlowEngine.stamp_counts_ports).
+TARGET_FLOWS: Final[Mapping[str, tuple[CounterNames, bool]]] = {
+    "ebpf": (EBPF_COUNTERS, False),  # the sender writes each frame whole
+    "bmv2": (BMV2_COUNTERS, True),  # the field patterns rewrite ports
+}
+
+
 class RemoteFlowEngine:
     """Mutable: opened once per config, closed after."""
 
-    stamp_counts_ports = False  # agents run eBPF testers: frames written whole
-    counters: CounterNames = EBPF_COUNTERS
-
     def __init__(self, remote: RemoteTester, topology_text: str, topology_source: str,
-                 otg_config: Mapping[str, Any], drain_s: float, probe_run_value: int) -> None:
+                 otg_config: Mapping[str, Any], drain_s: float, probe_run_value: int,
+                 target: str = "ebpf") -> None:
         self.remote = remote
+        self.counters, self.stamp_counts_ports = TARGET_FLOWS[target]
         self._open_with = (topology_text, topology_source, dict(otg_config), drain_s,
                            probe_run_value)
 
@@ -78,10 +93,23 @@ class RemoteFlowEngine:
         return latency
 
     def set_tx_clock_correction(self, stream_id: int, correction_ns: int) -> None:
-        self.remote.set_tx_clock_correction(stream_id, correction_ns)
+        self.remote.call("flow_set_tx_clock_correction", stream_id, correction_ns)
 
     def closing_verdict(self) -> str | None:
         return None
 
     def start_notes(self) -> tuple[str, ...]:
         return ()
+
+
+def remote_flow_member(topology: Topology, profile: Profile, tester: TesterSwitch,
+                       otg_config: Mapping[str, Any], probe_run_value: int) -> FlowMember:
+    """Tester `tester`'s flows through its agent, which maps `otg_config` as the
+    controller did; its probes through the same agent."""
+    token = read_token(Path(tester.reach.token_file)) if tester.reach.token_file else None
+    remote = RemoteTester(tester.name, tester.reach.agent, token, profile,
+                          tls_ca=tester.reach.tls_ca)
+    engine = RemoteFlowEngine(remote, topology_text(topology), topology.source, otg_config,
+                              profile.trial.drain_s, probe_run_value, tester.switch.target)
+    ports = frozenset(p.number for p in topology.ports if p.tester == tester.name)
+    return FlowMember(tester.name, engine, remote, ports)

@@ -61,19 +61,19 @@ class FlowMember:
 class GroupFlowEngine:
     """Mutable: the start being run, and the thread that keeps its stamps corrected."""
 
-    stamp_counts_ports = False  # the members are eBPF testers: frames written whole
-
     def __init__(self, members: Sequence[FlowMember], streams: Sequence[StreamConfig],
                  paths: Sequence[GroupPath], asymmetry_ns: float = 0.0,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.members = tuple(members)
+        # The members are of one target (eBPF, BMv2): its templates are theirs.
+        self.stamp_counts_ports = self.members[0].engine.stamp_counts_ports
         self.streams = tuple(streams)
         self.roles = StreamRoles.of(self.streams, self.members)
         self.port_owners = {port: m.name for m in self.members for port in m.ports}
         self.by_name = {m.name: m for m in self.members}
         self.clocks = GroupClocks(tuple(paths), asymmetry_ns, clock, sleep)
-        # The members' snapshots are merged under their names (all eBPF's, one set).
+        # The members' snapshots are merged under their names (one target's, one set).
         self.counters: CounterNames = self.members[0].engine.counters
         self._lock = threading.Lock()  # the corrections' thread and the driver's calls
         self._crossing: tuple[int, ...] = ()  # flows of the start between two testers

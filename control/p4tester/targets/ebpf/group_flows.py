@@ -6,19 +6,15 @@ testers that exchange flows. Docs: docs/several-testers.md."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from p4tester.config.profile import Profile
-from p4tester.config.serving import read_token
 from p4tester.config.topology import TesterSwitch, Topology
 from p4tester.dataplane.run_identity import draw_run_value
 from p4tester.targets.ebpf.flows import EbpfFlowEngine
-from p4tester.targets.ebpf.group import topology_text
 from p4tester.targets.ebpf.probes import EbpfProbeSide
 from p4tester.targets.ebpf.session import EbpfSession
-from p4tester.targets.remote_flows import RemoteFlowEngine
-from p4tester.targets.remote_tester import RemoteTester
+from p4tester.targets.remote_flows import remote_flow_member
 from p4tester.tester.group_flows import FlowMember, GroupFlowEngine
 from p4tester.tester.group_plan import check_group_profile, probe_pairs, probe_paths
 
@@ -35,17 +31,6 @@ def _local(topology: Topology, profile: Profile, tester: TesterSwitch,
                       probes.close)
 
 
-def _remote(topology: Topology, profile: Profile, tester: TesterSwitch,
-            otg_config: Mapping[str, Any], probe_run_value: int) -> FlowMember:
-    token = read_token(Path(tester.reach.token_file)) if tester.reach.token_file else None
-    remote = RemoteTester(tester.name, tester.reach.agent, token, profile,
-                          tls_ca=tester.reach.tls_ca)
-    engine = RemoteFlowEngine(remote, topology_text(topology), topology.source, otg_config,
-                              profile.trial.drain_s, probe_run_value)
-    ports = frozenset(p.number for p in topology.ports if p.tester == tester.name)
-    return FlowMember(tester.name, engine, remote, ports)
-
-
 def ebpf_group_flow_engine(topology: Topology, profile: Profile,
                            otg_config: Mapping[str, Any]) -> GroupFlowEngine:
     """Not yet opened (FlowEngine.open loads every tester). One probe run value for
@@ -53,7 +38,7 @@ def ebpf_group_flow_engine(topology: Topology, profile: Profile,
     check_group_profile(topology, profile)
     pairs = probe_pairs(topology, profile)
     probe_run_value = draw_run_value(())
-    members = [(_remote if tester.reach.agent else _local)(
+    members = [(remote_flow_member if tester.reach.agent else _local)(
         topology, profile, tester, otg_config, probe_run_value) for tester in topology.testers]
     return GroupFlowEngine(members, profile.streams, probe_paths(pairs, members),
                            topology.asymmetry_ns)

@@ -81,15 +81,19 @@ def check_tofino_group(topology: Topology) -> None:
                               f"tester is a switch of its own; give {tester.name} its own")
 
 
+def refuse_push_pipeline() -> None:
+    raise ConfigError(
+        "--push-pipeline: a Tofino switch runs the program bf_switchd loaded from its "
+        "--conf-file, which no client can replace; start each tester's bf_switchd with "
+        "the tester's program (docs/tofino.md) and run without --push-pipeline")
+
+
 @contextmanager
 def open_tofino_group_trials(topology: Topology, profile: Profile, *, push_pipeline: bool,
                              client_of: ClientOf = sde_client) -> Iterator[TrialRunner]:
     """Every tester's switch connected and set up for the block."""
     if push_pipeline:
-        raise ConfigError(
-            "--push-pipeline: a Tofino switch runs the program bf_switchd loaded from its "
-            "--conf-file, which no client can replace; start each tester's bf_switchd with "
-            "the tester's program (docs/tofino.md) and run without --push-pipeline")
+        refuse_push_pipeline()
     check_tofino_group(topology)
     check_group_profile(topology, profile)
     probe_pairs(topology, profile)  # refused before anything is written
