@@ -16,6 +16,7 @@ import pytest
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, profile_from_dict
 from p4tester.config.topology import TesterSwitch, Topology, topology_from_dict
+from p4tester.experiments.errors import TesterUnanswered
 from p4tester.otg import agent
 from p4tester.otg.agent import AgentError, open_tester, open_tester_flows
 from p4tester.targets import bmv2_group, group_runner
@@ -209,3 +210,35 @@ def test_a_switch_that_stops_answering_is_looked_for_here_only_if_it_is_here(
     assert str(failed.value) == (
         "tester west's switch at 127.0.0.1:9559 does not answer (connection reset): is "
         "simple_switch_grpc still running there?")
+
+
+def test_a_killed_switch_still_accepting_for_a_moment_is_named_once_it_stops(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIGKILLed switch's port may accept while the kernel tears the process down:
+    the runner looks again (bounded) and names it, never passing the raw failure on."""
+    looks: list[str] = []
+
+    def listening(address: str) -> bool:
+        looks.append(address)
+        return len(looks) <= 2  # both ports still accept at the first look
+
+    class Failing:
+        def run_trial(self, spec: object) -> object:
+            raise OSError("connection reset")
+
+    slept: list[float] = []
+    monkeypatch.setattr(group_runner, "listening", listening)
+    topology = two_bmv2({"grpc": "127.0.0.1:9561", "thrift_port": 9092})
+    runner = bmv2_group.Bmv2GroupRunner(topology, PROFILE, [
+        GroupMember("west", None, None, frozenset({1})),  # type: ignore[arg-type]
+        GroupMember("east", None, None, frozenset({2}))],  # type: ignore[arg-type]
+        sleep=slept.append)
+    monkeypatch.setattr(runner, "loop", Failing())
+    monkeypatch.setattr(runner.group, "stop_what_answers", lambda: None)
+    with pytest.raises(TesterUnanswered) as unanswered:
+        runner.run_trial(object())  # type: ignore[arg-type]
+    assert slept == [group_runner.GONE_LOOK_S]
+    assert str(unanswered.value) == (
+        "tester west's switch at 127.0.0.1:9559 does not answer; tester east's switch at "
+        "127.0.0.1:9561 does not answer (connection reset): is simple_switch_grpc still "
+        "running there?")

@@ -60,6 +60,7 @@ class SwitchGroupRunner(GroupRunner):
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(topology, profile, members, sleep=sleep, clock=clock)
+        self._sleep = sleep
         # The switches this host reaches at their grpc address: an agent's is its
         # host's (its agent answers for it: targets.remote_tester raises
         # TesterUnanswered), and an eBPF tester of a mixed group has none.
@@ -71,8 +72,15 @@ class SwitchGroupRunner(GroupRunner):
             return super().run_trial(spec)
         except self.failures as failure:
             # A switch that went away fails a trial in whatever call met it first (a
-            # write, a read): which one is gone, its grpc port tells.
+            # write, a read): which one is gone, its grpc port tells. A killed process
+            # may still accept on its port while the kernel tears it down (a busy host
+            # took longer than one look): looked at again, bounded.
             gone = [t for t in self._testers if not listening(t.switch.grpc)]
+            for _ in range(GONE_LOOKS - 1):
+                if gone:
+                    break
+                self._sleep(GONE_LOOK_S)
+                gone = [t for t in self._testers if not listening(t.switch.grpc)]
             if not gone:
                 raise
             self.group.stop_what_answers()  # the others stop sending
@@ -83,6 +91,10 @@ class SwitchGroupRunner(GroupRunner):
 
 # How long a switch's gRPC port may take to accept a connection before it is gone.
 LISTEN_TIMEOUT_S: Final = 2.0
+# After a failed call, how often and how far apart the switches' ports are looked at
+# before the failure is taken as no switch's going away.
+GONE_LOOKS: Final = 5
+GONE_LOOK_S: Final = 0.5
 
 
 def listening(address: str, timeout_s: float = LISTEN_TIMEOUT_S) -> bool:
