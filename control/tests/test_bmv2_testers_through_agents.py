@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
+from switch_loss import fail_a_trial
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, profile_from_dict
@@ -184,30 +184,15 @@ def test_the_controller_opens_its_own_switches_and_reaches_the_others_through_ag
 
 
 def test_a_switch_that_stops_answering_is_looked_for_here_only_if_it_is_here(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """An agent's switch is its host's: the agent answers for it (its own error)."""
-    asked: list[str] = []
-
-    def listening(address: str) -> bool:
-        asked.append(address)
-        return False
-
-    class Failing:
-        def run_trial(self, spec: object) -> object:
-            raise OSError("connection reset")
-
-    monkeypatch.setattr(group_runner, "listening", listening)
     topology = two_bmv2({"agent": AGENT, "grpc": "127.0.0.1:9561"})
-    runner = bmv2_group.Bmv2GroupRunner.__new__(bmv2_group.Bmv2GroupRunner)
-    group_runner.SwitchGroupRunner.__init__(runner, topology, PROFILE, [
+    runner = bmv2_group.Bmv2GroupRunner(topology, PROFILE, [
         GroupMember("west", None, None, frozenset({1})),  # type: ignore[arg-type]
         GroupMember("east", None, None, frozenset({2}))])  # type: ignore[arg-type]
-    monkeypatch.setattr(runner, "loop", Failing())
-    monkeypatch.setattr(runner.group, "stop_what_answers", lambda: None)
-    with pytest.raises(Exception) as failed:
-        runner.run_trial(object())  # type: ignore[arg-type]
+    asked, failed = fail_a_trial(monkeypatch, runner)
     assert asked == ["127.0.0.1:9559"]
-    assert str(failed.value) == (
+    assert str(failed) == (
         "tester west's switch at 127.0.0.1:9559 does not answer (connection reset): is "
         "simple_switch_grpc still running there?")
 
@@ -222,23 +207,16 @@ def test_a_killed_switch_still_accepting_for_a_moment_is_named_once_it_stops(
         looks.append(address)
         return len(looks) <= 2  # both ports still accept at the first look
 
-    class Failing:
-        def run_trial(self, spec: object) -> object:
-            raise OSError("connection reset")
-
     slept: list[float] = []
-    monkeypatch.setattr(group_runner, "listening", listening)
     topology = two_bmv2({"grpc": "127.0.0.1:9561", "thrift_port": 9092})
     runner = bmv2_group.Bmv2GroupRunner(topology, PROFILE, [
         GroupMember("west", None, None, frozenset({1})),  # type: ignore[arg-type]
         GroupMember("east", None, None, frozenset({2}))],  # type: ignore[arg-type]
         sleep=slept.append)
-    monkeypatch.setattr(runner, "loop", Failing())
-    monkeypatch.setattr(runner.group, "stop_what_answers", lambda: None)
-    with pytest.raises(TesterUnanswered) as unanswered:
-        runner.run_trial(object())  # type: ignore[arg-type]
+    _asked, failed = fail_a_trial(monkeypatch, runner, listening)
+    assert isinstance(failed, TesterUnanswered)
     assert slept == [group_runner.GONE_LOOK_S]
-    assert str(unanswered.value) == (
+    assert str(failed) == (
         "tester west's switch at 127.0.0.1:9559 does not answer; tester east's switch at "
         "127.0.0.1:9561 does not answer (connection reset): is simple_switch_grpc still "
         "running there?")

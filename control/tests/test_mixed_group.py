@@ -8,13 +8,14 @@ from contextlib import ExitStack
 from typing import Any
 
 import pytest
+from switch_loss import fail_a_trial
 
 from p4tester.config.errors import ConfigError
 from p4tester.config.profile import Profile, profile_from_dict
 from p4tester.config.topology import TesterSwitch, Topology, topology_from_dict
 from p4tester.runs import trial_runners
 from p4tester.runs.flow_engines import flow_engine
-from p4tester.targets import group_runner, mixed_group
+from p4tester.targets import mixed_group
 from p4tester.targets.tofino.group import TofinoGroupRunner
 from p4tester.tester.tester_group import GroupMember
 
@@ -66,24 +67,10 @@ def test_a_mixed_group_refuses_to_push_a_program_naming_why() -> None:
 
 def test_only_the_tofino_switch_is_looked_for_when_a_trial_fails(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    asked: list[str] = []
-
-    def listening(address: str) -> bool:
-        asked.append(address)
-        return False
-
-    class Failing:
-        def run_trial(self, spec: object) -> object:
-            raise OSError("connection reset")
-
-    monkeypatch.setattr(group_runner, "listening", listening)
     runner = TofinoGroupRunner(TOPOLOGY, PROFILE, [stand_in("hq", 1), stand_in("branch", 2)])
-    monkeypatch.setattr(runner, "loop", Failing())
-    monkeypatch.setattr(runner.group, "stop_what_answers", lambda: None)
-    with pytest.raises(Exception) as failed:
-        runner.run_trial(object())  # type: ignore[arg-type]
+    asked, failed = fail_a_trial(monkeypatch, runner)
     assert asked == ["192.0.2.10:50052"]
-    assert str(failed.value) == (
+    assert str(failed) == (
         "tester hq's switch at 192.0.2.10:50052 does not answer (connection reset): is "
         "bf_switchd still running there?")
 

@@ -18,7 +18,6 @@ import signal
 import socket
 import subprocess
 import sys
-import textwrap
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -36,6 +35,7 @@ from capture import (
 )
 from served import ServerProcess
 from snappi_spread import CLIENT_S, client_python
+from snappi_two_ways import TWO_WAY_FLOWS
 from test_faults import wait_for_valid_trials
 
 from p4tester.config.profile import load_profile
@@ -233,43 +233,7 @@ def test_a_bmv2_tester_behind_its_agent_measures_as_one_driven_from_here(
 # ---- OTG flows across the two testers ------------------------------------------------
 OTG_FLOW_FRAMES = 600
 OTG_FLOW_PPS = 300  # each way: under the DUT's 1000
-OTG_SCRIPT = textwrap.dedent("""
-    import json, sys, time
-    import snappi
-    url, count, pps, east = sys.argv[1:5]
-    api = snappi.api(location=url, verify=False, version_check=True)
-    c = api.config()
-    p1 = c.ports.add(name="p1", location="1")
-    p2 = c.ports.add(name="p2", location=east)
-    for name, tx, rx, mac in (("west-east", p1, p2, "02:00:00:00:0e:01"),
-                              ("east-west", p2, p1, "02:00:00:00:0e:02")):
-        f = c.flows.add(name=name)
-        f.tx_rx.port.tx_name = tx.name
-        f.tx_rx.port.rx_names = [rx.name]
-        f.duration.fixed_packets.packets = int(count)
-        f.rate.pps = int(pps)
-        f.size.fixed = 64
-        f.metrics.enable = True
-        f.metrics.latency.enable = True
-        eth, ip, udp = f.packet.ethernet().ipv4().udp()
-        eth.src.value = mac
-    out = {"config_warnings": list(api.set_config(c).warnings or [])}
-    cs = api.control_state()
-    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
-    out["start_warnings"] = list(api.set_control_state(cs).warnings or [])
-    started = time.monotonic()
-    while time.monotonic() - started < 60:
-        req = api.metrics_request()
-        req.flow.flow_names = []
-        flows = api.get_metrics(req).flow_metrics
-        if all(m.transmit == m.STOPPED for m in flows):
-            break
-        time.sleep(0.2)
-    out["flows"] = {m.name: json.loads(m.serialize()) for m in flows}
-    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.STOP
-    out["stop_warnings"] = list(api.set_control_state(cs).warnings or [])
-    print(json.dumps(out))
-""")
+OTG_FRAME_SIZE = 64
 
 
 @pytest.mark.topology("bmv2-two-testers.yaml")
@@ -281,7 +245,7 @@ def test_a_snappi_config_across_two_bmv2_testers_counts_as_the_captures(
     within the uncertainty it states and the truth's span; each flow's least and
     average latency are the captures' one-way delays or more (BMv2 stamps inside its
     pipeline), less that uncertainty."""
-    assert_snappi_flows_match_captures(no_drift, "2", tmp_path)
+    assert_snappi_flows_match_captures(no_drift, "", tmp_path)
 
 
 @pytest.mark.topology("bmv2-two-testers.yaml")
@@ -291,10 +255,10 @@ def test_a_snappi_config_with_a_port_behind_its_agent_counts_as_the_captures(
     names a remote tester's ("host:port;2"): the same counts, offset and delays."""
     (agent,) = [t.reach.agent for t in load_topology(east_through_its_agent).testers
                 if t.name == "east"]
-    assert_snappi_flows_match_captures(east_through_its_agent, f"{agent};2", tmp_path)
+    assert_snappi_flows_match_captures(east_through_its_agent, agent, tmp_path)
 
 
-def assert_snappi_flows_match_captures(topology: Path, east_location: str,
+def assert_snappi_flows_match_captures(topology: Path, east_agent: str,
                                        tmp_path: Path) -> None:
     """The snappi script's flows, started again (bounded) while the testers cannot vouch
     for a start, then checked against the captures of the vouched one."""
@@ -305,8 +269,8 @@ def assert_snappi_flows_match_captures(topology: Path, east_location: str,
         for attempt in range(TESTER_LIMITED_ATTEMPTS):
             with captured(tmp_path, attempt) as pcaps:
                 done = subprocess.run(
-                    [str(client_python()), "-c", OTG_SCRIPT, server.url,
-                     str(OTG_FLOW_FRAMES), str(OTG_FLOW_PPS), east_location],
+                    [str(client_python()), "-c", TWO_WAY_FLOWS, server.url, "", east_agent,
+                     str(OTG_FLOW_FRAMES), str(OTG_FLOW_PPS), str(OTG_FRAME_SIZE)],
                     capture_output=True, text=True, timeout=CLIENT_S, check=False)
             assert done.returncode == 0, done.stderr + server.log()
             out = json.loads(done.stdout.strip().splitlines()[-1])

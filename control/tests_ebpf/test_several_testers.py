@@ -11,7 +11,6 @@ import re
 import socket
 import subprocess
 import sys
-import textwrap
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
@@ -46,6 +45,7 @@ from capture import (  # type: ignore[import-not-found]
 )
 from served import ServerProcess  # type: ignore[import-not-found]
 from snappi_spread import CLIENT_S, client_python  # type: ignore[import-not-found]
+from snappi_two_ways import TWO_WAY_FLOWS  # type: ignore[import-not-found]
 
 TOPOLOGY = REPO / "topologies" / "ebpf-two-testers-bridge.yaml"
 PROFILE = REPO / "topologies" / "profiles" / "two-testers.yaml"
@@ -607,45 +607,6 @@ def test_an_agent_stopped_mid_run_ends_it_with_its_reason(agents_lab: AgentsLab,
 OTG_FLOW_FRAMES = 4000
 OTG_FLOW_PPS = 2000  # each way: well under the bucket's 20 833 frames/s
 OTG_FRAME_SIZE = 128
-OTG_SCRIPT = textwrap.dedent("""
-    import json, sys, time
-    import snappi
-    url, west, east, count, pps, size = sys.argv[1:7]
-    api = snappi.api(location=url, verify=False, version_check=True)
-    c = api.config()
-    # A tester reached through an agent: "host:port;N"; one in the server's process: "N".
-    p1 = c.ports.add(name="p1", location=west + ";1" if west else "1")
-    p2 = c.ports.add(name="p2", location=east + ";2" if east else "2")
-    for name, tx, rx, mac in (("west-east", p1, p2, "02:00:00:00:0e:01"),
-                              ("east-west", p2, p1, "02:00:00:00:0e:02")):
-        f = c.flows.add(name=name)
-        f.tx_rx.port.tx_name = tx.name
-        f.tx_rx.port.rx_names = [rx.name]
-        f.duration.fixed_packets.packets = int(count)
-        f.rate.pps = int(pps)
-        f.size.fixed = int(size)
-        f.metrics.enable = True
-        f.metrics.latency.enable = True
-        eth, ip, udp = f.packet.ethernet().ipv4().udp()
-        eth.src.value = mac
-    out = {"config_warnings": list(api.set_config(c).warnings or [])}
-    cs = api.control_state()
-    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.START
-    out["start_warnings"] = list(api.set_control_state(cs).warnings or [])
-    started = time.monotonic()
-    while time.monotonic() - started < 60:
-        req = api.metrics_request()
-        req.flow.flow_names = []
-        flows = api.get_metrics(req).flow_metrics
-        if all(m.transmit == m.STOPPED for m in flows):
-            break
-        time.sleep(0.2)
-    out["flows"] = {m.name: json.loads(m.serialize()) for m in flows}
-    # The stop says why the tester cannot vouch for the start, if it cannot.
-    cs.traffic.flow_transmit.state = cs.traffic.flow_transmit.STOP
-    out["stop_warnings"] = list(api.set_control_state(cs).warnings or [])
-    print(json.dumps(out))
-""")
 
 
 def test_a_snappi_config_with_ports_on_two_agents_counts_as_the_captures(
@@ -700,7 +661,7 @@ def assert_otg_flows_match_captures(topology: Path, west: str, east: str, tmp_pa
             with captures(pcaps, netns) as (tx1, rx2, tx2, rx1):
                 began = time.monotonic()
                 done = subprocess.run(
-                    [str(client_python()), "-c", OTG_SCRIPT, server.url, west, east,
+                    [str(client_python()), "-c", TWO_WAY_FLOWS, server.url, west, east,
                      str(OTG_FLOW_FRAMES), str(OTG_FLOW_PPS), str(OTG_FRAME_SIZE)],
                     capture_output=True, text=True, timeout=CLIENT_S, check=False)
                 client_s = time.monotonic() - began
